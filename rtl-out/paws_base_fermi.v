@@ -6,6 +6,7 @@
 //   input  ready       24 bits
 //   input  launch      24 bits
 //   input  exit        24 bits
+//   input  long_stall  24 bits
 //   input  upd_valid    1 bit
 //   input  upd_warp     5 bits
 //   input  upd_idx     10 bits
@@ -15,7 +16,7 @@
 //   input  tw_dist     16 bits
 //   output grant_valid  1 bit
 //   output grant_warp   5 bits
-module paws_base_fermi(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,upd_far,tw_en,tw_idx,tw_dist,grant_valid,grant_warp);
+module paws_base_fermi(clock,reset,ready,launch,exit,long_stall,upd_valid,upd_warp,upd_idx,upd_far,tw_en,tw_idx,tw_dist,grant_valid,grant_warp);
     
     // Module arguments
     input wire  clock;
@@ -23,6 +24,10 @@ module paws_base_fermi(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
     input wire  [23:0] ready;
     input wire  [23:0] launch;
     input wire  [23:0] exit;
+    // not used by this module (kept for the block's port contract)
+    // verilator lint_off UNUSEDSIGNAL
+    input wire  [23:0] long_stall;
+    // verilator lint_on UNUSEDSIGNAL
     input wire  upd_valid;
     input wire  [4:0] upd_warp;
     input wire  [9:0] upd_idx;
@@ -34,247 +39,63 @@ module paws_base_fermi(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
     output reg  [4:0] grant_warp;
     
     // Constant declarations
-    localparam  ids_0 = 5'b0;
-    localparam  ids_1 = 5'b1;
-    localparam  ids_2 = 5'b10;
-    localparam  ids_3 = 5'b11;
-    localparam  ids_4 = 5'b100;
-    localparam  ids_5 = 5'b101;
-    localparam  ids_6 = 5'b110;
-    localparam  ids_7 = 5'b111;
-    localparam  ids_8 = 5'b1000;
-    localparam  ids_9 = 5'b1001;
-    localparam  ids_10 = 5'b1010;
-    localparam  ids_11 = 5'b1011;
-    localparam  ids_12 = 5'b1100;
-    localparam  ids_13 = 5'b1101;
-    localparam  ids_14 = 5'b1110;
-    localparam  ids_15 = 5'b1111;
-    localparam  ids_16 = 5'b10000;
-    localparam  ids_17 = 5'b10001;
-    localparam  ids_18 = 5'b10010;
-    localparam  ids_19 = 5'b10011;
-    localparam  ids_20 = 5'b10100;
-    localparam  ids_21 = 5'b10101;
-    localparam  ids_22 = 5'b10110;
-    localparam  ids_23 = 5'b10111;
-    localparam  far = 16'hffff;
-    localparam  idx0 = 10'b0;
     localparam  zero = 24'h0;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  ram__clock;
+    reg  dists__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [9:0] ram__read_address;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] ram__read_data;
-    // verilator lint_off UNOPTFLAT
-    reg  [9:0] ram__write_address;
+    reg  dists__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] ram__write_data;
+    reg  [23:0] dists__launch;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  ram__write_enable;
+    reg  dists__upd_valid;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_0__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_0__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_0__clock;
+    reg  [4:0] dists__upd_warp;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_1__clock;
+    reg  [9:0] dists__upd_idx;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_2__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_2__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_2__clock;
+    reg  dists__upd_far;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_3__clock;
+    reg  dists__tw_en;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_4__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_4__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_4__clock;
+    reg  [9:0] dists__tw_idx;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_5__d;
+    reg  [15:0] dists__tw_dist;
     // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_5__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_6__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_6__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_6__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_7__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_7__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_7__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_8__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_8__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_8__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_9__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_9__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_9__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_10__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_10__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_10__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_11__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_11__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_11__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_12__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_12__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_12__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_13__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_13__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_13__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_14__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_14__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_14__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_15__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_15__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_15__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_16__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_16__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_16__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_17__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_17__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_17__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_18__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_18__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_18__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_19__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_19__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_19__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_20__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_20__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_20__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_21__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_21__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_21__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_22__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_22__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_22__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_23__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_23__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_23__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] entry__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] entry__q;
-    // verilator lint_off UNOPTFLAT
-    reg  entry__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  q_valid__d;
-    // verilator lint_on UNOPTFLAT
-    wire  q_valid__q;
-    // verilator lint_off UNOPTFLAT
-    reg  q_valid__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] q_warp__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [4:0] q_warp__q;
-    // verilator lint_off UNOPTFLAT
-    reg  q_warp__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  q_far__d;
-    // verilator lint_on UNOPTFLAT
-    wire  q_far__q;
-    // verilator lint_off UNOPTFLAT
-    reg  q_far__clock;
-    // verilator lint_on UNOPTFLAT
+    wire  [15:0] dists__dist_0;
+    wire  [15:0] dists__dist_1;
+    wire  [15:0] dists__dist_2;
+    wire  [15:0] dists__dist_3;
+    wire  [15:0] dists__dist_4;
+    wire  [15:0] dists__dist_5;
+    wire  [15:0] dists__dist_6;
+    wire  [15:0] dists__dist_7;
+    wire  [15:0] dists__dist_8;
+    wire  [15:0] dists__dist_9;
+    wire  [15:0] dists__dist_10;
+    wire  [15:0] dists__dist_11;
+    wire  [15:0] dists__dist_12;
+    wire  [15:0] dists__dist_13;
+    wire  [15:0] dists__dist_14;
+    wire  [15:0] dists__dist_15;
+    wire  [15:0] dists__dist_16;
+    wire  [15:0] dists__dist_17;
+    wire  [15:0] dists__dist_18;
+    wire  [15:0] dists__dist_19;
+    wire  [15:0] dists__dist_20;
+    wire  [15:0] dists__dist_21;
+    wire  [15:0] dists__dist_22;
+    wire  [15:0] dists__dist_23;
     // verilator lint_off UNOPTFLAT
     reg  [23:0] live__d;
     // verilator lint_on UNOPTFLAT
@@ -378,232 +199,45 @@ module paws_base_fermi(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
     
     // Local signals
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] landing;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [23:0] eligible;
     // verilator lint_on UNOPTFLAT
     
     // Sub module instances
-    paws_base_fermi__ram ram(
-        .clock(ram__clock),
-        .read_address(ram__read_address),
-        .read_data(ram__read_data),
-        .write_address(ram__write_address),
-        .write_data(ram__write_data),
-        .write_enable(ram__write_enable)
-    );
-    paws_base_fermi__dist dist_0(
-        .d(dist_0__d),
-        .q(dist_0__q),
-        .clock(dist_0__clock)
-    );
-    paws_base_fermi__dist dist_1(
-        .d(dist_1__d),
-        .q(dist_1__q),
-        .clock(dist_1__clock)
-    );
-    paws_base_fermi__dist dist_2(
-        .d(dist_2__d),
-        .q(dist_2__q),
-        .clock(dist_2__clock)
-    );
-    paws_base_fermi__dist dist_3(
-        .d(dist_3__d),
-        .q(dist_3__q),
-        .clock(dist_3__clock)
-    );
-    paws_base_fermi__dist dist_4(
-        .d(dist_4__d),
-        .q(dist_4__q),
-        .clock(dist_4__clock)
-    );
-    paws_base_fermi__dist dist_5(
-        .d(dist_5__d),
-        .q(dist_5__q),
-        .clock(dist_5__clock)
-    );
-    paws_base_fermi__dist dist_6(
-        .d(dist_6__d),
-        .q(dist_6__q),
-        .clock(dist_6__clock)
-    );
-    paws_base_fermi__dist dist_7(
-        .d(dist_7__d),
-        .q(dist_7__q),
-        .clock(dist_7__clock)
-    );
-    paws_base_fermi__dist dist_8(
-        .d(dist_8__d),
-        .q(dist_8__q),
-        .clock(dist_8__clock)
-    );
-    paws_base_fermi__dist dist_9(
-        .d(dist_9__d),
-        .q(dist_9__q),
-        .clock(dist_9__clock)
-    );
-    paws_base_fermi__dist dist_10(
-        .d(dist_10__d),
-        .q(dist_10__q),
-        .clock(dist_10__clock)
-    );
-    paws_base_fermi__dist dist_11(
-        .d(dist_11__d),
-        .q(dist_11__q),
-        .clock(dist_11__clock)
-    );
-    paws_base_fermi__dist dist_12(
-        .d(dist_12__d),
-        .q(dist_12__q),
-        .clock(dist_12__clock)
-    );
-    paws_base_fermi__dist dist_13(
-        .d(dist_13__d),
-        .q(dist_13__q),
-        .clock(dist_13__clock)
-    );
-    paws_base_fermi__dist dist_14(
-        .d(dist_14__d),
-        .q(dist_14__q),
-        .clock(dist_14__clock)
-    );
-    paws_base_fermi__dist dist_15(
-        .d(dist_15__d),
-        .q(dist_15__q),
-        .clock(dist_15__clock)
-    );
-    paws_base_fermi__dist dist_16(
-        .d(dist_16__d),
-        .q(dist_16__q),
-        .clock(dist_16__clock)
-    );
-    paws_base_fermi__dist dist_17(
-        .d(dist_17__d),
-        .q(dist_17__q),
-        .clock(dist_17__clock)
-    );
-    paws_base_fermi__dist dist_18(
-        .d(dist_18__d),
-        .q(dist_18__q),
-        .clock(dist_18__clock)
-    );
-    paws_base_fermi__dist dist_19(
-        .d(dist_19__d),
-        .q(dist_19__q),
-        .clock(dist_19__clock)
-    );
-    paws_base_fermi__dist dist_20(
-        .d(dist_20__d),
-        .q(dist_20__q),
-        .clock(dist_20__clock)
-    );
-    paws_base_fermi__dist dist_21(
-        .d(dist_21__d),
-        .q(dist_21__q),
-        .clock(dist_21__clock)
-    );
-    paws_base_fermi__dist dist_22(
-        .d(dist_22__d),
-        .q(dist_22__q),
-        .clock(dist_22__clock)
-    );
-    paws_base_fermi__dist dist_23(
-        .d(dist_23__d),
-        .q(dist_23__q),
-        .clock(dist_23__clock)
-    );
-    paws_base_fermi__entry entry(
-        .d(entry__d),
-        .q(entry__q),
-        .clock(entry__clock)
-    );
-    paws_base_fermi__q_valid q_valid(
-        .d(q_valid__d),
-        .q(q_valid__q),
-        .clock(q_valid__clock)
-    );
-    paws_base_fermi__q_warp q_warp(
-        .d(q_warp__d),
-        .q(q_warp__q),
-        .clock(q_warp__clock)
-    );
-    paws_base_fermi__q_far q_far(
-        .d(q_far__d),
-        .q(q_far__q),
-        .clock(q_far__clock)
+    paws_base_fermi__dists dists(
+        .clock(dists__clock),
+        .reset(dists__reset),
+        .launch(dists__launch),
+        .upd_valid(dists__upd_valid),
+        .upd_warp(dists__upd_warp),
+        .upd_idx(dists__upd_idx),
+        .upd_far(dists__upd_far),
+        .tw_en(dists__tw_en),
+        .tw_idx(dists__tw_idx),
+        .tw_dist(dists__tw_dist),
+        .dist_0(dists__dist_0),
+        .dist_1(dists__dist_1),
+        .dist_2(dists__dist_2),
+        .dist_3(dists__dist_3),
+        .dist_4(dists__dist_4),
+        .dist_5(dists__dist_5),
+        .dist_6(dists__dist_6),
+        .dist_7(dists__dist_7),
+        .dist_8(dists__dist_8),
+        .dist_9(dists__dist_9),
+        .dist_10(dists__dist_10),
+        .dist_11(dists__dist_11),
+        .dist_12(dists__dist_12),
+        .dist_13(dists__dist_13),
+        .dist_14(dists__dist_14),
+        .dist_15(dists__dist_15),
+        .dist_16(dists__dist_16),
+        .dist_17(dists__dist_17),
+        .dist_18(dists__dist_18),
+        .dist_19(dists__dist_19),
+        .dist_20(dists__dist_20),
+        .dist_21(dists__dist_21),
+        .dist_22(dists__dist_22),
+        .dist_23(dists__dist_23)
     );
     paws_base_fermi__live live(
         .d(live__d),
@@ -652,170 +286,43 @@ module paws_base_fermi(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
     
     // Update code
     always @(*) begin
-        entry__clock = clock;
-        q_valid__clock = clock;
-        q_warp__clock = clock;
-        q_far__clock = clock;
         live__clock = clock;
-        entry__d = entry__q;
-        q_valid__d = q_valid__q;
-        q_warp__d = q_warp__q;
-        q_far__d = q_far__q;
         live__d = live__q;
-        ram__clock = clock;
-        ram__read_address = upd_idx;
-        ram__write_address = tw_idx;
-        ram__write_data = tw_dist;
-        ram__write_enable = tw_en;
-        landing = ram__read_data;
-        if (q_far__q) begin
-            landing = far;
-        end
+        dists__clock = clock;
+        dists__reset = reset;
+        dists__launch = launch;
+        dists__upd_valid = upd_valid;
+        dists__upd_warp = upd_warp;
+        dists__upd_idx = upd_idx;
+        dists__upd_far = upd_far;
+        dists__tw_en = tw_en;
+        dists__tw_idx = tw_idx;
+        dists__tw_dist = tw_dist;
         eligible = ready & live__q;
-        dist_0__clock = clock;
-        eff_0 = dist_0__q;
-        if (q_valid__q & (q_warp__q == ids_0)) begin
-            eff_0 = landing;
-        end
-        closest__key_0 = eff_0;
-        dist_1__clock = clock;
-        eff_1 = dist_1__q;
-        if (q_valid__q & (q_warp__q == ids_1)) begin
-            eff_1 = landing;
-        end
-        closest__key_1 = eff_1;
-        dist_2__clock = clock;
-        eff_2 = dist_2__q;
-        if (q_valid__q & (q_warp__q == ids_2)) begin
-            eff_2 = landing;
-        end
-        closest__key_2 = eff_2;
-        dist_3__clock = clock;
-        eff_3 = dist_3__q;
-        if (q_valid__q & (q_warp__q == ids_3)) begin
-            eff_3 = landing;
-        end
-        closest__key_3 = eff_3;
-        dist_4__clock = clock;
-        eff_4 = dist_4__q;
-        if (q_valid__q & (q_warp__q == ids_4)) begin
-            eff_4 = landing;
-        end
-        closest__key_4 = eff_4;
-        dist_5__clock = clock;
-        eff_5 = dist_5__q;
-        if (q_valid__q & (q_warp__q == ids_5)) begin
-            eff_5 = landing;
-        end
-        closest__key_5 = eff_5;
-        dist_6__clock = clock;
-        eff_6 = dist_6__q;
-        if (q_valid__q & (q_warp__q == ids_6)) begin
-            eff_6 = landing;
-        end
-        closest__key_6 = eff_6;
-        dist_7__clock = clock;
-        eff_7 = dist_7__q;
-        if (q_valid__q & (q_warp__q == ids_7)) begin
-            eff_7 = landing;
-        end
-        closest__key_7 = eff_7;
-        dist_8__clock = clock;
-        eff_8 = dist_8__q;
-        if (q_valid__q & (q_warp__q == ids_8)) begin
-            eff_8 = landing;
-        end
-        closest__key_8 = eff_8;
-        dist_9__clock = clock;
-        eff_9 = dist_9__q;
-        if (q_valid__q & (q_warp__q == ids_9)) begin
-            eff_9 = landing;
-        end
-        closest__key_9 = eff_9;
-        dist_10__clock = clock;
-        eff_10 = dist_10__q;
-        if (q_valid__q & (q_warp__q == ids_10)) begin
-            eff_10 = landing;
-        end
-        closest__key_10 = eff_10;
-        dist_11__clock = clock;
-        eff_11 = dist_11__q;
-        if (q_valid__q & (q_warp__q == ids_11)) begin
-            eff_11 = landing;
-        end
-        closest__key_11 = eff_11;
-        dist_12__clock = clock;
-        eff_12 = dist_12__q;
-        if (q_valid__q & (q_warp__q == ids_12)) begin
-            eff_12 = landing;
-        end
-        closest__key_12 = eff_12;
-        dist_13__clock = clock;
-        eff_13 = dist_13__q;
-        if (q_valid__q & (q_warp__q == ids_13)) begin
-            eff_13 = landing;
-        end
-        closest__key_13 = eff_13;
-        dist_14__clock = clock;
-        eff_14 = dist_14__q;
-        if (q_valid__q & (q_warp__q == ids_14)) begin
-            eff_14 = landing;
-        end
-        closest__key_14 = eff_14;
-        dist_15__clock = clock;
-        eff_15 = dist_15__q;
-        if (q_valid__q & (q_warp__q == ids_15)) begin
-            eff_15 = landing;
-        end
-        closest__key_15 = eff_15;
-        dist_16__clock = clock;
-        eff_16 = dist_16__q;
-        if (q_valid__q & (q_warp__q == ids_16)) begin
-            eff_16 = landing;
-        end
-        closest__key_16 = eff_16;
-        dist_17__clock = clock;
-        eff_17 = dist_17__q;
-        if (q_valid__q & (q_warp__q == ids_17)) begin
-            eff_17 = landing;
-        end
-        closest__key_17 = eff_17;
-        dist_18__clock = clock;
-        eff_18 = dist_18__q;
-        if (q_valid__q & (q_warp__q == ids_18)) begin
-            eff_18 = landing;
-        end
-        closest__key_18 = eff_18;
-        dist_19__clock = clock;
-        eff_19 = dist_19__q;
-        if (q_valid__q & (q_warp__q == ids_19)) begin
-            eff_19 = landing;
-        end
-        closest__key_19 = eff_19;
-        dist_20__clock = clock;
-        eff_20 = dist_20__q;
-        if (q_valid__q & (q_warp__q == ids_20)) begin
-            eff_20 = landing;
-        end
-        closest__key_20 = eff_20;
-        dist_21__clock = clock;
-        eff_21 = dist_21__q;
-        if (q_valid__q & (q_warp__q == ids_21)) begin
-            eff_21 = landing;
-        end
-        closest__key_21 = eff_21;
-        dist_22__clock = clock;
-        eff_22 = dist_22__q;
-        if (q_valid__q & (q_warp__q == ids_22)) begin
-            eff_22 = landing;
-        end
-        closest__key_22 = eff_22;
-        dist_23__clock = clock;
-        eff_23 = dist_23__q;
-        if (q_valid__q & (q_warp__q == ids_23)) begin
-            eff_23 = landing;
-        end
-        closest__key_23 = eff_23;
+        closest__key_0 = dists__dist_0;
+        closest__key_1 = dists__dist_1;
+        closest__key_2 = dists__dist_2;
+        closest__key_3 = dists__dist_3;
+        closest__key_4 = dists__dist_4;
+        closest__key_5 = dists__dist_5;
+        closest__key_6 = dists__dist_6;
+        closest__key_7 = dists__dist_7;
+        closest__key_8 = dists__dist_8;
+        closest__key_9 = dists__dist_9;
+        closest__key_10 = dists__dist_10;
+        closest__key_11 = dists__dist_11;
+        closest__key_12 = dists__dist_12;
+        closest__key_13 = dists__dist_13;
+        closest__key_14 = dists__dist_14;
+        closest__key_15 = dists__dist_15;
+        closest__key_16 = dists__dist_16;
+        closest__key_17 = dists__dist_17;
+        closest__key_18 = dists__dist_18;
+        closest__key_19 = dists__dist_19;
+        closest__key_20 = dists__dist_20;
+        closest__key_21 = dists__dist_21;
+        closest__key_22 = dists__dist_22;
+        closest__key_23 = dists__dist_23;
         closest__valid = ready & live__q;
         age__clock = clock;
         age__reset = reset;
@@ -824,184 +331,8 @@ module paws_base_fermi(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
         encode__onehot = age__oldest;
         grant_valid = |eligible;
         grant_warp = encode__index;
-        dist_0__d = eff_0;
-        if (launch[0]) begin
-            dist_0__d = entry__q;
-        end
-        if (reset) begin
-            dist_0__d = far;
-        end
-        dist_1__d = eff_1;
-        if (launch[1]) begin
-            dist_1__d = entry__q;
-        end
-        if (reset) begin
-            dist_1__d = far;
-        end
-        dist_2__d = eff_2;
-        if (launch[2]) begin
-            dist_2__d = entry__q;
-        end
-        if (reset) begin
-            dist_2__d = far;
-        end
-        dist_3__d = eff_3;
-        if (launch[3]) begin
-            dist_3__d = entry__q;
-        end
-        if (reset) begin
-            dist_3__d = far;
-        end
-        dist_4__d = eff_4;
-        if (launch[4]) begin
-            dist_4__d = entry__q;
-        end
-        if (reset) begin
-            dist_4__d = far;
-        end
-        dist_5__d = eff_5;
-        if (launch[5]) begin
-            dist_5__d = entry__q;
-        end
-        if (reset) begin
-            dist_5__d = far;
-        end
-        dist_6__d = eff_6;
-        if (launch[6]) begin
-            dist_6__d = entry__q;
-        end
-        if (reset) begin
-            dist_6__d = far;
-        end
-        dist_7__d = eff_7;
-        if (launch[7]) begin
-            dist_7__d = entry__q;
-        end
-        if (reset) begin
-            dist_7__d = far;
-        end
-        dist_8__d = eff_8;
-        if (launch[8]) begin
-            dist_8__d = entry__q;
-        end
-        if (reset) begin
-            dist_8__d = far;
-        end
-        dist_9__d = eff_9;
-        if (launch[9]) begin
-            dist_9__d = entry__q;
-        end
-        if (reset) begin
-            dist_9__d = far;
-        end
-        dist_10__d = eff_10;
-        if (launch[10]) begin
-            dist_10__d = entry__q;
-        end
-        if (reset) begin
-            dist_10__d = far;
-        end
-        dist_11__d = eff_11;
-        if (launch[11]) begin
-            dist_11__d = entry__q;
-        end
-        if (reset) begin
-            dist_11__d = far;
-        end
-        dist_12__d = eff_12;
-        if (launch[12]) begin
-            dist_12__d = entry__q;
-        end
-        if (reset) begin
-            dist_12__d = far;
-        end
-        dist_13__d = eff_13;
-        if (launch[13]) begin
-            dist_13__d = entry__q;
-        end
-        if (reset) begin
-            dist_13__d = far;
-        end
-        dist_14__d = eff_14;
-        if (launch[14]) begin
-            dist_14__d = entry__q;
-        end
-        if (reset) begin
-            dist_14__d = far;
-        end
-        dist_15__d = eff_15;
-        if (launch[15]) begin
-            dist_15__d = entry__q;
-        end
-        if (reset) begin
-            dist_15__d = far;
-        end
-        dist_16__d = eff_16;
-        if (launch[16]) begin
-            dist_16__d = entry__q;
-        end
-        if (reset) begin
-            dist_16__d = far;
-        end
-        dist_17__d = eff_17;
-        if (launch[17]) begin
-            dist_17__d = entry__q;
-        end
-        if (reset) begin
-            dist_17__d = far;
-        end
-        dist_18__d = eff_18;
-        if (launch[18]) begin
-            dist_18__d = entry__q;
-        end
-        if (reset) begin
-            dist_18__d = far;
-        end
-        dist_19__d = eff_19;
-        if (launch[19]) begin
-            dist_19__d = entry__q;
-        end
-        if (reset) begin
-            dist_19__d = far;
-        end
-        dist_20__d = eff_20;
-        if (launch[20]) begin
-            dist_20__d = entry__q;
-        end
-        if (reset) begin
-            dist_20__d = far;
-        end
-        dist_21__d = eff_21;
-        if (launch[21]) begin
-            dist_21__d = entry__q;
-        end
-        if (reset) begin
-            dist_21__d = far;
-        end
-        dist_22__d = eff_22;
-        if (launch[22]) begin
-            dist_22__d = entry__q;
-        end
-        if (reset) begin
-            dist_22__d = far;
-        end
-        dist_23__d = eff_23;
-        if (launch[23]) begin
-            dist_23__d = entry__q;
-        end
-        if (reset) begin
-            dist_23__d = far;
-        end
-        q_valid__d = upd_valid;
-        q_warp__d = upd_warp;
-        q_far__d = upd_far;
-        if (tw_en & (tw_idx == idx0)) begin
-            entry__d = tw_dist;
-        end
         live__d = (live__q & ~exit) | launch;
         if (reset) begin
-            entry__d = far;
-            q_valid__d = 1'b0;
             live__d = zero;
         end
     end
@@ -3470,8 +2801,792 @@ module paws_base_fermi__closest(valid,key_0,key_1,key_2,key_3,key_4,key_5,key_6,
     
 endmodule // paws_base_fermi__closest
 
-// paws_base_fermi__dist: a register (rust-hdl DFF), field `dist` of `paws_base_fermi`; 24 instances (one per array element).
-module paws_base_fermi__dist(d,q,clock);
+// paws_base_fermi__dists: a sub-block, field `dists` of `paws_base_fermi`; 1 instance.
+module paws_base_fermi__dists(clock,reset,launch,upd_valid,upd_warp,upd_idx,upd_far,tw_en,tw_idx,tw_dist,dist_0,dist_1,dist_2,dist_3,dist_4,dist_5,dist_6,dist_7,dist_8,dist_9,dist_10,dist_11,dist_12,dist_13,dist_14,dist_15,dist_16,dist_17,dist_18,dist_19,dist_20,dist_21,dist_22,dist_23);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [23:0] launch;
+    input wire  upd_valid;
+    input wire  [4:0] upd_warp;
+    input wire  [9:0] upd_idx;
+    input wire  upd_far;
+    input wire  tw_en;
+    input wire  [9:0] tw_idx;
+    input wire  [15:0] tw_dist;
+    output reg  [15:0] dist_0;
+    output reg  [15:0] dist_1;
+    output reg  [15:0] dist_2;
+    output reg  [15:0] dist_3;
+    output reg  [15:0] dist_4;
+    output reg  [15:0] dist_5;
+    output reg  [15:0] dist_6;
+    output reg  [15:0] dist_7;
+    output reg  [15:0] dist_8;
+    output reg  [15:0] dist_9;
+    output reg  [15:0] dist_10;
+    output reg  [15:0] dist_11;
+    output reg  [15:0] dist_12;
+    output reg  [15:0] dist_13;
+    output reg  [15:0] dist_14;
+    output reg  [15:0] dist_15;
+    output reg  [15:0] dist_16;
+    output reg  [15:0] dist_17;
+    output reg  [15:0] dist_18;
+    output reg  [15:0] dist_19;
+    output reg  [15:0] dist_20;
+    output reg  [15:0] dist_21;
+    output reg  [15:0] dist_22;
+    output reg  [15:0] dist_23;
+    
+    // Constant declarations
+    localparam  ids_0 = 5'b0;
+    localparam  ids_1 = 5'b1;
+    localparam  ids_2 = 5'b10;
+    localparam  ids_3 = 5'b11;
+    localparam  ids_4 = 5'b100;
+    localparam  ids_5 = 5'b101;
+    localparam  ids_6 = 5'b110;
+    localparam  ids_7 = 5'b111;
+    localparam  ids_8 = 5'b1000;
+    localparam  ids_9 = 5'b1001;
+    localparam  ids_10 = 5'b1010;
+    localparam  ids_11 = 5'b1011;
+    localparam  ids_12 = 5'b1100;
+    localparam  ids_13 = 5'b1101;
+    localparam  ids_14 = 5'b1110;
+    localparam  ids_15 = 5'b1111;
+    localparam  ids_16 = 5'b10000;
+    localparam  ids_17 = 5'b10001;
+    localparam  ids_18 = 5'b10010;
+    localparam  ids_19 = 5'b10011;
+    localparam  ids_20 = 5'b10100;
+    localparam  ids_21 = 5'b10101;
+    localparam  ids_22 = 5'b10110;
+    localparam  ids_23 = 5'b10111;
+    localparam  far = 16'hffff;
+    localparam  idx0 = 10'b0;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  ram__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [9:0] ram__read_address;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] ram__read_data;
+    // verilator lint_off UNOPTFLAT
+    reg  [9:0] ram__write_address;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] ram__write_data;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  ram__write_enable;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_6__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_7__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_7__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_8__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_8__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_8__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_9__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_9__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_9__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_10__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_10__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_10__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_11__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_11__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_11__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_12__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_12__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_12__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_13__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_13__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_13__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_14__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_14__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_14__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_15__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_15__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_15__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_16__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_16__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_16__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_17__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_17__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_17__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_18__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_18__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_18__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_19__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_19__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_19__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_20__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_20__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_20__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_21__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_21__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_21__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_22__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_22__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_22__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_23__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_23__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_23__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] entry__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] entry__q;
+    // verilator lint_off UNOPTFLAT
+    reg  entry__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  q_valid__d;
+    // verilator lint_on UNOPTFLAT
+    wire  q_valid__q;
+    // verilator lint_off UNOPTFLAT
+    reg  q_valid__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] q_warp__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] q_warp__q;
+    // verilator lint_off UNOPTFLAT
+    reg  q_warp__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  q_far__d;
+    // verilator lint_on UNOPTFLAT
+    wire  q_far__q;
+    // verilator lint_off UNOPTFLAT
+    reg  q_far__clock;
+    // verilator lint_on UNOPTFLAT
+    
+    // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] landing;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] eff;
+    // verilator lint_on UNOPTFLAT
+    
+    // Sub module instances
+    paws_base_fermi__dists__ram ram(
+        .clock(ram__clock),
+        .read_address(ram__read_address),
+        .read_data(ram__read_data),
+        .write_address(ram__write_address),
+        .write_data(ram__write_data),
+        .write_enable(ram__write_enable)
+    );
+    paws_base_fermi__dists__held held_0(
+        .d(held_0__d),
+        .q(held_0__q),
+        .clock(held_0__clock)
+    );
+    paws_base_fermi__dists__held held_1(
+        .d(held_1__d),
+        .q(held_1__q),
+        .clock(held_1__clock)
+    );
+    paws_base_fermi__dists__held held_2(
+        .d(held_2__d),
+        .q(held_2__q),
+        .clock(held_2__clock)
+    );
+    paws_base_fermi__dists__held held_3(
+        .d(held_3__d),
+        .q(held_3__q),
+        .clock(held_3__clock)
+    );
+    paws_base_fermi__dists__held held_4(
+        .d(held_4__d),
+        .q(held_4__q),
+        .clock(held_4__clock)
+    );
+    paws_base_fermi__dists__held held_5(
+        .d(held_5__d),
+        .q(held_5__q),
+        .clock(held_5__clock)
+    );
+    paws_base_fermi__dists__held held_6(
+        .d(held_6__d),
+        .q(held_6__q),
+        .clock(held_6__clock)
+    );
+    paws_base_fermi__dists__held held_7(
+        .d(held_7__d),
+        .q(held_7__q),
+        .clock(held_7__clock)
+    );
+    paws_base_fermi__dists__held held_8(
+        .d(held_8__d),
+        .q(held_8__q),
+        .clock(held_8__clock)
+    );
+    paws_base_fermi__dists__held held_9(
+        .d(held_9__d),
+        .q(held_9__q),
+        .clock(held_9__clock)
+    );
+    paws_base_fermi__dists__held held_10(
+        .d(held_10__d),
+        .q(held_10__q),
+        .clock(held_10__clock)
+    );
+    paws_base_fermi__dists__held held_11(
+        .d(held_11__d),
+        .q(held_11__q),
+        .clock(held_11__clock)
+    );
+    paws_base_fermi__dists__held held_12(
+        .d(held_12__d),
+        .q(held_12__q),
+        .clock(held_12__clock)
+    );
+    paws_base_fermi__dists__held held_13(
+        .d(held_13__d),
+        .q(held_13__q),
+        .clock(held_13__clock)
+    );
+    paws_base_fermi__dists__held held_14(
+        .d(held_14__d),
+        .q(held_14__q),
+        .clock(held_14__clock)
+    );
+    paws_base_fermi__dists__held held_15(
+        .d(held_15__d),
+        .q(held_15__q),
+        .clock(held_15__clock)
+    );
+    paws_base_fermi__dists__held held_16(
+        .d(held_16__d),
+        .q(held_16__q),
+        .clock(held_16__clock)
+    );
+    paws_base_fermi__dists__held held_17(
+        .d(held_17__d),
+        .q(held_17__q),
+        .clock(held_17__clock)
+    );
+    paws_base_fermi__dists__held held_18(
+        .d(held_18__d),
+        .q(held_18__q),
+        .clock(held_18__clock)
+    );
+    paws_base_fermi__dists__held held_19(
+        .d(held_19__d),
+        .q(held_19__q),
+        .clock(held_19__clock)
+    );
+    paws_base_fermi__dists__held held_20(
+        .d(held_20__d),
+        .q(held_20__q),
+        .clock(held_20__clock)
+    );
+    paws_base_fermi__dists__held held_21(
+        .d(held_21__d),
+        .q(held_21__q),
+        .clock(held_21__clock)
+    );
+    paws_base_fermi__dists__held held_22(
+        .d(held_22__d),
+        .q(held_22__q),
+        .clock(held_22__clock)
+    );
+    paws_base_fermi__dists__held held_23(
+        .d(held_23__d),
+        .q(held_23__q),
+        .clock(held_23__clock)
+    );
+    paws_base_fermi__dists__entry entry(
+        .d(entry__d),
+        .q(entry__q),
+        .clock(entry__clock)
+    );
+    paws_base_fermi__dists__q_valid q_valid(
+        .d(q_valid__d),
+        .q(q_valid__q),
+        .clock(q_valid__clock)
+    );
+    paws_base_fermi__dists__q_warp q_warp(
+        .d(q_warp__d),
+        .q(q_warp__q),
+        .clock(q_warp__clock)
+    );
+    paws_base_fermi__dists__q_far q_far(
+        .d(q_far__d),
+        .q(q_far__q),
+        .clock(q_far__clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        entry__clock = clock;
+        q_valid__clock = clock;
+        q_warp__clock = clock;
+        q_far__clock = clock;
+        entry__d = entry__q;
+        q_valid__d = q_valid__q;
+        q_warp__d = q_warp__q;
+        q_far__d = q_far__q;
+        ram__clock = clock;
+        ram__read_address = upd_idx;
+        ram__write_address = tw_idx;
+        ram__write_data = tw_dist;
+        ram__write_enable = tw_en;
+        landing = ram__read_data;
+        if (q_far__q) begin
+            landing = far;
+        end
+        held_0__clock = clock;
+        eff = held_0__q;
+        if (q_valid__q & (q_warp__q == ids_0)) begin
+            eff = landing;
+        end
+        dist_0 = eff;
+        held_0__d = eff;
+        if (launch[0]) begin
+            held_0__d = entry__q;
+        end
+        if (reset) begin
+            held_0__d = far;
+        end
+        held_1__clock = clock;
+        eff = held_1__q;
+        if (q_valid__q & (q_warp__q == ids_1)) begin
+            eff = landing;
+        end
+        dist_1 = eff;
+        held_1__d = eff;
+        if (launch[1]) begin
+            held_1__d = entry__q;
+        end
+        if (reset) begin
+            held_1__d = far;
+        end
+        held_2__clock = clock;
+        eff = held_2__q;
+        if (q_valid__q & (q_warp__q == ids_2)) begin
+            eff = landing;
+        end
+        dist_2 = eff;
+        held_2__d = eff;
+        if (launch[2]) begin
+            held_2__d = entry__q;
+        end
+        if (reset) begin
+            held_2__d = far;
+        end
+        held_3__clock = clock;
+        eff = held_3__q;
+        if (q_valid__q & (q_warp__q == ids_3)) begin
+            eff = landing;
+        end
+        dist_3 = eff;
+        held_3__d = eff;
+        if (launch[3]) begin
+            held_3__d = entry__q;
+        end
+        if (reset) begin
+            held_3__d = far;
+        end
+        held_4__clock = clock;
+        eff = held_4__q;
+        if (q_valid__q & (q_warp__q == ids_4)) begin
+            eff = landing;
+        end
+        dist_4 = eff;
+        held_4__d = eff;
+        if (launch[4]) begin
+            held_4__d = entry__q;
+        end
+        if (reset) begin
+            held_4__d = far;
+        end
+        held_5__clock = clock;
+        eff = held_5__q;
+        if (q_valid__q & (q_warp__q == ids_5)) begin
+            eff = landing;
+        end
+        dist_5 = eff;
+        held_5__d = eff;
+        if (launch[5]) begin
+            held_5__d = entry__q;
+        end
+        if (reset) begin
+            held_5__d = far;
+        end
+        held_6__clock = clock;
+        eff = held_6__q;
+        if (q_valid__q & (q_warp__q == ids_6)) begin
+            eff = landing;
+        end
+        dist_6 = eff;
+        held_6__d = eff;
+        if (launch[6]) begin
+            held_6__d = entry__q;
+        end
+        if (reset) begin
+            held_6__d = far;
+        end
+        held_7__clock = clock;
+        eff = held_7__q;
+        if (q_valid__q & (q_warp__q == ids_7)) begin
+            eff = landing;
+        end
+        dist_7 = eff;
+        held_7__d = eff;
+        if (launch[7]) begin
+            held_7__d = entry__q;
+        end
+        if (reset) begin
+            held_7__d = far;
+        end
+        held_8__clock = clock;
+        eff = held_8__q;
+        if (q_valid__q & (q_warp__q == ids_8)) begin
+            eff = landing;
+        end
+        dist_8 = eff;
+        held_8__d = eff;
+        if (launch[8]) begin
+            held_8__d = entry__q;
+        end
+        if (reset) begin
+            held_8__d = far;
+        end
+        held_9__clock = clock;
+        eff = held_9__q;
+        if (q_valid__q & (q_warp__q == ids_9)) begin
+            eff = landing;
+        end
+        dist_9 = eff;
+        held_9__d = eff;
+        if (launch[9]) begin
+            held_9__d = entry__q;
+        end
+        if (reset) begin
+            held_9__d = far;
+        end
+        held_10__clock = clock;
+        eff = held_10__q;
+        if (q_valid__q & (q_warp__q == ids_10)) begin
+            eff = landing;
+        end
+        dist_10 = eff;
+        held_10__d = eff;
+        if (launch[10]) begin
+            held_10__d = entry__q;
+        end
+        if (reset) begin
+            held_10__d = far;
+        end
+        held_11__clock = clock;
+        eff = held_11__q;
+        if (q_valid__q & (q_warp__q == ids_11)) begin
+            eff = landing;
+        end
+        dist_11 = eff;
+        held_11__d = eff;
+        if (launch[11]) begin
+            held_11__d = entry__q;
+        end
+        if (reset) begin
+            held_11__d = far;
+        end
+        held_12__clock = clock;
+        eff = held_12__q;
+        if (q_valid__q & (q_warp__q == ids_12)) begin
+            eff = landing;
+        end
+        dist_12 = eff;
+        held_12__d = eff;
+        if (launch[12]) begin
+            held_12__d = entry__q;
+        end
+        if (reset) begin
+            held_12__d = far;
+        end
+        held_13__clock = clock;
+        eff = held_13__q;
+        if (q_valid__q & (q_warp__q == ids_13)) begin
+            eff = landing;
+        end
+        dist_13 = eff;
+        held_13__d = eff;
+        if (launch[13]) begin
+            held_13__d = entry__q;
+        end
+        if (reset) begin
+            held_13__d = far;
+        end
+        held_14__clock = clock;
+        eff = held_14__q;
+        if (q_valid__q & (q_warp__q == ids_14)) begin
+            eff = landing;
+        end
+        dist_14 = eff;
+        held_14__d = eff;
+        if (launch[14]) begin
+            held_14__d = entry__q;
+        end
+        if (reset) begin
+            held_14__d = far;
+        end
+        held_15__clock = clock;
+        eff = held_15__q;
+        if (q_valid__q & (q_warp__q == ids_15)) begin
+            eff = landing;
+        end
+        dist_15 = eff;
+        held_15__d = eff;
+        if (launch[15]) begin
+            held_15__d = entry__q;
+        end
+        if (reset) begin
+            held_15__d = far;
+        end
+        held_16__clock = clock;
+        eff = held_16__q;
+        if (q_valid__q & (q_warp__q == ids_16)) begin
+            eff = landing;
+        end
+        dist_16 = eff;
+        held_16__d = eff;
+        if (launch[16]) begin
+            held_16__d = entry__q;
+        end
+        if (reset) begin
+            held_16__d = far;
+        end
+        held_17__clock = clock;
+        eff = held_17__q;
+        if (q_valid__q & (q_warp__q == ids_17)) begin
+            eff = landing;
+        end
+        dist_17 = eff;
+        held_17__d = eff;
+        if (launch[17]) begin
+            held_17__d = entry__q;
+        end
+        if (reset) begin
+            held_17__d = far;
+        end
+        held_18__clock = clock;
+        eff = held_18__q;
+        if (q_valid__q & (q_warp__q == ids_18)) begin
+            eff = landing;
+        end
+        dist_18 = eff;
+        held_18__d = eff;
+        if (launch[18]) begin
+            held_18__d = entry__q;
+        end
+        if (reset) begin
+            held_18__d = far;
+        end
+        held_19__clock = clock;
+        eff = held_19__q;
+        if (q_valid__q & (q_warp__q == ids_19)) begin
+            eff = landing;
+        end
+        dist_19 = eff;
+        held_19__d = eff;
+        if (launch[19]) begin
+            held_19__d = entry__q;
+        end
+        if (reset) begin
+            held_19__d = far;
+        end
+        held_20__clock = clock;
+        eff = held_20__q;
+        if (q_valid__q & (q_warp__q == ids_20)) begin
+            eff = landing;
+        end
+        dist_20 = eff;
+        held_20__d = eff;
+        if (launch[20]) begin
+            held_20__d = entry__q;
+        end
+        if (reset) begin
+            held_20__d = far;
+        end
+        held_21__clock = clock;
+        eff = held_21__q;
+        if (q_valid__q & (q_warp__q == ids_21)) begin
+            eff = landing;
+        end
+        dist_21 = eff;
+        held_21__d = eff;
+        if (launch[21]) begin
+            held_21__d = entry__q;
+        end
+        if (reset) begin
+            held_21__d = far;
+        end
+        held_22__clock = clock;
+        eff = held_22__q;
+        if (q_valid__q & (q_warp__q == ids_22)) begin
+            eff = landing;
+        end
+        dist_22 = eff;
+        held_22__d = eff;
+        if (launch[22]) begin
+            held_22__d = entry__q;
+        end
+        if (reset) begin
+            held_22__d = far;
+        end
+        held_23__clock = clock;
+        eff = held_23__q;
+        if (q_valid__q & (q_warp__q == ids_23)) begin
+            eff = landing;
+        end
+        dist_23 = eff;
+        held_23__d = eff;
+        if (launch[23]) begin
+            held_23__d = entry__q;
+        end
+        if (reset) begin
+            held_23__d = far;
+        end
+        q_valid__d = upd_valid;
+        q_warp__d = upd_warp;
+        q_far__d = upd_far;
+        if (tw_en & (tw_idx == idx0)) begin
+            entry__d = tw_dist;
+        end
+        if (reset) begin
+            entry__d = far;
+            q_valid__d = 1'b0;
+        end
+    end
+    
+endmodule // paws_base_fermi__dists
+
+// paws_base_fermi__dists__entry: a register (rust-hdl DFF), field `dists.entry` of `paws_base_fermi`; 1 instance.
+module paws_base_fermi__dists__entry(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -3487,7 +3602,168 @@ module paws_base_fermi__dist(d,q,clock);
        q <= d;
     end
           
-endmodule // paws_base_fermi__dist
+endmodule // paws_base_fermi__dists__entry
+
+// paws_base_fermi__dists__held: a register (rust-hdl DFF), field `dists.held` of `paws_base_fermi`; 24 instances (one per array element).
+module paws_base_fermi__dists__held(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paws_base_fermi__dists__held
+
+// paws_base_fermi__dists__q_far: a register (rust-hdl DFF), field `dists.q_far` of `paws_base_fermi`; 1 instance.
+module paws_base_fermi__dists__q_far(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paws_base_fermi__dists__q_far
+
+// paws_base_fermi__dists__q_valid: a register (rust-hdl DFF), field `dists.q_valid` of `paws_base_fermi`; 1 instance.
+module paws_base_fermi__dists__q_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paws_base_fermi__dists__q_valid
+
+// paws_base_fermi__dists__q_warp: a register (rust-hdl DFF), field `dists.q_warp` of `paws_base_fermi`; 1 instance.
+module paws_base_fermi__dists__q_warp(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paws_base_fermi__dists__q_warp
+
+// paws_base_fermi__dists__ram: a sub-block, field `dists.ram` of `paws_base_fermi`; 1 instance.
+module paws_base_fermi__dists__ram(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [9:0] read_address;
+    output reg  [15:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  [15:0] write_data;
+    input wire  write_enable;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  [9:0] words__read_address;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  words__read_clock;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] words__read_data;
+    // verilator lint_off UNOPTFLAT
+    reg  [9:0] words__write_address;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  words__write_clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] words__write_data;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  words__write_enable;
+    // verilator lint_on UNOPTFLAT
+    
+    // Sub module instances
+    paws_base_fermi__dists__ram__words words(
+        .read_address(words__read_address),
+        .read_clock(words__read_clock),
+        .read_data(words__read_data),
+        .write_address(words__write_address),
+        .write_clock(words__write_clock),
+        .write_data(words__write_data),
+        .write_enable(words__write_enable)
+    );
+    
+    // Update code
+    always @(*) begin
+        words__read_clock = clock;
+        words__write_clock = clock;
+        words__read_address = read_address;
+        words__write_address = write_address;
+        words__write_data = write_data;
+        words__write_enable = write_enable;
+        read_data = words__read_data;
+    end
+    
+endmodule // paws_base_fermi__dists__ram
+
+// paws_base_fermi__dists__ram__words: a sub-block, field `dists.ram.words` of `paws_base_fermi`; 1 instance.
+module paws_base_fermi__dists__ram__words(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [15:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [15:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[15:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // paws_base_fermi__dists__ram__words
 
 // paws_base_fermi__encode: a sub-block, field `encode` of `paws_base_fermi`; 1 instance.
 module paws_base_fermi__encode(onehot,index);
@@ -3531,25 +3807,6 @@ module paws_base_fermi__encode(onehot,index);
     
 endmodule // paws_base_fermi__encode
 
-// paws_base_fermi__entry: a register (rust-hdl DFF), field `entry` of `paws_base_fermi`; 1 instance.
-module paws_base_fermi__entry(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paws_base_fermi__entry
-
 // paws_base_fermi__live: a register (rust-hdl DFF), field `live` of `paws_base_fermi`; 1 instance.
 module paws_base_fermi__live(d,q,clock);
     
@@ -3568,146 +3825,4 @@ module paws_base_fermi__live(d,q,clock);
     end
           
 endmodule // paws_base_fermi__live
-
-// paws_base_fermi__q_far: a register (rust-hdl DFF), field `q_far` of `paws_base_fermi`; 1 instance.
-module paws_base_fermi__q_far(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paws_base_fermi__q_far
-
-// paws_base_fermi__q_valid: a register (rust-hdl DFF), field `q_valid` of `paws_base_fermi`; 1 instance.
-module paws_base_fermi__q_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paws_base_fermi__q_valid
-
-// paws_base_fermi__q_warp: a register (rust-hdl DFF), field `q_warp` of `paws_base_fermi`; 1 instance.
-module paws_base_fermi__q_warp(d,q,clock);
-    
-    // Module arguments
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 5'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paws_base_fermi__q_warp
-
-// paws_base_fermi__ram: a sub-block, field `ram` of `paws_base_fermi`; 1 instance.
-module paws_base_fermi__ram(clock,read_address,read_data,write_address,write_data,write_enable);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  [9:0] read_address;
-    output reg  [15:0] read_data;
-    input wire  [9:0] write_address;
-    input wire  [15:0] write_data;
-    input wire  write_enable;
-    
-    // Stub signals
-    // verilator lint_off UNOPTFLAT
-    reg  [9:0] words__read_address;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  words__read_clock;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] words__read_data;
-    // verilator lint_off UNOPTFLAT
-    reg  [9:0] words__write_address;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  words__write_clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] words__write_data;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  words__write_enable;
-    // verilator lint_on UNOPTFLAT
-    
-    // Sub module instances
-    paws_base_fermi__ram__words words(
-        .read_address(words__read_address),
-        .read_clock(words__read_clock),
-        .read_data(words__read_data),
-        .write_address(words__write_address),
-        .write_clock(words__write_clock),
-        .write_data(words__write_data),
-        .write_enable(words__write_enable)
-    );
-    
-    // Update code
-    always @(*) begin
-        words__read_clock = clock;
-        words__write_clock = clock;
-        words__read_address = read_address;
-        words__write_address = write_address;
-        words__write_data = write_data;
-        words__write_enable = write_enable;
-        read_data = words__read_data;
-    end
-    
-endmodule // paws_base_fermi__ram
-
-// paws_base_fermi__ram__words: a sub-block, field `ram.words` of `paws_base_fermi`; 1 instance.
-module paws_base_fermi__ram__words(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
-    
-    // Module arguments
-    input wire  [9:0] read_address;
-    input wire  read_clock;
-    output reg  [15:0] read_data;
-    input wire  [9:0] write_address;
-    input wire  write_clock;
-    input wire  [15:0] write_data;
-    input wire  write_enable;
-    
-    // Update code (custom)
-    reg[15:0] mem[1023:0];
-    
-    
-    
-    always @(posedge read_clock) begin
-       read_data <= mem[read_address];
-    end
-    
-    always @(posedge write_clock) begin
-       if (write_enable) begin
-          mem[write_address] <= write_data;
-       end
-    end
-                
-endmodule // paws_base_fermi__ram__words
 

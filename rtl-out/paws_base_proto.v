@@ -6,6 +6,7 @@
 //   input  ready        8 bits
 //   input  launch       8 bits
 //   input  exit         8 bits
+//   input  long_stall   8 bits
 //   input  upd_valid    1 bit
 //   input  upd_warp     3 bits
 //   input  upd_idx     10 bits
@@ -15,7 +16,7 @@
 //   input  tw_dist     16 bits
 //   output grant_valid  1 bit
 //   output grant_warp   3 bits
-module paws_base_proto(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,upd_far,tw_en,tw_idx,tw_dist,grant_valid,grant_warp);
+module paws_base_proto(clock,reset,ready,launch,exit,long_stall,upd_valid,upd_warp,upd_idx,upd_far,tw_en,tw_idx,tw_dist,grant_valid,grant_warp);
     
     // Module arguments
     input wire  clock;
@@ -23,6 +24,10 @@ module paws_base_proto(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
     input wire  [7:0] ready;
     input wire  [7:0] launch;
     input wire  [7:0] exit;
+    // not used by this module (kept for the block's port contract)
+    // verilator lint_off UNUSEDSIGNAL
+    input wire  [7:0] long_stall;
+    // verilator lint_on UNUSEDSIGNAL
     input wire  upd_valid;
     input wire  [2:0] upd_warp;
     input wire  [9:0] upd_idx;
@@ -34,119 +39,47 @@ module paws_base_proto(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
     output reg  [2:0] grant_warp;
     
     // Constant declarations
-    localparam  ids_0 = 3'b0;
-    localparam  ids_1 = 3'b1;
-    localparam  ids_2 = 3'b10;
-    localparam  ids_3 = 3'b11;
-    localparam  ids_4 = 3'b100;
-    localparam  ids_5 = 3'b101;
-    localparam  ids_6 = 3'b110;
-    localparam  ids_7 = 3'b111;
-    localparam  far = 16'hffff;
-    localparam  idx0 = 10'b0;
     localparam  zero = 8'h0;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  ram__clock;
+    reg  dists__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [9:0] ram__read_address;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] ram__read_data;
-    // verilator lint_off UNOPTFLAT
-    reg  [9:0] ram__write_address;
+    reg  dists__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] ram__write_data;
+    reg  [7:0] dists__launch;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  ram__write_enable;
+    reg  dists__upd_valid;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_0__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_0__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_0__clock;
+    reg  [2:0] dists__upd_warp;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_1__clock;
+    reg  [9:0] dists__upd_idx;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_2__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_2__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_2__clock;
+    reg  dists__upd_far;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_3__clock;
+    reg  dists__tw_en;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_4__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_4__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_4__clock;
+    reg  [9:0] dists__tw_idx;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_5__d;
+    reg  [15:0] dists__tw_dist;
     // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_5__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_6__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_6__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_6__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] dist_7__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] dist_7__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dist_7__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] entry__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] entry__q;
-    // verilator lint_off UNOPTFLAT
-    reg  entry__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  q_valid__d;
-    // verilator lint_on UNOPTFLAT
-    wire  q_valid__q;
-    // verilator lint_off UNOPTFLAT
-    reg  q_valid__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] q_warp__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [2:0] q_warp__q;
-    // verilator lint_off UNOPTFLAT
-    reg  q_warp__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  q_far__d;
-    // verilator lint_on UNOPTFLAT
-    wire  q_far__q;
-    // verilator lint_off UNOPTFLAT
-    reg  q_far__clock;
-    // verilator lint_on UNOPTFLAT
+    wire  [15:0] dists__dist_0;
+    wire  [15:0] dists__dist_1;
+    wire  [15:0] dists__dist_2;
+    wire  [15:0] dists__dist_3;
+    wire  [15:0] dists__dist_4;
+    wire  [15:0] dists__dist_5;
+    wire  [15:0] dists__dist_6;
+    wire  [15:0] dists__dist_7;
     // verilator lint_off UNOPTFLAT
     reg  [7:0] live__d;
     // verilator lint_on UNOPTFLAT
@@ -202,104 +135,29 @@ module paws_base_proto(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
     
     // Local signals
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] landing;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] eff_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [7:0] eligible;
     // verilator lint_on UNOPTFLAT
     
     // Sub module instances
-    paws_base_proto__ram ram(
-        .clock(ram__clock),
-        .read_address(ram__read_address),
-        .read_data(ram__read_data),
-        .write_address(ram__write_address),
-        .write_data(ram__write_data),
-        .write_enable(ram__write_enable)
-    );
-    paws_base_proto__dist dist_0(
-        .d(dist_0__d),
-        .q(dist_0__q),
-        .clock(dist_0__clock)
-    );
-    paws_base_proto__dist dist_1(
-        .d(dist_1__d),
-        .q(dist_1__q),
-        .clock(dist_1__clock)
-    );
-    paws_base_proto__dist dist_2(
-        .d(dist_2__d),
-        .q(dist_2__q),
-        .clock(dist_2__clock)
-    );
-    paws_base_proto__dist dist_3(
-        .d(dist_3__d),
-        .q(dist_3__q),
-        .clock(dist_3__clock)
-    );
-    paws_base_proto__dist dist_4(
-        .d(dist_4__d),
-        .q(dist_4__q),
-        .clock(dist_4__clock)
-    );
-    paws_base_proto__dist dist_5(
-        .d(dist_5__d),
-        .q(dist_5__q),
-        .clock(dist_5__clock)
-    );
-    paws_base_proto__dist dist_6(
-        .d(dist_6__d),
-        .q(dist_6__q),
-        .clock(dist_6__clock)
-    );
-    paws_base_proto__dist dist_7(
-        .d(dist_7__d),
-        .q(dist_7__q),
-        .clock(dist_7__clock)
-    );
-    paws_base_proto__entry entry(
-        .d(entry__d),
-        .q(entry__q),
-        .clock(entry__clock)
-    );
-    paws_base_proto__q_valid q_valid(
-        .d(q_valid__d),
-        .q(q_valid__q),
-        .clock(q_valid__clock)
-    );
-    paws_base_proto__q_warp q_warp(
-        .d(q_warp__d),
-        .q(q_warp__q),
-        .clock(q_warp__clock)
-    );
-    paws_base_proto__q_far q_far(
-        .d(q_far__d),
-        .q(q_far__q),
-        .clock(q_far__clock)
+    paws_base_proto__dists dists(
+        .clock(dists__clock),
+        .reset(dists__reset),
+        .launch(dists__launch),
+        .upd_valid(dists__upd_valid),
+        .upd_warp(dists__upd_warp),
+        .upd_idx(dists__upd_idx),
+        .upd_far(dists__upd_far),
+        .tw_en(dists__tw_en),
+        .tw_idx(dists__tw_idx),
+        .tw_dist(dists__tw_dist),
+        .dist_0(dists__dist_0),
+        .dist_1(dists__dist_1),
+        .dist_2(dists__dist_2),
+        .dist_3(dists__dist_3),
+        .dist_4(dists__dist_4),
+        .dist_5(dists__dist_5),
+        .dist_6(dists__dist_6),
+        .dist_7(dists__dist_7)
     );
     paws_base_proto__live live(
         .d(live__d),
@@ -332,74 +190,27 @@ module paws_base_proto(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
     
     // Update code
     always @(*) begin
-        entry__clock = clock;
-        q_valid__clock = clock;
-        q_warp__clock = clock;
-        q_far__clock = clock;
         live__clock = clock;
-        entry__d = entry__q;
-        q_valid__d = q_valid__q;
-        q_warp__d = q_warp__q;
-        q_far__d = q_far__q;
         live__d = live__q;
-        ram__clock = clock;
-        ram__read_address = upd_idx;
-        ram__write_address = tw_idx;
-        ram__write_data = tw_dist;
-        ram__write_enable = tw_en;
-        landing = ram__read_data;
-        if (q_far__q) begin
-            landing = far;
-        end
+        dists__clock = clock;
+        dists__reset = reset;
+        dists__launch = launch;
+        dists__upd_valid = upd_valid;
+        dists__upd_warp = upd_warp;
+        dists__upd_idx = upd_idx;
+        dists__upd_far = upd_far;
+        dists__tw_en = tw_en;
+        dists__tw_idx = tw_idx;
+        dists__tw_dist = tw_dist;
         eligible = ready & live__q;
-        dist_0__clock = clock;
-        eff_0 = dist_0__q;
-        if (q_valid__q & (q_warp__q == ids_0)) begin
-            eff_0 = landing;
-        end
-        closest__key_0 = eff_0;
-        dist_1__clock = clock;
-        eff_1 = dist_1__q;
-        if (q_valid__q & (q_warp__q == ids_1)) begin
-            eff_1 = landing;
-        end
-        closest__key_1 = eff_1;
-        dist_2__clock = clock;
-        eff_2 = dist_2__q;
-        if (q_valid__q & (q_warp__q == ids_2)) begin
-            eff_2 = landing;
-        end
-        closest__key_2 = eff_2;
-        dist_3__clock = clock;
-        eff_3 = dist_3__q;
-        if (q_valid__q & (q_warp__q == ids_3)) begin
-            eff_3 = landing;
-        end
-        closest__key_3 = eff_3;
-        dist_4__clock = clock;
-        eff_4 = dist_4__q;
-        if (q_valid__q & (q_warp__q == ids_4)) begin
-            eff_4 = landing;
-        end
-        closest__key_4 = eff_4;
-        dist_5__clock = clock;
-        eff_5 = dist_5__q;
-        if (q_valid__q & (q_warp__q == ids_5)) begin
-            eff_5 = landing;
-        end
-        closest__key_5 = eff_5;
-        dist_6__clock = clock;
-        eff_6 = dist_6__q;
-        if (q_valid__q & (q_warp__q == ids_6)) begin
-            eff_6 = landing;
-        end
-        closest__key_6 = eff_6;
-        dist_7__clock = clock;
-        eff_7 = dist_7__q;
-        if (q_valid__q & (q_warp__q == ids_7)) begin
-            eff_7 = landing;
-        end
-        closest__key_7 = eff_7;
+        closest__key_0 = dists__dist_0;
+        closest__key_1 = dists__dist_1;
+        closest__key_2 = dists__dist_2;
+        closest__key_3 = dists__dist_3;
+        closest__key_4 = dists__dist_4;
+        closest__key_5 = dists__dist_5;
+        closest__key_6 = dists__dist_6;
+        closest__key_7 = dists__dist_7;
         closest__valid = ready & live__q;
         age__clock = clock;
         age__reset = reset;
@@ -408,72 +219,8 @@ module paws_base_proto(clock,reset,ready,launch,exit,upd_valid,upd_warp,upd_idx,
         encode__onehot = age__oldest;
         grant_valid = |eligible;
         grant_warp = encode__index;
-        dist_0__d = eff_0;
-        if (launch[0]) begin
-            dist_0__d = entry__q;
-        end
-        if (reset) begin
-            dist_0__d = far;
-        end
-        dist_1__d = eff_1;
-        if (launch[1]) begin
-            dist_1__d = entry__q;
-        end
-        if (reset) begin
-            dist_1__d = far;
-        end
-        dist_2__d = eff_2;
-        if (launch[2]) begin
-            dist_2__d = entry__q;
-        end
-        if (reset) begin
-            dist_2__d = far;
-        end
-        dist_3__d = eff_3;
-        if (launch[3]) begin
-            dist_3__d = entry__q;
-        end
-        if (reset) begin
-            dist_3__d = far;
-        end
-        dist_4__d = eff_4;
-        if (launch[4]) begin
-            dist_4__d = entry__q;
-        end
-        if (reset) begin
-            dist_4__d = far;
-        end
-        dist_5__d = eff_5;
-        if (launch[5]) begin
-            dist_5__d = entry__q;
-        end
-        if (reset) begin
-            dist_5__d = far;
-        end
-        dist_6__d = eff_6;
-        if (launch[6]) begin
-            dist_6__d = entry__q;
-        end
-        if (reset) begin
-            dist_6__d = far;
-        end
-        dist_7__d = eff_7;
-        if (launch[7]) begin
-            dist_7__d = entry__q;
-        end
-        if (reset) begin
-            dist_7__d = far;
-        end
-        q_valid__d = upd_valid;
-        q_warp__d = upd_warp;
-        q_far__d = upd_far;
-        if (tw_en & (tw_idx == idx0)) begin
-            entry__d = tw_dist;
-        end
         live__d = (live__q & ~exit) | launch;
         if (reset) begin
-            entry__d = far;
-            q_valid__d = 1'b0;
             live__d = zero;
         end
     end
@@ -958,8 +705,360 @@ module paws_base_proto__closest(valid,key_0,key_1,key_2,key_3,key_4,key_5,key_6,
     
 endmodule // paws_base_proto__closest
 
-// paws_base_proto__dist: a register (rust-hdl DFF), field `dist` of `paws_base_proto`; 8 instances (one per array element).
-module paws_base_proto__dist(d,q,clock);
+// paws_base_proto__dists: a sub-block, field `dists` of `paws_base_proto`; 1 instance.
+module paws_base_proto__dists(clock,reset,launch,upd_valid,upd_warp,upd_idx,upd_far,tw_en,tw_idx,tw_dist,dist_0,dist_1,dist_2,dist_3,dist_4,dist_5,dist_6,dist_7);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [7:0] launch;
+    input wire  upd_valid;
+    input wire  [2:0] upd_warp;
+    input wire  [9:0] upd_idx;
+    input wire  upd_far;
+    input wire  tw_en;
+    input wire  [9:0] tw_idx;
+    input wire  [15:0] tw_dist;
+    output reg  [15:0] dist_0;
+    output reg  [15:0] dist_1;
+    output reg  [15:0] dist_2;
+    output reg  [15:0] dist_3;
+    output reg  [15:0] dist_4;
+    output reg  [15:0] dist_5;
+    output reg  [15:0] dist_6;
+    output reg  [15:0] dist_7;
+    
+    // Constant declarations
+    localparam  ids_0 = 3'b0;
+    localparam  ids_1 = 3'b1;
+    localparam  ids_2 = 3'b10;
+    localparam  ids_3 = 3'b11;
+    localparam  ids_4 = 3'b100;
+    localparam  ids_5 = 3'b101;
+    localparam  ids_6 = 3'b110;
+    localparam  ids_7 = 3'b111;
+    localparam  far = 16'hffff;
+    localparam  idx0 = 10'b0;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  ram__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [9:0] ram__read_address;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] ram__read_data;
+    // verilator lint_off UNOPTFLAT
+    reg  [9:0] ram__write_address;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] ram__write_data;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  ram__write_enable;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_6__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] held_7__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] held_7__q;
+    // verilator lint_off UNOPTFLAT
+    reg  held_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] entry__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] entry__q;
+    // verilator lint_off UNOPTFLAT
+    reg  entry__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  q_valid__d;
+    // verilator lint_on UNOPTFLAT
+    wire  q_valid__q;
+    // verilator lint_off UNOPTFLAT
+    reg  q_valid__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] q_warp__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] q_warp__q;
+    // verilator lint_off UNOPTFLAT
+    reg  q_warp__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  q_far__d;
+    // verilator lint_on UNOPTFLAT
+    wire  q_far__q;
+    // verilator lint_off UNOPTFLAT
+    reg  q_far__clock;
+    // verilator lint_on UNOPTFLAT
+    
+    // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] landing;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] eff;
+    // verilator lint_on UNOPTFLAT
+    
+    // Sub module instances
+    paws_base_proto__dists__ram ram(
+        .clock(ram__clock),
+        .read_address(ram__read_address),
+        .read_data(ram__read_data),
+        .write_address(ram__write_address),
+        .write_data(ram__write_data),
+        .write_enable(ram__write_enable)
+    );
+    paws_base_proto__dists__held held_0(
+        .d(held_0__d),
+        .q(held_0__q),
+        .clock(held_0__clock)
+    );
+    paws_base_proto__dists__held held_1(
+        .d(held_1__d),
+        .q(held_1__q),
+        .clock(held_1__clock)
+    );
+    paws_base_proto__dists__held held_2(
+        .d(held_2__d),
+        .q(held_2__q),
+        .clock(held_2__clock)
+    );
+    paws_base_proto__dists__held held_3(
+        .d(held_3__d),
+        .q(held_3__q),
+        .clock(held_3__clock)
+    );
+    paws_base_proto__dists__held held_4(
+        .d(held_4__d),
+        .q(held_4__q),
+        .clock(held_4__clock)
+    );
+    paws_base_proto__dists__held held_5(
+        .d(held_5__d),
+        .q(held_5__q),
+        .clock(held_5__clock)
+    );
+    paws_base_proto__dists__held held_6(
+        .d(held_6__d),
+        .q(held_6__q),
+        .clock(held_6__clock)
+    );
+    paws_base_proto__dists__held held_7(
+        .d(held_7__d),
+        .q(held_7__q),
+        .clock(held_7__clock)
+    );
+    paws_base_proto__dists__entry entry(
+        .d(entry__d),
+        .q(entry__q),
+        .clock(entry__clock)
+    );
+    paws_base_proto__dists__q_valid q_valid(
+        .d(q_valid__d),
+        .q(q_valid__q),
+        .clock(q_valid__clock)
+    );
+    paws_base_proto__dists__q_warp q_warp(
+        .d(q_warp__d),
+        .q(q_warp__q),
+        .clock(q_warp__clock)
+    );
+    paws_base_proto__dists__q_far q_far(
+        .d(q_far__d),
+        .q(q_far__q),
+        .clock(q_far__clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        entry__clock = clock;
+        q_valid__clock = clock;
+        q_warp__clock = clock;
+        q_far__clock = clock;
+        entry__d = entry__q;
+        q_valid__d = q_valid__q;
+        q_warp__d = q_warp__q;
+        q_far__d = q_far__q;
+        ram__clock = clock;
+        ram__read_address = upd_idx;
+        ram__write_address = tw_idx;
+        ram__write_data = tw_dist;
+        ram__write_enable = tw_en;
+        landing = ram__read_data;
+        if (q_far__q) begin
+            landing = far;
+        end
+        held_0__clock = clock;
+        eff = held_0__q;
+        if (q_valid__q & (q_warp__q == ids_0)) begin
+            eff = landing;
+        end
+        dist_0 = eff;
+        held_0__d = eff;
+        if (launch[0]) begin
+            held_0__d = entry__q;
+        end
+        if (reset) begin
+            held_0__d = far;
+        end
+        held_1__clock = clock;
+        eff = held_1__q;
+        if (q_valid__q & (q_warp__q == ids_1)) begin
+            eff = landing;
+        end
+        dist_1 = eff;
+        held_1__d = eff;
+        if (launch[1]) begin
+            held_1__d = entry__q;
+        end
+        if (reset) begin
+            held_1__d = far;
+        end
+        held_2__clock = clock;
+        eff = held_2__q;
+        if (q_valid__q & (q_warp__q == ids_2)) begin
+            eff = landing;
+        end
+        dist_2 = eff;
+        held_2__d = eff;
+        if (launch[2]) begin
+            held_2__d = entry__q;
+        end
+        if (reset) begin
+            held_2__d = far;
+        end
+        held_3__clock = clock;
+        eff = held_3__q;
+        if (q_valid__q & (q_warp__q == ids_3)) begin
+            eff = landing;
+        end
+        dist_3 = eff;
+        held_3__d = eff;
+        if (launch[3]) begin
+            held_3__d = entry__q;
+        end
+        if (reset) begin
+            held_3__d = far;
+        end
+        held_4__clock = clock;
+        eff = held_4__q;
+        if (q_valid__q & (q_warp__q == ids_4)) begin
+            eff = landing;
+        end
+        dist_4 = eff;
+        held_4__d = eff;
+        if (launch[4]) begin
+            held_4__d = entry__q;
+        end
+        if (reset) begin
+            held_4__d = far;
+        end
+        held_5__clock = clock;
+        eff = held_5__q;
+        if (q_valid__q & (q_warp__q == ids_5)) begin
+            eff = landing;
+        end
+        dist_5 = eff;
+        held_5__d = eff;
+        if (launch[5]) begin
+            held_5__d = entry__q;
+        end
+        if (reset) begin
+            held_5__d = far;
+        end
+        held_6__clock = clock;
+        eff = held_6__q;
+        if (q_valid__q & (q_warp__q == ids_6)) begin
+            eff = landing;
+        end
+        dist_6 = eff;
+        held_6__d = eff;
+        if (launch[6]) begin
+            held_6__d = entry__q;
+        end
+        if (reset) begin
+            held_6__d = far;
+        end
+        held_7__clock = clock;
+        eff = held_7__q;
+        if (q_valid__q & (q_warp__q == ids_7)) begin
+            eff = landing;
+        end
+        dist_7 = eff;
+        held_7__d = eff;
+        if (launch[7]) begin
+            held_7__d = entry__q;
+        end
+        if (reset) begin
+            held_7__d = far;
+        end
+        q_valid__d = upd_valid;
+        q_warp__d = upd_warp;
+        q_far__d = upd_far;
+        if (tw_en & (tw_idx == idx0)) begin
+            entry__d = tw_dist;
+        end
+        if (reset) begin
+            entry__d = far;
+            q_valid__d = 1'b0;
+        end
+    end
+    
+endmodule // paws_base_proto__dists
+
+// paws_base_proto__dists__entry: a register (rust-hdl DFF), field `dists.entry` of `paws_base_proto`; 1 instance.
+module paws_base_proto__dists__entry(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -975,7 +1074,168 @@ module paws_base_proto__dist(d,q,clock);
        q <= d;
     end
           
-endmodule // paws_base_proto__dist
+endmodule // paws_base_proto__dists__entry
+
+// paws_base_proto__dists__held: a register (rust-hdl DFF), field `dists.held` of `paws_base_proto`; 8 instances (one per array element).
+module paws_base_proto__dists__held(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paws_base_proto__dists__held
+
+// paws_base_proto__dists__q_far: a register (rust-hdl DFF), field `dists.q_far` of `paws_base_proto`; 1 instance.
+module paws_base_proto__dists__q_far(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paws_base_proto__dists__q_far
+
+// paws_base_proto__dists__q_valid: a register (rust-hdl DFF), field `dists.q_valid` of `paws_base_proto`; 1 instance.
+module paws_base_proto__dists__q_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paws_base_proto__dists__q_valid
+
+// paws_base_proto__dists__q_warp: a register (rust-hdl DFF), field `dists.q_warp` of `paws_base_proto`; 1 instance.
+module paws_base_proto__dists__q_warp(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paws_base_proto__dists__q_warp
+
+// paws_base_proto__dists__ram: a sub-block, field `dists.ram` of `paws_base_proto`; 1 instance.
+module paws_base_proto__dists__ram(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [9:0] read_address;
+    output reg  [15:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  [15:0] write_data;
+    input wire  write_enable;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  [9:0] words__read_address;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  words__read_clock;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] words__read_data;
+    // verilator lint_off UNOPTFLAT
+    reg  [9:0] words__write_address;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  words__write_clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] words__write_data;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  words__write_enable;
+    // verilator lint_on UNOPTFLAT
+    
+    // Sub module instances
+    paws_base_proto__dists__ram__words words(
+        .read_address(words__read_address),
+        .read_clock(words__read_clock),
+        .read_data(words__read_data),
+        .write_address(words__write_address),
+        .write_clock(words__write_clock),
+        .write_data(words__write_data),
+        .write_enable(words__write_enable)
+    );
+    
+    // Update code
+    always @(*) begin
+        words__read_clock = clock;
+        words__write_clock = clock;
+        words__read_address = read_address;
+        words__write_address = write_address;
+        words__write_data = write_data;
+        words__write_enable = write_enable;
+        read_data = words__read_data;
+    end
+    
+endmodule // paws_base_proto__dists__ram
+
+// paws_base_proto__dists__ram__words: a sub-block, field `dists.ram.words` of `paws_base_proto`; 1 instance.
+module paws_base_proto__dists__ram__words(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [15:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [15:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[15:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // paws_base_proto__dists__ram__words
 
 // paws_base_proto__encode: a sub-block, field `encode` of `paws_base_proto`; 1 instance.
 module paws_base_proto__encode(onehot,index);
@@ -1009,25 +1269,6 @@ module paws_base_proto__encode(onehot,index);
     
 endmodule // paws_base_proto__encode
 
-// paws_base_proto__entry: a register (rust-hdl DFF), field `entry` of `paws_base_proto`; 1 instance.
-module paws_base_proto__entry(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paws_base_proto__entry
-
 // paws_base_proto__live: a register (rust-hdl DFF), field `live` of `paws_base_proto`; 1 instance.
 module paws_base_proto__live(d,q,clock);
     
@@ -1046,146 +1287,4 @@ module paws_base_proto__live(d,q,clock);
     end
           
 endmodule // paws_base_proto__live
-
-// paws_base_proto__q_far: a register (rust-hdl DFF), field `q_far` of `paws_base_proto`; 1 instance.
-module paws_base_proto__q_far(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paws_base_proto__q_far
-
-// paws_base_proto__q_valid: a register (rust-hdl DFF), field `q_valid` of `paws_base_proto`; 1 instance.
-module paws_base_proto__q_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paws_base_proto__q_valid
-
-// paws_base_proto__q_warp: a register (rust-hdl DFF), field `q_warp` of `paws_base_proto`; 1 instance.
-module paws_base_proto__q_warp(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paws_base_proto__q_warp
-
-// paws_base_proto__ram: a sub-block, field `ram` of `paws_base_proto`; 1 instance.
-module paws_base_proto__ram(clock,read_address,read_data,write_address,write_data,write_enable);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  [9:0] read_address;
-    output reg  [15:0] read_data;
-    input wire  [9:0] write_address;
-    input wire  [15:0] write_data;
-    input wire  write_enable;
-    
-    // Stub signals
-    // verilator lint_off UNOPTFLAT
-    reg  [9:0] words__read_address;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  words__read_clock;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] words__read_data;
-    // verilator lint_off UNOPTFLAT
-    reg  [9:0] words__write_address;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  words__write_clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] words__write_data;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  words__write_enable;
-    // verilator lint_on UNOPTFLAT
-    
-    // Sub module instances
-    paws_base_proto__ram__words words(
-        .read_address(words__read_address),
-        .read_clock(words__read_clock),
-        .read_data(words__read_data),
-        .write_address(words__write_address),
-        .write_clock(words__write_clock),
-        .write_data(words__write_data),
-        .write_enable(words__write_enable)
-    );
-    
-    // Update code
-    always @(*) begin
-        words__read_clock = clock;
-        words__write_clock = clock;
-        words__read_address = read_address;
-        words__write_address = write_address;
-        words__write_data = write_data;
-        words__write_enable = write_enable;
-        read_data = words__read_data;
-    end
-    
-endmodule // paws_base_proto__ram
-
-// paws_base_proto__ram__words: a sub-block, field `ram.words` of `paws_base_proto`; 1 instance.
-module paws_base_proto__ram__words(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
-    
-    // Module arguments
-    input wire  [9:0] read_address;
-    input wire  read_clock;
-    output reg  [15:0] read_data;
-    input wire  [9:0] write_address;
-    input wire  write_clock;
-    input wire  [15:0] write_data;
-    input wire  write_enable;
-    
-    // Update code (custom)
-    reg[15:0] mem[1023:0];
-    
-    
-    
-    always @(posedge read_clock) begin
-       read_data <= mem[read_address];
-    end
-    
-    always @(posedge write_clock) begin
-       if (write_enable) begin
-          mem[write_address] <= write_data;
-       end
-    end
-                
-endmodule // paws_base_proto__ram__words
 

@@ -24,15 +24,417 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     output reg  [23:0] active;
     
     // Constant declarations
+    localparam  zero_n = 24'h0;
+    localparam  zero_key = 1'b0;
+    localparam  no = 1'b0;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] live__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] live__q;
+    // verilator lint_off UNOPTFLAT
+    reg  live__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__reset;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__eligible;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__waiting;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] lists__older_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__sort;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__inner;
+    // verilator lint_on UNOPTFLAT
+    wire  lists__grant_valid;
+    wire  [4:0] lists__grant_warp;
+    wire  [23:0] lists__active;
+    
+    // Sub module instances
+    warp_arbiter_two_level_fermi__live live(
+        .d(live__d),
+        .q(live__q),
+        .clock(live__clock)
+    );
+    warp_arbiter_two_level_fermi__lists lists(
+        .clock(lists__clock),
+        .reset(lists__reset),
+        .eligible(lists__eligible),
+        .waiting(lists__waiting),
+        .key_0(lists__key_0),
+        .key_1(lists__key_1),
+        .key_2(lists__key_2),
+        .key_3(lists__key_3),
+        .key_4(lists__key_4),
+        .key_5(lists__key_5),
+        .key_6(lists__key_6),
+        .key_7(lists__key_7),
+        .key_8(lists__key_8),
+        .key_9(lists__key_9),
+        .key_10(lists__key_10),
+        .key_11(lists__key_11),
+        .key_12(lists__key_12),
+        .key_13(lists__key_13),
+        .key_14(lists__key_14),
+        .key_15(lists__key_15),
+        .key_16(lists__key_16),
+        .key_17(lists__key_17),
+        .key_18(lists__key_18),
+        .key_19(lists__key_19),
+        .key_20(lists__key_20),
+        .key_21(lists__key_21),
+        .key_22(lists__key_22),
+        .key_23(lists__key_23),
+        .older_0(lists__older_0),
+        .older_1(lists__older_1),
+        .older_2(lists__older_2),
+        .older_3(lists__older_3),
+        .older_4(lists__older_4),
+        .older_5(lists__older_5),
+        .older_6(lists__older_6),
+        .older_7(lists__older_7),
+        .older_8(lists__older_8),
+        .older_9(lists__older_9),
+        .older_10(lists__older_10),
+        .older_11(lists__older_11),
+        .older_12(lists__older_12),
+        .older_13(lists__older_13),
+        .older_14(lists__older_14),
+        .older_15(lists__older_15),
+        .older_16(lists__older_16),
+        .older_17(lists__older_17),
+        .older_18(lists__older_18),
+        .older_19(lists__older_19),
+        .older_20(lists__older_20),
+        .older_21(lists__older_21),
+        .older_22(lists__older_22),
+        .older_23(lists__older_23),
+        .sort(lists__sort),
+        .inner(lists__inner),
+        .grant_valid(lists__grant_valid),
+        .grant_warp(lists__grant_warp),
+        .active(lists__active)
+    );
+    
+    // Update code
+    always @(*) begin
+        live__clock = clock;
+        live__d = live__q;
+        lists__clock = clock;
+        lists__reset = reset;
+        lists__eligible = ready & live__q;
+        lists__waiting = long_stall | ~live__q;
+        lists__sort = no;
+        lists__inner = no;
+        lists__key_0 = zero_key;
+        lists__older_0 = zero_n;
+        lists__key_1 = zero_key;
+        lists__older_1 = zero_n;
+        lists__key_2 = zero_key;
+        lists__older_2 = zero_n;
+        lists__key_3 = zero_key;
+        lists__older_3 = zero_n;
+        lists__key_4 = zero_key;
+        lists__older_4 = zero_n;
+        lists__key_5 = zero_key;
+        lists__older_5 = zero_n;
+        lists__key_6 = zero_key;
+        lists__older_6 = zero_n;
+        lists__key_7 = zero_key;
+        lists__older_7 = zero_n;
+        lists__key_8 = zero_key;
+        lists__older_8 = zero_n;
+        lists__key_9 = zero_key;
+        lists__older_9 = zero_n;
+        lists__key_10 = zero_key;
+        lists__older_10 = zero_n;
+        lists__key_11 = zero_key;
+        lists__older_11 = zero_n;
+        lists__key_12 = zero_key;
+        lists__older_12 = zero_n;
+        lists__key_13 = zero_key;
+        lists__older_13 = zero_n;
+        lists__key_14 = zero_key;
+        lists__older_14 = zero_n;
+        lists__key_15 = zero_key;
+        lists__older_15 = zero_n;
+        lists__key_16 = zero_key;
+        lists__older_16 = zero_n;
+        lists__key_17 = zero_key;
+        lists__older_17 = zero_n;
+        lists__key_18 = zero_key;
+        lists__older_18 = zero_n;
+        lists__key_19 = zero_key;
+        lists__older_19 = zero_n;
+        lists__key_20 = zero_key;
+        lists__older_20 = zero_n;
+        lists__key_21 = zero_key;
+        lists__older_21 = zero_n;
+        lists__key_22 = zero_key;
+        lists__older_22 = zero_n;
+        lists__key_23 = zero_key;
+        lists__older_23 = zero_n;
+        grant_valid = lists__grant_valid;
+        grant_warp = lists__grant_warp;
+        active = lists__active;
+        live__d = (live__q & ~exit) | launch;
+        if (reset) begin
+            live__d = zero_n;
+        end
+    end
+    
+endmodule // warp_arbiter_two_level_fermi
+
+// warp_arbiter_two_level_fermi__lists: a sub-block, field `lists` of `warp_arbiter_two_level_fermi`; 1 instance.
+module warp_arbiter_two_level_fermi__lists(clock,reset,eligible,waiting,key_0,key_1,key_2,key_3,key_4,key_5,key_6,key_7,key_8,key_9,key_10,key_11,key_12,key_13,key_14,key_15,key_16,key_17,key_18,key_19,key_20,key_21,key_22,key_23,older_0,older_1,older_2,older_3,older_4,older_5,older_6,older_7,older_8,older_9,older_10,older_11,older_12,older_13,older_14,older_15,older_16,older_17,older_18,older_19,older_20,older_21,older_22,older_23,sort,inner,grant_valid,grant_warp,active);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [23:0] eligible;
+    input wire  [23:0] waiting;
+    input wire  key_0;
+    input wire  key_1;
+    input wire  key_2;
+    input wire  key_3;
+    input wire  key_4;
+    input wire  key_5;
+    input wire  key_6;
+    input wire  key_7;
+    input wire  key_8;
+    input wire  key_9;
+    input wire  key_10;
+    input wire  key_11;
+    input wire  key_12;
+    input wire  key_13;
+    input wire  key_14;
+    input wire  key_15;
+    input wire  key_16;
+    input wire  key_17;
+    input wire  key_18;
+    input wire  key_19;
+    input wire  key_20;
+    input wire  key_21;
+    input wire  key_22;
+    input wire  key_23;
+    input wire  [23:0] older_0;
+    input wire  [23:0] older_1;
+    input wire  [23:0] older_2;
+    input wire  [23:0] older_3;
+    input wire  [23:0] older_4;
+    input wire  [23:0] older_5;
+    input wire  [23:0] older_6;
+    input wire  [23:0] older_7;
+    input wire  [23:0] older_8;
+    input wire  [23:0] older_9;
+    input wire  [23:0] older_10;
+    input wire  [23:0] older_11;
+    input wire  [23:0] older_12;
+    input wire  [23:0] older_13;
+    input wire  [23:0] older_14;
+    input wire  [23:0] older_15;
+    input wire  [23:0] older_16;
+    input wire  [23:0] older_17;
+    input wire  [23:0] older_18;
+    input wire  [23:0] older_19;
+    input wire  [23:0] older_20;
+    input wire  [23:0] older_21;
+    input wire  [23:0] older_22;
+    input wire  [23:0] older_23;
+    input wire  sort;
+    input wire  inner;
+    output reg  grant_valid;
+    output reg  [4:0] grant_warp;
+    output reg  [23:0] active;
+    
+    // Constant declarations
     localparam  zero_k = 6'b0;
+    localparam  low_k = 24'h3f;
     localparam  onehot_k_0 = 6'b1;
     localparam  onehot_k_1 = 6'b10;
     localparam  onehot_k_2 = 6'b100;
     localparam  onehot_k_3 = 6'b1000;
     localparam  onehot_k_4 = 6'b10000;
     localparam  onehot_k_5 = 6'b100000;
+    localparam  onehot_n_0 = 24'h1;
+    localparam  onehot_n_1 = 24'h2;
+    localparam  onehot_n_2 = 24'h4;
+    localparam  onehot_n_3 = 24'h8;
+    localparam  onehot_n_4 = 24'h10;
+    localparam  onehot_n_5 = 24'h20;
+    localparam  onehot_n_6 = 24'h40;
+    localparam  onehot_n_7 = 24'h80;
+    localparam  onehot_n_8 = 24'h100;
+    localparam  onehot_n_9 = 24'h200;
+    localparam  onehot_n_10 = 24'h400;
+    localparam  onehot_n_11 = 24'h800;
+    localparam  onehot_n_12 = 24'h1000;
+    localparam  onehot_n_13 = 24'h2000;
+    localparam  onehot_n_14 = 24'h4000;
+    localparam  onehot_n_15 = 24'h8000;
+    localparam  onehot_n_16 = 24'h10000;
+    localparam  onehot_n_17 = 24'h20000;
+    localparam  onehot_n_18 = 24'h40000;
+    localparam  onehot_n_19 = 24'h80000;
+    localparam  onehot_n_20 = 24'h100000;
+    localparam  onehot_n_21 = 24'h200000;
+    localparam  onehot_n_22 = 24'h400000;
+    localparam  onehot_n_23 = 24'h800000;
     localparam  one_n = 24'h1;
     localparam  zero_n = 24'h0;
+    localparam  zero_w = 1'b0;
     localparam  upto_n_0 = 24'h1;
     localparam  upto_n_1 = 24'h3;
     localparam  upto_n_2 = 24'h7;
@@ -42,7 +444,6 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     localparam  one_id = 5'b1;
     localparam  zero_id = 5'b0;
     localparam  k_const = 5'b110;
-    localparam  p_const = 5'b10010;
     localparam  ids_0 = 5'b0;
     localparam  ids_1 = 5'b1;
     localparam  ids_2 = 5'b10;
@@ -61,6 +462,18 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     localparam  ids_15 = 5'b1111;
     localparam  ids_16 = 5'b10000;
     localparam  ids_17 = 5'b10001;
+    localparam  ids_18 = 5'b10010;
+    localparam  ids_19 = 5'b10011;
+    localparam  ids_20 = 5'b10100;
+    localparam  ids_21 = 5'b10101;
+    localparam  ids_22 = 5'b10110;
+    localparam  ids_23 = 5'b10111;
+    localparam  pos_0 = 3'b0;
+    localparam  pos_1 = 3'b1;
+    localparam  pos_2 = 3'b10;
+    localparam  pos_3 = 3'b11;
+    localparam  pos_4 = 3'b100;
+    localparam  pos_5 = 3'b101;
     localparam  pend_init_0 = 5'b110;
     localparam  pend_init_1 = 5'b111;
     localparam  pend_init_2 = 5'b1000;
@@ -81,13 +494,6 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     localparam  pend_init_17 = 5'b10111;
     
     // Stub signals
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] live__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [23:0] live__q;
-    // verilator lint_off UNOPTFLAT
-    reg  live__clock;
-    // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] act_0__d;
     // verilator lint_on UNOPTFLAT
@@ -129,6 +535,55 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     wire  [4:0] act_5__q;
     // verilator lint_off UNOPTFLAT
     reg  act_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] act_mask__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] act_mask__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_mask__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] pend_0__d;
@@ -257,12 +712,36 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     reg  pend_17__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] head__d;
+    reg  sorting__d;
     // verilator lint_on UNOPTFLAT
-    wire  [4:0] head__q;
+    wire  sorting__q;
     // verilator lint_off UNOPTFLAT
-    reg  head__clock;
+    reg  sorting__clock;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] rank_0__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_0__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] rank_1__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_1__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] rank_2__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_2__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] rank_3__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_3__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] rank_4__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_4__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] rank_5__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_5__count;
     // verilator lint_off UNOPTFLAT
     reg  [5:0] first__req;
     // verilator lint_on UNOPTFLAT
@@ -293,14 +772,88 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     reg  [4:0] pick__data_5;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pick__out;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] closest__valid;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_23;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] closest__min;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] encode__onehot;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] encode__index;
     
     // Local signals
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] eligible;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] waiting;
-    // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  kept_0;
     // verilator lint_on UNOPTFLAT
@@ -365,42 +918,6 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     reg  [4:0] kept_count;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_pos_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_pos_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_pos_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_pos_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_pos_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_pos_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_at_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_at_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_at_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_at_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_at_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] ring_at_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [4:0] demoted_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -437,6 +954,84 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     reg  moves_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [4:0] compact_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] compact_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] compact_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] compact_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] compact_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] compact_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] promoted;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] entry_row_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] entry_row_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] entry_row_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] entry_row_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] entry_row_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] entry_row_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] entry_eligible;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] before_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] before_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] before_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] before_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] before_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] before_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] list_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -458,165 +1053,210 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     reg  [5:0] list_eligible;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  found;
+    reg  [23:0] list_mask;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] sel_warp;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] landed;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  lands;
+    reg  [23:0] oldest;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] rotated;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] list_mask;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] next_head;
+    reg  rotated_key;
     // verilator lint_on UNOPTFLAT
     
     // Sub module instances
-    warp_arbiter_two_level_fermi__live live(
-        .d(live__d),
-        .q(live__q),
-        .clock(live__clock)
-    );
-    warp_arbiter_two_level_fermi__act act_0(
+    warp_arbiter_two_level_fermi__lists__act act_0(
         .d(act_0__d),
         .q(act_0__q),
         .clock(act_0__clock)
     );
-    warp_arbiter_two_level_fermi__act act_1(
+    warp_arbiter_two_level_fermi__lists__act act_1(
         .d(act_1__d),
         .q(act_1__q),
         .clock(act_1__clock)
     );
-    warp_arbiter_two_level_fermi__act act_2(
+    warp_arbiter_two_level_fermi__lists__act act_2(
         .d(act_2__d),
         .q(act_2__q),
         .clock(act_2__clock)
     );
-    warp_arbiter_two_level_fermi__act act_3(
+    warp_arbiter_two_level_fermi__lists__act act_3(
         .d(act_3__d),
         .q(act_3__q),
         .clock(act_3__clock)
     );
-    warp_arbiter_two_level_fermi__act act_4(
+    warp_arbiter_two_level_fermi__lists__act act_4(
         .d(act_4__d),
         .q(act_4__q),
         .clock(act_4__clock)
     );
-    warp_arbiter_two_level_fermi__act act_5(
+    warp_arbiter_two_level_fermi__lists__act act_5(
         .d(act_5__d),
         .q(act_5__q),
         .clock(act_5__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_0(
+    warp_arbiter_two_level_fermi__lists__act_key act_key_0(
+        .d(act_key_0__d),
+        .q(act_key_0__q),
+        .clock(act_key_0__clock)
+    );
+    warp_arbiter_two_level_fermi__lists__act_key act_key_1(
+        .d(act_key_1__d),
+        .q(act_key_1__q),
+        .clock(act_key_1__clock)
+    );
+    warp_arbiter_two_level_fermi__lists__act_key act_key_2(
+        .d(act_key_2__d),
+        .q(act_key_2__q),
+        .clock(act_key_2__clock)
+    );
+    warp_arbiter_two_level_fermi__lists__act_key act_key_3(
+        .d(act_key_3__d),
+        .q(act_key_3__q),
+        .clock(act_key_3__clock)
+    );
+    warp_arbiter_two_level_fermi__lists__act_key act_key_4(
+        .d(act_key_4__d),
+        .q(act_key_4__q),
+        .clock(act_key_4__clock)
+    );
+    warp_arbiter_two_level_fermi__lists__act_key act_key_5(
+        .d(act_key_5__d),
+        .q(act_key_5__q),
+        .clock(act_key_5__clock)
+    );
+    warp_arbiter_two_level_fermi__lists__act_mask act_mask(
+        .d(act_mask__d),
+        .q(act_mask__q),
+        .clock(act_mask__clock)
+    );
+    warp_arbiter_two_level_fermi__lists__pend pend_0(
         .d(pend_0__d),
         .q(pend_0__q),
         .clock(pend_0__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_1(
+    warp_arbiter_two_level_fermi__lists__pend pend_1(
         .d(pend_1__d),
         .q(pend_1__q),
         .clock(pend_1__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_2(
+    warp_arbiter_two_level_fermi__lists__pend pend_2(
         .d(pend_2__d),
         .q(pend_2__q),
         .clock(pend_2__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_3(
+    warp_arbiter_two_level_fermi__lists__pend pend_3(
         .d(pend_3__d),
         .q(pend_3__q),
         .clock(pend_3__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_4(
+    warp_arbiter_two_level_fermi__lists__pend pend_4(
         .d(pend_4__d),
         .q(pend_4__q),
         .clock(pend_4__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_5(
+    warp_arbiter_two_level_fermi__lists__pend pend_5(
         .d(pend_5__d),
         .q(pend_5__q),
         .clock(pend_5__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_6(
+    warp_arbiter_two_level_fermi__lists__pend pend_6(
         .d(pend_6__d),
         .q(pend_6__q),
         .clock(pend_6__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_7(
+    warp_arbiter_two_level_fermi__lists__pend pend_7(
         .d(pend_7__d),
         .q(pend_7__q),
         .clock(pend_7__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_8(
+    warp_arbiter_two_level_fermi__lists__pend pend_8(
         .d(pend_8__d),
         .q(pend_8__q),
         .clock(pend_8__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_9(
+    warp_arbiter_two_level_fermi__lists__pend pend_9(
         .d(pend_9__d),
         .q(pend_9__q),
         .clock(pend_9__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_10(
+    warp_arbiter_two_level_fermi__lists__pend pend_10(
         .d(pend_10__d),
         .q(pend_10__q),
         .clock(pend_10__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_11(
+    warp_arbiter_two_level_fermi__lists__pend pend_11(
         .d(pend_11__d),
         .q(pend_11__q),
         .clock(pend_11__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_12(
+    warp_arbiter_two_level_fermi__lists__pend pend_12(
         .d(pend_12__d),
         .q(pend_12__q),
         .clock(pend_12__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_13(
+    warp_arbiter_two_level_fermi__lists__pend pend_13(
         .d(pend_13__d),
         .q(pend_13__q),
         .clock(pend_13__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_14(
+    warp_arbiter_two_level_fermi__lists__pend pend_14(
         .d(pend_14__d),
         .q(pend_14__q),
         .clock(pend_14__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_15(
+    warp_arbiter_two_level_fermi__lists__pend pend_15(
         .d(pend_15__d),
         .q(pend_15__q),
         .clock(pend_15__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_16(
+    warp_arbiter_two_level_fermi__lists__pend pend_16(
         .d(pend_16__d),
         .q(pend_16__q),
         .clock(pend_16__clock)
     );
-    warp_arbiter_two_level_fermi__pend pend_17(
+    warp_arbiter_two_level_fermi__lists__pend pend_17(
         .d(pend_17__d),
         .q(pend_17__q),
         .clock(pend_17__clock)
     );
-    warp_arbiter_two_level_fermi__head head(
-        .d(head__d),
-        .q(head__q),
-        .clock(head__clock)
+    warp_arbiter_two_level_fermi__lists__sorting sorting(
+        .d(sorting__d),
+        .q(sorting__q),
+        .clock(sorting__clock)
     );
-    warp_arbiter_two_level_fermi__first first(
+    warp_arbiter_two_level_fermi__lists__rank rank_0(
+        .bits(rank_0__bits),
+        .count(rank_0__count)
+    );
+    warp_arbiter_two_level_fermi__lists__rank rank_1(
+        .bits(rank_1__bits),
+        .count(rank_1__count)
+    );
+    warp_arbiter_two_level_fermi__lists__rank rank_2(
+        .bits(rank_2__bits),
+        .count(rank_2__count)
+    );
+    warp_arbiter_two_level_fermi__lists__rank rank_3(
+        .bits(rank_3__bits),
+        .count(rank_3__count)
+    );
+    warp_arbiter_two_level_fermi__lists__rank rank_4(
+        .bits(rank_4__bits),
+        .count(rank_4__count)
+    );
+    warp_arbiter_two_level_fermi__lists__rank rank_5(
+        .bits(rank_5__bits),
+        .count(rank_5__count)
+    );
+    warp_arbiter_two_level_fermi__lists__first first(
         .req(first__req),
         .valid(first__valid),
         .onehot(first__onehot),
         .index(first__index)
     );
-    warp_arbiter_two_level_fermi__pick pick(
+    warp_arbiter_two_level_fermi__lists__pick pick(
         .sel(pick__sel),
         .data_0(pick__data_0),
         .data_1(pick__data_1),
@@ -626,25 +1266,69 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         .data_5(pick__data_5),
         .out(pick__out)
     );
+    warp_arbiter_two_level_fermi__lists__closest closest(
+        .valid(closest__valid),
+        .key_0(closest__key_0),
+        .key_1(closest__key_1),
+        .key_2(closest__key_2),
+        .key_3(closest__key_3),
+        .key_4(closest__key_4),
+        .key_5(closest__key_5),
+        .key_6(closest__key_6),
+        .key_7(closest__key_7),
+        .key_8(closest__key_8),
+        .key_9(closest__key_9),
+        .key_10(closest__key_10),
+        .key_11(closest__key_11),
+        .key_12(closest__key_12),
+        .key_13(closest__key_13),
+        .key_14(closest__key_14),
+        .key_15(closest__key_15),
+        .key_16(closest__key_16),
+        .key_17(closest__key_17),
+        .key_18(closest__key_18),
+        .key_19(closest__key_19),
+        .key_20(closest__key_20),
+        .key_21(closest__key_21),
+        .key_22(closest__key_22),
+        .key_23(closest__key_23),
+        .min(closest__min)
+    );
+    warp_arbiter_two_level_fermi__lists__encode encode(
+        .onehot(encode__onehot),
+        .index(encode__index)
+    );
     
     // Update code
     always @(*) begin
-        live__clock = clock;
-        head__clock = clock;
-        live__d = live__q;
-        head__d = head__q;
+        sorting__clock = clock;
+        act_mask__clock = clock;
+        sorting__d = sorting__q;
+        act_mask__d = act_mask__q;
         act_0__clock = clock;
         act_0__d = act_0__q;
+        act_key_0__clock = clock;
+        act_key_0__d = act_key_0__q;
         act_1__clock = clock;
         act_1__d = act_1__q;
+        act_key_1__clock = clock;
+        act_key_1__d = act_key_1__q;
         act_2__clock = clock;
         act_2__d = act_2__q;
+        act_key_2__clock = clock;
+        act_key_2__d = act_key_2__q;
         act_3__clock = clock;
         act_3__d = act_3__q;
+        act_key_3__clock = clock;
+        act_key_3__d = act_key_3__q;
         act_4__clock = clock;
         act_4__d = act_4__q;
+        act_key_4__clock = clock;
+        act_key_4__d = act_key_4__q;
         act_5__clock = clock;
         act_5__d = act_5__q;
+        act_key_5__clock = clock;
+        act_key_5__d = act_key_5__q;
         pend_0__clock = clock;
         pend_0__d = pend_0__q;
         pend_1__clock = clock;
@@ -681,12 +1365,10 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         pend_16__d = pend_16__q;
         pend_17__clock = clock;
         pend_17__d = pend_17__q;
-        eligible = ready & live__q;
-        waiting = long_stall | ~live__q;
         kept_run = one_n;
         demoted_run = one_n;
         kept_count = zero_id;
-        kept_0 = ~waiting[act_0__q];
+        kept_0 = ~waiting[act_0__q] | sorting__q;
         kept_before_0 = kept_run[(32'h0)+:(6)];
         demoted_before_0 = demoted_run[(32'h0)+:(6)];
         if (kept_0) begin
@@ -696,7 +1378,7 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        kept_1 = ~waiting[act_1__q];
+        kept_1 = ~waiting[act_1__q] | sorting__q;
         kept_before_1 = kept_run[(32'h0)+:(6)];
         demoted_before_1 = demoted_run[(32'h0)+:(6)];
         if (kept_1) begin
@@ -706,7 +1388,7 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        kept_2 = ~waiting[act_2__q];
+        kept_2 = ~waiting[act_2__q] | sorting__q;
         kept_before_2 = kept_run[(32'h0)+:(6)];
         demoted_before_2 = demoted_run[(32'h0)+:(6)];
         if (kept_2) begin
@@ -716,7 +1398,7 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        kept_3 = ~waiting[act_3__q];
+        kept_3 = ~waiting[act_3__q] | sorting__q;
         kept_before_3 = kept_run[(32'h0)+:(6)];
         demoted_before_3 = demoted_run[(32'h0)+:(6)];
         if (kept_3) begin
@@ -726,7 +1408,7 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        kept_4 = ~waiting[act_4__q];
+        kept_4 = ~waiting[act_4__q] | sorting__q;
         kept_before_4 = kept_run[(32'h0)+:(6)];
         demoted_before_4 = demoted_run[(32'h0)+:(6)];
         if (kept_4) begin
@@ -736,7 +1418,7 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        kept_5 = ~waiting[act_5__q];
+        kept_5 = ~waiting[act_5__q] | sorting__q;
         kept_before_5 = kept_run[(32'h0)+:(6)];
         demoted_before_5 = demoted_run[(32'h0)+:(6)];
         if (kept_5) begin
@@ -746,365 +1428,7 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        next_head = head__q + (k_const - kept_count);
-        if (next_head >= p_const) begin
-            next_head = next_head - p_const;
-        end
-        head__d = next_head;
-        ring_pos_0 = head__q + ids_0;
-        if (ring_pos_0 >= p_const) begin
-            ring_pos_0 = ring_pos_0 - p_const;
-        end
-        ring_at_0 = zero_id;
-        if (ring_pos_0 == ids_0) begin
-            ring_at_0 = ring_at_0 | pend_0__q;
-        end
-        if (ring_pos_0 == ids_1) begin
-            ring_at_0 = ring_at_0 | pend_1__q;
-        end
-        if (ring_pos_0 == ids_2) begin
-            ring_at_0 = ring_at_0 | pend_2__q;
-        end
-        if (ring_pos_0 == ids_3) begin
-            ring_at_0 = ring_at_0 | pend_3__q;
-        end
-        if (ring_pos_0 == ids_4) begin
-            ring_at_0 = ring_at_0 | pend_4__q;
-        end
-        if (ring_pos_0 == ids_5) begin
-            ring_at_0 = ring_at_0 | pend_5__q;
-        end
-        if (ring_pos_0 == ids_6) begin
-            ring_at_0 = ring_at_0 | pend_6__q;
-        end
-        if (ring_pos_0 == ids_7) begin
-            ring_at_0 = ring_at_0 | pend_7__q;
-        end
-        if (ring_pos_0 == ids_8) begin
-            ring_at_0 = ring_at_0 | pend_8__q;
-        end
-        if (ring_pos_0 == ids_9) begin
-            ring_at_0 = ring_at_0 | pend_9__q;
-        end
-        if (ring_pos_0 == ids_10) begin
-            ring_at_0 = ring_at_0 | pend_10__q;
-        end
-        if (ring_pos_0 == ids_11) begin
-            ring_at_0 = ring_at_0 | pend_11__q;
-        end
-        if (ring_pos_0 == ids_12) begin
-            ring_at_0 = ring_at_0 | pend_12__q;
-        end
-        if (ring_pos_0 == ids_13) begin
-            ring_at_0 = ring_at_0 | pend_13__q;
-        end
-        if (ring_pos_0 == ids_14) begin
-            ring_at_0 = ring_at_0 | pend_14__q;
-        end
-        if (ring_pos_0 == ids_15) begin
-            ring_at_0 = ring_at_0 | pend_15__q;
-        end
-        if (ring_pos_0 == ids_16) begin
-            ring_at_0 = ring_at_0 | pend_16__q;
-        end
-        if (ring_pos_0 == ids_17) begin
-            ring_at_0 = ring_at_0 | pend_17__q;
-        end
-        ring_pos_1 = head__q + ids_1;
-        if (ring_pos_1 >= p_const) begin
-            ring_pos_1 = ring_pos_1 - p_const;
-        end
-        ring_at_1 = zero_id;
-        if (ring_pos_1 == ids_0) begin
-            ring_at_1 = ring_at_1 | pend_0__q;
-        end
-        if (ring_pos_1 == ids_1) begin
-            ring_at_1 = ring_at_1 | pend_1__q;
-        end
-        if (ring_pos_1 == ids_2) begin
-            ring_at_1 = ring_at_1 | pend_2__q;
-        end
-        if (ring_pos_1 == ids_3) begin
-            ring_at_1 = ring_at_1 | pend_3__q;
-        end
-        if (ring_pos_1 == ids_4) begin
-            ring_at_1 = ring_at_1 | pend_4__q;
-        end
-        if (ring_pos_1 == ids_5) begin
-            ring_at_1 = ring_at_1 | pend_5__q;
-        end
-        if (ring_pos_1 == ids_6) begin
-            ring_at_1 = ring_at_1 | pend_6__q;
-        end
-        if (ring_pos_1 == ids_7) begin
-            ring_at_1 = ring_at_1 | pend_7__q;
-        end
-        if (ring_pos_1 == ids_8) begin
-            ring_at_1 = ring_at_1 | pend_8__q;
-        end
-        if (ring_pos_1 == ids_9) begin
-            ring_at_1 = ring_at_1 | pend_9__q;
-        end
-        if (ring_pos_1 == ids_10) begin
-            ring_at_1 = ring_at_1 | pend_10__q;
-        end
-        if (ring_pos_1 == ids_11) begin
-            ring_at_1 = ring_at_1 | pend_11__q;
-        end
-        if (ring_pos_1 == ids_12) begin
-            ring_at_1 = ring_at_1 | pend_12__q;
-        end
-        if (ring_pos_1 == ids_13) begin
-            ring_at_1 = ring_at_1 | pend_13__q;
-        end
-        if (ring_pos_1 == ids_14) begin
-            ring_at_1 = ring_at_1 | pend_14__q;
-        end
-        if (ring_pos_1 == ids_15) begin
-            ring_at_1 = ring_at_1 | pend_15__q;
-        end
-        if (ring_pos_1 == ids_16) begin
-            ring_at_1 = ring_at_1 | pend_16__q;
-        end
-        if (ring_pos_1 == ids_17) begin
-            ring_at_1 = ring_at_1 | pend_17__q;
-        end
-        ring_pos_2 = head__q + ids_2;
-        if (ring_pos_2 >= p_const) begin
-            ring_pos_2 = ring_pos_2 - p_const;
-        end
-        ring_at_2 = zero_id;
-        if (ring_pos_2 == ids_0) begin
-            ring_at_2 = ring_at_2 | pend_0__q;
-        end
-        if (ring_pos_2 == ids_1) begin
-            ring_at_2 = ring_at_2 | pend_1__q;
-        end
-        if (ring_pos_2 == ids_2) begin
-            ring_at_2 = ring_at_2 | pend_2__q;
-        end
-        if (ring_pos_2 == ids_3) begin
-            ring_at_2 = ring_at_2 | pend_3__q;
-        end
-        if (ring_pos_2 == ids_4) begin
-            ring_at_2 = ring_at_2 | pend_4__q;
-        end
-        if (ring_pos_2 == ids_5) begin
-            ring_at_2 = ring_at_2 | pend_5__q;
-        end
-        if (ring_pos_2 == ids_6) begin
-            ring_at_2 = ring_at_2 | pend_6__q;
-        end
-        if (ring_pos_2 == ids_7) begin
-            ring_at_2 = ring_at_2 | pend_7__q;
-        end
-        if (ring_pos_2 == ids_8) begin
-            ring_at_2 = ring_at_2 | pend_8__q;
-        end
-        if (ring_pos_2 == ids_9) begin
-            ring_at_2 = ring_at_2 | pend_9__q;
-        end
-        if (ring_pos_2 == ids_10) begin
-            ring_at_2 = ring_at_2 | pend_10__q;
-        end
-        if (ring_pos_2 == ids_11) begin
-            ring_at_2 = ring_at_2 | pend_11__q;
-        end
-        if (ring_pos_2 == ids_12) begin
-            ring_at_2 = ring_at_2 | pend_12__q;
-        end
-        if (ring_pos_2 == ids_13) begin
-            ring_at_2 = ring_at_2 | pend_13__q;
-        end
-        if (ring_pos_2 == ids_14) begin
-            ring_at_2 = ring_at_2 | pend_14__q;
-        end
-        if (ring_pos_2 == ids_15) begin
-            ring_at_2 = ring_at_2 | pend_15__q;
-        end
-        if (ring_pos_2 == ids_16) begin
-            ring_at_2 = ring_at_2 | pend_16__q;
-        end
-        if (ring_pos_2 == ids_17) begin
-            ring_at_2 = ring_at_2 | pend_17__q;
-        end
-        ring_pos_3 = head__q + ids_3;
-        if (ring_pos_3 >= p_const) begin
-            ring_pos_3 = ring_pos_3 - p_const;
-        end
-        ring_at_3 = zero_id;
-        if (ring_pos_3 == ids_0) begin
-            ring_at_3 = ring_at_3 | pend_0__q;
-        end
-        if (ring_pos_3 == ids_1) begin
-            ring_at_3 = ring_at_3 | pend_1__q;
-        end
-        if (ring_pos_3 == ids_2) begin
-            ring_at_3 = ring_at_3 | pend_2__q;
-        end
-        if (ring_pos_3 == ids_3) begin
-            ring_at_3 = ring_at_3 | pend_3__q;
-        end
-        if (ring_pos_3 == ids_4) begin
-            ring_at_3 = ring_at_3 | pend_4__q;
-        end
-        if (ring_pos_3 == ids_5) begin
-            ring_at_3 = ring_at_3 | pend_5__q;
-        end
-        if (ring_pos_3 == ids_6) begin
-            ring_at_3 = ring_at_3 | pend_6__q;
-        end
-        if (ring_pos_3 == ids_7) begin
-            ring_at_3 = ring_at_3 | pend_7__q;
-        end
-        if (ring_pos_3 == ids_8) begin
-            ring_at_3 = ring_at_3 | pend_8__q;
-        end
-        if (ring_pos_3 == ids_9) begin
-            ring_at_3 = ring_at_3 | pend_9__q;
-        end
-        if (ring_pos_3 == ids_10) begin
-            ring_at_3 = ring_at_3 | pend_10__q;
-        end
-        if (ring_pos_3 == ids_11) begin
-            ring_at_3 = ring_at_3 | pend_11__q;
-        end
-        if (ring_pos_3 == ids_12) begin
-            ring_at_3 = ring_at_3 | pend_12__q;
-        end
-        if (ring_pos_3 == ids_13) begin
-            ring_at_3 = ring_at_3 | pend_13__q;
-        end
-        if (ring_pos_3 == ids_14) begin
-            ring_at_3 = ring_at_3 | pend_14__q;
-        end
-        if (ring_pos_3 == ids_15) begin
-            ring_at_3 = ring_at_3 | pend_15__q;
-        end
-        if (ring_pos_3 == ids_16) begin
-            ring_at_3 = ring_at_3 | pend_16__q;
-        end
-        if (ring_pos_3 == ids_17) begin
-            ring_at_3 = ring_at_3 | pend_17__q;
-        end
-        ring_pos_4 = head__q + ids_4;
-        if (ring_pos_4 >= p_const) begin
-            ring_pos_4 = ring_pos_4 - p_const;
-        end
-        ring_at_4 = zero_id;
-        if (ring_pos_4 == ids_0) begin
-            ring_at_4 = ring_at_4 | pend_0__q;
-        end
-        if (ring_pos_4 == ids_1) begin
-            ring_at_4 = ring_at_4 | pend_1__q;
-        end
-        if (ring_pos_4 == ids_2) begin
-            ring_at_4 = ring_at_4 | pend_2__q;
-        end
-        if (ring_pos_4 == ids_3) begin
-            ring_at_4 = ring_at_4 | pend_3__q;
-        end
-        if (ring_pos_4 == ids_4) begin
-            ring_at_4 = ring_at_4 | pend_4__q;
-        end
-        if (ring_pos_4 == ids_5) begin
-            ring_at_4 = ring_at_4 | pend_5__q;
-        end
-        if (ring_pos_4 == ids_6) begin
-            ring_at_4 = ring_at_4 | pend_6__q;
-        end
-        if (ring_pos_4 == ids_7) begin
-            ring_at_4 = ring_at_4 | pend_7__q;
-        end
-        if (ring_pos_4 == ids_8) begin
-            ring_at_4 = ring_at_4 | pend_8__q;
-        end
-        if (ring_pos_4 == ids_9) begin
-            ring_at_4 = ring_at_4 | pend_9__q;
-        end
-        if (ring_pos_4 == ids_10) begin
-            ring_at_4 = ring_at_4 | pend_10__q;
-        end
-        if (ring_pos_4 == ids_11) begin
-            ring_at_4 = ring_at_4 | pend_11__q;
-        end
-        if (ring_pos_4 == ids_12) begin
-            ring_at_4 = ring_at_4 | pend_12__q;
-        end
-        if (ring_pos_4 == ids_13) begin
-            ring_at_4 = ring_at_4 | pend_13__q;
-        end
-        if (ring_pos_4 == ids_14) begin
-            ring_at_4 = ring_at_4 | pend_14__q;
-        end
-        if (ring_pos_4 == ids_15) begin
-            ring_at_4 = ring_at_4 | pend_15__q;
-        end
-        if (ring_pos_4 == ids_16) begin
-            ring_at_4 = ring_at_4 | pend_16__q;
-        end
-        if (ring_pos_4 == ids_17) begin
-            ring_at_4 = ring_at_4 | pend_17__q;
-        end
-        ring_pos_5 = head__q + ids_5;
-        if (ring_pos_5 >= p_const) begin
-            ring_pos_5 = ring_pos_5 - p_const;
-        end
-        ring_at_5 = zero_id;
-        if (ring_pos_5 == ids_0) begin
-            ring_at_5 = ring_at_5 | pend_0__q;
-        end
-        if (ring_pos_5 == ids_1) begin
-            ring_at_5 = ring_at_5 | pend_1__q;
-        end
-        if (ring_pos_5 == ids_2) begin
-            ring_at_5 = ring_at_5 | pend_2__q;
-        end
-        if (ring_pos_5 == ids_3) begin
-            ring_at_5 = ring_at_5 | pend_3__q;
-        end
-        if (ring_pos_5 == ids_4) begin
-            ring_at_5 = ring_at_5 | pend_4__q;
-        end
-        if (ring_pos_5 == ids_5) begin
-            ring_at_5 = ring_at_5 | pend_5__q;
-        end
-        if (ring_pos_5 == ids_6) begin
-            ring_at_5 = ring_at_5 | pend_6__q;
-        end
-        if (ring_pos_5 == ids_7) begin
-            ring_at_5 = ring_at_5 | pend_7__q;
-        end
-        if (ring_pos_5 == ids_8) begin
-            ring_at_5 = ring_at_5 | pend_8__q;
-        end
-        if (ring_pos_5 == ids_9) begin
-            ring_at_5 = ring_at_5 | pend_9__q;
-        end
-        if (ring_pos_5 == ids_10) begin
-            ring_at_5 = ring_at_5 | pend_10__q;
-        end
-        if (ring_pos_5 == ids_11) begin
-            ring_at_5 = ring_at_5 | pend_11__q;
-        end
-        if (ring_pos_5 == ids_12) begin
-            ring_at_5 = ring_at_5 | pend_12__q;
-        end
-        if (ring_pos_5 == ids_13) begin
-            ring_at_5 = ring_at_5 | pend_13__q;
-        end
-        if (ring_pos_5 == ids_14) begin
-            ring_at_5 = ring_at_5 | pend_14__q;
-        end
-        if (ring_pos_5 == ids_15) begin
-            ring_at_5 = ring_at_5 | pend_15__q;
-        end
-        if (ring_pos_5 == ids_16) begin
-            ring_at_5 = ring_at_5 | pend_16__q;
-        end
-        if (ring_pos_5 == ids_17) begin
-            ring_at_5 = ring_at_5 | pend_17__q;
-        end
+        sorting__d = sort & ~sorting__q & (kept_count != k_const);
         demoted_0 = zero_id;
         if (~kept_0 & demoted_before_0[0]) begin
             demoted_0 = demoted_0 | act_0__q;
@@ -1225,931 +1549,2092 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
             demoted_5 = demoted_5 | act_5__q;
         end
         moves_5 = |(kept_run & upto_n_0);
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_0)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_0)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_0)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_0)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_0)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_0)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_0__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_1)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_1)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_1)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_1)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_1)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_1)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_1__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_2)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_2)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_2)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_2)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_2)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_2)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_2__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_3)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_3)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_3)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_3)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_3)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_3)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_3__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_4)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_4)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_4)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_4)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_4)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_4)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_4__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_5)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_5)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_5)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_5)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_5)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_5)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_5__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_6)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_6)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_6)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_6)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_6)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_6)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_6__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_7)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_7)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_7)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_7)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_7)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_7)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_7__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_8)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_8)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_8)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_8)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_8)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_8)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_8__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_9)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_9)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_9)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_9)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_9)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_9)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_9__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_10)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_10)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_10)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_10)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_10)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_10)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_10__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_11)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_11)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_11)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_11)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_11)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_11)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_11__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_12)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_12)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_12)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_12)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_12)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_12)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_12__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_13)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_13)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_13)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_13)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_13)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_13)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_13__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_14)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_14)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_14)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_14)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_14)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_14)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_14__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_15)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_15)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_15)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_15)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_15)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_15)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_15__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_16)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_16)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_16)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_16)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_16)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_16)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_16__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_17)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_17)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_17)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_17)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (moves_4 & (ring_pos_4 == ids_17)) begin
-            landed = landed | demoted_4;
-            lands = 1'b1;
-        end
-        if (moves_5 & (ring_pos_5 == ids_17)) begin
-            landed = landed | demoted_5;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_17__d = landed;
-        end
-        list_0 = zero_id;
+        promoted = zero_n;
+        if (moves_0) begin
+            promoted = promoted | (one_n << pend_0__q);
+        end
+        if (moves_1) begin
+            promoted = promoted | (one_n << pend_1__q);
+        end
+        if (moves_2) begin
+            promoted = promoted | (one_n << pend_2__q);
+        end
+        if (moves_3) begin
+            promoted = promoted | (one_n << pend_3__q);
+        end
+        if (moves_4) begin
+            promoted = promoted | (one_n << pend_4__q);
+        end
+        if (moves_5) begin
+            promoted = promoted | (one_n << pend_5__q);
+        end
+        if (kept_run[0]) begin
+            pend_0__d = pend_6__q;
+            pend_1__d = pend_7__q;
+            pend_2__d = pend_8__q;
+            pend_3__d = pend_9__q;
+            pend_4__d = pend_10__q;
+            pend_5__d = pend_11__q;
+            pend_6__d = pend_12__q;
+            pend_7__d = pend_13__q;
+            pend_8__d = pend_14__q;
+            pend_9__d = pend_15__q;
+            pend_10__d = pend_16__q;
+            pend_11__d = pend_17__q;
+            pend_12__d = pend_0__q;
+            pend_13__d = pend_1__q;
+            pend_14__d = pend_2__q;
+            pend_15__d = pend_3__q;
+            pend_16__d = pend_4__q;
+            pend_17__d = pend_5__q;
+            if (moves_0) begin
+                pend_12__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_13__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_14__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_15__d = demoted_3;
+            end
+            if (moves_4) begin
+                pend_16__d = demoted_4;
+            end
+            if (moves_5) begin
+                pend_17__d = demoted_5;
+            end
+        end
+        if (kept_run[1]) begin
+            pend_0__d = pend_5__q;
+            pend_1__d = pend_6__q;
+            pend_2__d = pend_7__q;
+            pend_3__d = pend_8__q;
+            pend_4__d = pend_9__q;
+            pend_5__d = pend_10__q;
+            pend_6__d = pend_11__q;
+            pend_7__d = pend_12__q;
+            pend_8__d = pend_13__q;
+            pend_9__d = pend_14__q;
+            pend_10__d = pend_15__q;
+            pend_11__d = pend_16__q;
+            pend_12__d = pend_17__q;
+            pend_13__d = pend_0__q;
+            pend_14__d = pend_1__q;
+            pend_15__d = pend_2__q;
+            pend_16__d = pend_3__q;
+            pend_17__d = pend_4__q;
+            if (moves_0) begin
+                pend_13__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_14__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_15__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_16__d = demoted_3;
+            end
+            if (moves_4) begin
+                pend_17__d = demoted_4;
+            end
+            if (moves_5) begin
+                pend_0__d = demoted_5;
+            end
+        end
+        if (kept_run[2]) begin
+            pend_0__d = pend_4__q;
+            pend_1__d = pend_5__q;
+            pend_2__d = pend_6__q;
+            pend_3__d = pend_7__q;
+            pend_4__d = pend_8__q;
+            pend_5__d = pend_9__q;
+            pend_6__d = pend_10__q;
+            pend_7__d = pend_11__q;
+            pend_8__d = pend_12__q;
+            pend_9__d = pend_13__q;
+            pend_10__d = pend_14__q;
+            pend_11__d = pend_15__q;
+            pend_12__d = pend_16__q;
+            pend_13__d = pend_17__q;
+            pend_14__d = pend_0__q;
+            pend_15__d = pend_1__q;
+            pend_16__d = pend_2__q;
+            pend_17__d = pend_3__q;
+            if (moves_0) begin
+                pend_14__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_15__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_16__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_17__d = demoted_3;
+            end
+            if (moves_4) begin
+                pend_0__d = demoted_4;
+            end
+            if (moves_5) begin
+                pend_1__d = demoted_5;
+            end
+        end
+        if (kept_run[3]) begin
+            pend_0__d = pend_3__q;
+            pend_1__d = pend_4__q;
+            pend_2__d = pend_5__q;
+            pend_3__d = pend_6__q;
+            pend_4__d = pend_7__q;
+            pend_5__d = pend_8__q;
+            pend_6__d = pend_9__q;
+            pend_7__d = pend_10__q;
+            pend_8__d = pend_11__q;
+            pend_9__d = pend_12__q;
+            pend_10__d = pend_13__q;
+            pend_11__d = pend_14__q;
+            pend_12__d = pend_15__q;
+            pend_13__d = pend_16__q;
+            pend_14__d = pend_17__q;
+            pend_15__d = pend_0__q;
+            pend_16__d = pend_1__q;
+            pend_17__d = pend_2__q;
+            if (moves_0) begin
+                pend_15__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_16__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_17__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_0__d = demoted_3;
+            end
+            if (moves_4) begin
+                pend_1__d = demoted_4;
+            end
+            if (moves_5) begin
+                pend_2__d = demoted_5;
+            end
+        end
+        if (kept_run[4]) begin
+            pend_0__d = pend_2__q;
+            pend_1__d = pend_3__q;
+            pend_2__d = pend_4__q;
+            pend_3__d = pend_5__q;
+            pend_4__d = pend_6__q;
+            pend_5__d = pend_7__q;
+            pend_6__d = pend_8__q;
+            pend_7__d = pend_9__q;
+            pend_8__d = pend_10__q;
+            pend_9__d = pend_11__q;
+            pend_10__d = pend_12__q;
+            pend_11__d = pend_13__q;
+            pend_12__d = pend_14__q;
+            pend_13__d = pend_15__q;
+            pend_14__d = pend_16__q;
+            pend_15__d = pend_17__q;
+            pend_16__d = pend_0__q;
+            pend_17__d = pend_1__q;
+            if (moves_0) begin
+                pend_16__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_17__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_0__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_1__d = demoted_3;
+            end
+            if (moves_4) begin
+                pend_2__d = demoted_4;
+            end
+            if (moves_5) begin
+                pend_3__d = demoted_5;
+            end
+        end
+        if (kept_run[5]) begin
+            pend_0__d = pend_1__q;
+            pend_1__d = pend_2__q;
+            pend_2__d = pend_3__q;
+            pend_3__d = pend_4__q;
+            pend_4__d = pend_5__q;
+            pend_5__d = pend_6__q;
+            pend_6__d = pend_7__q;
+            pend_7__d = pend_8__q;
+            pend_8__d = pend_9__q;
+            pend_9__d = pend_10__q;
+            pend_10__d = pend_11__q;
+            pend_11__d = pend_12__q;
+            pend_12__d = pend_13__q;
+            pend_13__d = pend_14__q;
+            pend_14__d = pend_15__q;
+            pend_15__d = pend_16__q;
+            pend_16__d = pend_17__q;
+            pend_17__d = pend_0__q;
+            if (moves_0) begin
+                pend_17__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_0__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_1__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_2__d = demoted_3;
+            end
+            if (moves_4) begin
+                pend_3__d = demoted_4;
+            end
+            if (moves_5) begin
+                pend_4__d = demoted_5;
+            end
+        end
+        if (kept_run[6]) begin
+            pend_0__d = pend_0__q;
+            pend_1__d = pend_1__q;
+            pend_2__d = pend_2__q;
+            pend_3__d = pend_3__q;
+            pend_4__d = pend_4__q;
+            pend_5__d = pend_5__q;
+            pend_6__d = pend_6__q;
+            pend_7__d = pend_7__q;
+            pend_8__d = pend_8__q;
+            pend_9__d = pend_9__q;
+            pend_10__d = pend_10__q;
+            pend_11__d = pend_11__q;
+            pend_12__d = pend_12__q;
+            pend_13__d = pend_13__q;
+            pend_14__d = pend_14__q;
+            pend_15__d = pend_15__q;
+            pend_16__d = pend_16__q;
+            pend_17__d = pend_17__q;
+            if (moves_0) begin
+                pend_0__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_1__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_2__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_3__d = demoted_3;
+            end
+            if (moves_4) begin
+                pend_4__d = demoted_4;
+            end
+            if (moves_5) begin
+                pend_5__d = demoted_5;
+            end
+        end
+        compact_0 = zero_id;
         if (kept_0 & kept_before_0[0]) begin
-            list_0 = list_0 | act_0__q;
+            compact_0 = compact_0 | act_0__q;
         end
         if (kept_1 & kept_before_1[0]) begin
-            list_0 = list_0 | act_1__q;
+            compact_0 = compact_0 | act_1__q;
         end
         if (kept_2 & kept_before_2[0]) begin
-            list_0 = list_0 | act_2__q;
+            compact_0 = compact_0 | act_2__q;
         end
         if (kept_3 & kept_before_3[0]) begin
-            list_0 = list_0 | act_3__q;
+            compact_0 = compact_0 | act_3__q;
         end
         if (kept_4 & kept_before_4[0]) begin
-            list_0 = list_0 | act_4__q;
+            compact_0 = compact_0 | act_4__q;
         end
         if (kept_5 & kept_before_5[0]) begin
-            list_0 = list_0 | act_5__q;
+            compact_0 = compact_0 | act_5__q;
         end
         if (kept_run[0] & upto_n_0[0]) begin
-            list_0 = list_0 | ring_at_0;
+            compact_0 = compact_0 | pend_0__q;
         end
         if (kept_run[1] & upto_n_0[1]) begin
-            list_0 = list_0 | ring_at_5;
+            compact_0 = compact_0 | pend_5__q;
         end
         if (kept_run[2] & upto_n_0[2]) begin
-            list_0 = list_0 | ring_at_4;
+            compact_0 = compact_0 | pend_4__q;
         end
         if (kept_run[3] & upto_n_0[3]) begin
-            list_0 = list_0 | ring_at_3;
+            compact_0 = compact_0 | pend_3__q;
         end
         if (kept_run[4] & upto_n_0[4]) begin
-            list_0 = list_0 | ring_at_2;
+            compact_0 = compact_0 | pend_2__q;
         end
         if (kept_run[5] & upto_n_0[5]) begin
-            list_0 = list_0 | ring_at_1;
+            compact_0 = compact_0 | pend_1__q;
         end
-        list_1 = zero_id;
+        compact_1 = zero_id;
         if (kept_0 & kept_before_0[1]) begin
-            list_1 = list_1 | act_0__q;
+            compact_1 = compact_1 | act_0__q;
         end
         if (kept_1 & kept_before_1[1]) begin
-            list_1 = list_1 | act_1__q;
+            compact_1 = compact_1 | act_1__q;
         end
         if (kept_2 & kept_before_2[1]) begin
-            list_1 = list_1 | act_2__q;
+            compact_1 = compact_1 | act_2__q;
         end
         if (kept_3 & kept_before_3[1]) begin
-            list_1 = list_1 | act_3__q;
+            compact_1 = compact_1 | act_3__q;
         end
         if (kept_4 & kept_before_4[1]) begin
-            list_1 = list_1 | act_4__q;
+            compact_1 = compact_1 | act_4__q;
         end
         if (kept_5 & kept_before_5[1]) begin
-            list_1 = list_1 | act_5__q;
+            compact_1 = compact_1 | act_5__q;
         end
         if (kept_run[0] & upto_n_1[0]) begin
-            list_1 = list_1 | ring_at_1;
+            compact_1 = compact_1 | pend_1__q;
         end
         if (kept_run[1] & upto_n_1[1]) begin
-            list_1 = list_1 | ring_at_0;
+            compact_1 = compact_1 | pend_0__q;
         end
         if (kept_run[2] & upto_n_1[2]) begin
-            list_1 = list_1 | ring_at_5;
+            compact_1 = compact_1 | pend_5__q;
         end
         if (kept_run[3] & upto_n_1[3]) begin
-            list_1 = list_1 | ring_at_4;
+            compact_1 = compact_1 | pend_4__q;
         end
         if (kept_run[4] & upto_n_1[4]) begin
-            list_1 = list_1 | ring_at_3;
+            compact_1 = compact_1 | pend_3__q;
         end
         if (kept_run[5] & upto_n_1[5]) begin
-            list_1 = list_1 | ring_at_2;
+            compact_1 = compact_1 | pend_2__q;
         end
-        list_2 = zero_id;
+        compact_2 = zero_id;
         if (kept_0 & kept_before_0[2]) begin
-            list_2 = list_2 | act_0__q;
+            compact_2 = compact_2 | act_0__q;
         end
         if (kept_1 & kept_before_1[2]) begin
-            list_2 = list_2 | act_1__q;
+            compact_2 = compact_2 | act_1__q;
         end
         if (kept_2 & kept_before_2[2]) begin
-            list_2 = list_2 | act_2__q;
+            compact_2 = compact_2 | act_2__q;
         end
         if (kept_3 & kept_before_3[2]) begin
-            list_2 = list_2 | act_3__q;
+            compact_2 = compact_2 | act_3__q;
         end
         if (kept_4 & kept_before_4[2]) begin
-            list_2 = list_2 | act_4__q;
+            compact_2 = compact_2 | act_4__q;
         end
         if (kept_5 & kept_before_5[2]) begin
-            list_2 = list_2 | act_5__q;
+            compact_2 = compact_2 | act_5__q;
         end
         if (kept_run[0] & upto_n_2[0]) begin
-            list_2 = list_2 | ring_at_2;
+            compact_2 = compact_2 | pend_2__q;
         end
         if (kept_run[1] & upto_n_2[1]) begin
-            list_2 = list_2 | ring_at_1;
+            compact_2 = compact_2 | pend_1__q;
         end
         if (kept_run[2] & upto_n_2[2]) begin
-            list_2 = list_2 | ring_at_0;
+            compact_2 = compact_2 | pend_0__q;
         end
         if (kept_run[3] & upto_n_2[3]) begin
-            list_2 = list_2 | ring_at_5;
+            compact_2 = compact_2 | pend_5__q;
         end
         if (kept_run[4] & upto_n_2[4]) begin
-            list_2 = list_2 | ring_at_4;
+            compact_2 = compact_2 | pend_4__q;
         end
         if (kept_run[5] & upto_n_2[5]) begin
-            list_2 = list_2 | ring_at_3;
+            compact_2 = compact_2 | pend_3__q;
         end
-        list_3 = zero_id;
+        compact_3 = zero_id;
         if (kept_0 & kept_before_0[3]) begin
-            list_3 = list_3 | act_0__q;
+            compact_3 = compact_3 | act_0__q;
         end
         if (kept_1 & kept_before_1[3]) begin
-            list_3 = list_3 | act_1__q;
+            compact_3 = compact_3 | act_1__q;
         end
         if (kept_2 & kept_before_2[3]) begin
-            list_3 = list_3 | act_2__q;
+            compact_3 = compact_3 | act_2__q;
         end
         if (kept_3 & kept_before_3[3]) begin
-            list_3 = list_3 | act_3__q;
+            compact_3 = compact_3 | act_3__q;
         end
         if (kept_4 & kept_before_4[3]) begin
-            list_3 = list_3 | act_4__q;
+            compact_3 = compact_3 | act_4__q;
         end
         if (kept_5 & kept_before_5[3]) begin
-            list_3 = list_3 | act_5__q;
+            compact_3 = compact_3 | act_5__q;
         end
         if (kept_run[0] & upto_n_3[0]) begin
-            list_3 = list_3 | ring_at_3;
+            compact_3 = compact_3 | pend_3__q;
         end
         if (kept_run[1] & upto_n_3[1]) begin
-            list_3 = list_3 | ring_at_2;
+            compact_3 = compact_3 | pend_2__q;
         end
         if (kept_run[2] & upto_n_3[2]) begin
-            list_3 = list_3 | ring_at_1;
+            compact_3 = compact_3 | pend_1__q;
         end
         if (kept_run[3] & upto_n_3[3]) begin
-            list_3 = list_3 | ring_at_0;
+            compact_3 = compact_3 | pend_0__q;
         end
         if (kept_run[4] & upto_n_3[4]) begin
-            list_3 = list_3 | ring_at_5;
+            compact_3 = compact_3 | pend_5__q;
         end
         if (kept_run[5] & upto_n_3[5]) begin
-            list_3 = list_3 | ring_at_4;
+            compact_3 = compact_3 | pend_4__q;
         end
-        list_4 = zero_id;
+        compact_4 = zero_id;
         if (kept_0 & kept_before_0[4]) begin
-            list_4 = list_4 | act_0__q;
+            compact_4 = compact_4 | act_0__q;
         end
         if (kept_1 & kept_before_1[4]) begin
-            list_4 = list_4 | act_1__q;
+            compact_4 = compact_4 | act_1__q;
         end
         if (kept_2 & kept_before_2[4]) begin
-            list_4 = list_4 | act_2__q;
+            compact_4 = compact_4 | act_2__q;
         end
         if (kept_3 & kept_before_3[4]) begin
-            list_4 = list_4 | act_3__q;
+            compact_4 = compact_4 | act_3__q;
         end
         if (kept_4 & kept_before_4[4]) begin
-            list_4 = list_4 | act_4__q;
+            compact_4 = compact_4 | act_4__q;
         end
         if (kept_5 & kept_before_5[4]) begin
-            list_4 = list_4 | act_5__q;
+            compact_4 = compact_4 | act_5__q;
         end
         if (kept_run[0] & upto_n_4[0]) begin
-            list_4 = list_4 | ring_at_4;
+            compact_4 = compact_4 | pend_4__q;
         end
         if (kept_run[1] & upto_n_4[1]) begin
-            list_4 = list_4 | ring_at_3;
+            compact_4 = compact_4 | pend_3__q;
         end
         if (kept_run[2] & upto_n_4[2]) begin
-            list_4 = list_4 | ring_at_2;
+            compact_4 = compact_4 | pend_2__q;
         end
         if (kept_run[3] & upto_n_4[3]) begin
-            list_4 = list_4 | ring_at_1;
+            compact_4 = compact_4 | pend_1__q;
         end
         if (kept_run[4] & upto_n_4[4]) begin
-            list_4 = list_4 | ring_at_0;
+            compact_4 = compact_4 | pend_0__q;
         end
         if (kept_run[5] & upto_n_4[5]) begin
-            list_4 = list_4 | ring_at_5;
+            compact_4 = compact_4 | pend_5__q;
         end
-        list_5 = zero_id;
+        compact_5 = zero_id;
         if (kept_0 & kept_before_0[5]) begin
-            list_5 = list_5 | act_0__q;
+            compact_5 = compact_5 | act_0__q;
         end
         if (kept_1 & kept_before_1[5]) begin
-            list_5 = list_5 | act_1__q;
+            compact_5 = compact_5 | act_1__q;
         end
         if (kept_2 & kept_before_2[5]) begin
-            list_5 = list_5 | act_2__q;
+            compact_5 = compact_5 | act_2__q;
         end
         if (kept_3 & kept_before_3[5]) begin
-            list_5 = list_5 | act_3__q;
+            compact_5 = compact_5 | act_3__q;
         end
         if (kept_4 & kept_before_4[5]) begin
-            list_5 = list_5 | act_4__q;
+            compact_5 = compact_5 | act_4__q;
         end
         if (kept_5 & kept_before_5[5]) begin
-            list_5 = list_5 | act_5__q;
+            compact_5 = compact_5 | act_5__q;
         end
         if (kept_run[0] & upto_n_5[0]) begin
-            list_5 = list_5 | ring_at_5;
+            compact_5 = compact_5 | pend_5__q;
         end
         if (kept_run[1] & upto_n_5[1]) begin
-            list_5 = list_5 | ring_at_4;
+            compact_5 = compact_5 | pend_4__q;
         end
         if (kept_run[2] & upto_n_5[2]) begin
-            list_5 = list_5 | ring_at_3;
+            compact_5 = compact_5 | pend_3__q;
         end
         if (kept_run[3] & upto_n_5[3]) begin
-            list_5 = list_5 | ring_at_2;
+            compact_5 = compact_5 | pend_2__q;
         end
         if (kept_run[4] & upto_n_5[4]) begin
-            list_5 = list_5 | ring_at_1;
+            compact_5 = compact_5 | pend_1__q;
         end
         if (kept_run[5] & upto_n_5[5]) begin
-            list_5 = list_5 | ring_at_0;
+            compact_5 = compact_5 | pend_0__q;
         end
+        compact_key_0 = zero_w;
+        if (compact_0 == ids_0) begin
+            compact_key_0 = compact_key_0 | key_0;
+        end
+        if (compact_0 == ids_1) begin
+            compact_key_0 = compact_key_0 | key_1;
+        end
+        if (compact_0 == ids_2) begin
+            compact_key_0 = compact_key_0 | key_2;
+        end
+        if (compact_0 == ids_3) begin
+            compact_key_0 = compact_key_0 | key_3;
+        end
+        if (compact_0 == ids_4) begin
+            compact_key_0 = compact_key_0 | key_4;
+        end
+        if (compact_0 == ids_5) begin
+            compact_key_0 = compact_key_0 | key_5;
+        end
+        if (compact_0 == ids_6) begin
+            compact_key_0 = compact_key_0 | key_6;
+        end
+        if (compact_0 == ids_7) begin
+            compact_key_0 = compact_key_0 | key_7;
+        end
+        if (compact_0 == ids_8) begin
+            compact_key_0 = compact_key_0 | key_8;
+        end
+        if (compact_0 == ids_9) begin
+            compact_key_0 = compact_key_0 | key_9;
+        end
+        if (compact_0 == ids_10) begin
+            compact_key_0 = compact_key_0 | key_10;
+        end
+        if (compact_0 == ids_11) begin
+            compact_key_0 = compact_key_0 | key_11;
+        end
+        if (compact_0 == ids_12) begin
+            compact_key_0 = compact_key_0 | key_12;
+        end
+        if (compact_0 == ids_13) begin
+            compact_key_0 = compact_key_0 | key_13;
+        end
+        if (compact_0 == ids_14) begin
+            compact_key_0 = compact_key_0 | key_14;
+        end
+        if (compact_0 == ids_15) begin
+            compact_key_0 = compact_key_0 | key_15;
+        end
+        if (compact_0 == ids_16) begin
+            compact_key_0 = compact_key_0 | key_16;
+        end
+        if (compact_0 == ids_17) begin
+            compact_key_0 = compact_key_0 | key_17;
+        end
+        if (compact_0 == ids_18) begin
+            compact_key_0 = compact_key_0 | key_18;
+        end
+        if (compact_0 == ids_19) begin
+            compact_key_0 = compact_key_0 | key_19;
+        end
+        if (compact_0 == ids_20) begin
+            compact_key_0 = compact_key_0 | key_20;
+        end
+        if (compact_0 == ids_21) begin
+            compact_key_0 = compact_key_0 | key_21;
+        end
+        if (compact_0 == ids_22) begin
+            compact_key_0 = compact_key_0 | key_22;
+        end
+        if (compact_0 == ids_23) begin
+            compact_key_0 = compact_key_0 | key_23;
+        end
+        compact_key_1 = zero_w;
+        if (compact_1 == ids_0) begin
+            compact_key_1 = compact_key_1 | key_0;
+        end
+        if (compact_1 == ids_1) begin
+            compact_key_1 = compact_key_1 | key_1;
+        end
+        if (compact_1 == ids_2) begin
+            compact_key_1 = compact_key_1 | key_2;
+        end
+        if (compact_1 == ids_3) begin
+            compact_key_1 = compact_key_1 | key_3;
+        end
+        if (compact_1 == ids_4) begin
+            compact_key_1 = compact_key_1 | key_4;
+        end
+        if (compact_1 == ids_5) begin
+            compact_key_1 = compact_key_1 | key_5;
+        end
+        if (compact_1 == ids_6) begin
+            compact_key_1 = compact_key_1 | key_6;
+        end
+        if (compact_1 == ids_7) begin
+            compact_key_1 = compact_key_1 | key_7;
+        end
+        if (compact_1 == ids_8) begin
+            compact_key_1 = compact_key_1 | key_8;
+        end
+        if (compact_1 == ids_9) begin
+            compact_key_1 = compact_key_1 | key_9;
+        end
+        if (compact_1 == ids_10) begin
+            compact_key_1 = compact_key_1 | key_10;
+        end
+        if (compact_1 == ids_11) begin
+            compact_key_1 = compact_key_1 | key_11;
+        end
+        if (compact_1 == ids_12) begin
+            compact_key_1 = compact_key_1 | key_12;
+        end
+        if (compact_1 == ids_13) begin
+            compact_key_1 = compact_key_1 | key_13;
+        end
+        if (compact_1 == ids_14) begin
+            compact_key_1 = compact_key_1 | key_14;
+        end
+        if (compact_1 == ids_15) begin
+            compact_key_1 = compact_key_1 | key_15;
+        end
+        if (compact_1 == ids_16) begin
+            compact_key_1 = compact_key_1 | key_16;
+        end
+        if (compact_1 == ids_17) begin
+            compact_key_1 = compact_key_1 | key_17;
+        end
+        if (compact_1 == ids_18) begin
+            compact_key_1 = compact_key_1 | key_18;
+        end
+        if (compact_1 == ids_19) begin
+            compact_key_1 = compact_key_1 | key_19;
+        end
+        if (compact_1 == ids_20) begin
+            compact_key_1 = compact_key_1 | key_20;
+        end
+        if (compact_1 == ids_21) begin
+            compact_key_1 = compact_key_1 | key_21;
+        end
+        if (compact_1 == ids_22) begin
+            compact_key_1 = compact_key_1 | key_22;
+        end
+        if (compact_1 == ids_23) begin
+            compact_key_1 = compact_key_1 | key_23;
+        end
+        compact_key_2 = zero_w;
+        if (compact_2 == ids_0) begin
+            compact_key_2 = compact_key_2 | key_0;
+        end
+        if (compact_2 == ids_1) begin
+            compact_key_2 = compact_key_2 | key_1;
+        end
+        if (compact_2 == ids_2) begin
+            compact_key_2 = compact_key_2 | key_2;
+        end
+        if (compact_2 == ids_3) begin
+            compact_key_2 = compact_key_2 | key_3;
+        end
+        if (compact_2 == ids_4) begin
+            compact_key_2 = compact_key_2 | key_4;
+        end
+        if (compact_2 == ids_5) begin
+            compact_key_2 = compact_key_2 | key_5;
+        end
+        if (compact_2 == ids_6) begin
+            compact_key_2 = compact_key_2 | key_6;
+        end
+        if (compact_2 == ids_7) begin
+            compact_key_2 = compact_key_2 | key_7;
+        end
+        if (compact_2 == ids_8) begin
+            compact_key_2 = compact_key_2 | key_8;
+        end
+        if (compact_2 == ids_9) begin
+            compact_key_2 = compact_key_2 | key_9;
+        end
+        if (compact_2 == ids_10) begin
+            compact_key_2 = compact_key_2 | key_10;
+        end
+        if (compact_2 == ids_11) begin
+            compact_key_2 = compact_key_2 | key_11;
+        end
+        if (compact_2 == ids_12) begin
+            compact_key_2 = compact_key_2 | key_12;
+        end
+        if (compact_2 == ids_13) begin
+            compact_key_2 = compact_key_2 | key_13;
+        end
+        if (compact_2 == ids_14) begin
+            compact_key_2 = compact_key_2 | key_14;
+        end
+        if (compact_2 == ids_15) begin
+            compact_key_2 = compact_key_2 | key_15;
+        end
+        if (compact_2 == ids_16) begin
+            compact_key_2 = compact_key_2 | key_16;
+        end
+        if (compact_2 == ids_17) begin
+            compact_key_2 = compact_key_2 | key_17;
+        end
+        if (compact_2 == ids_18) begin
+            compact_key_2 = compact_key_2 | key_18;
+        end
+        if (compact_2 == ids_19) begin
+            compact_key_2 = compact_key_2 | key_19;
+        end
+        if (compact_2 == ids_20) begin
+            compact_key_2 = compact_key_2 | key_20;
+        end
+        if (compact_2 == ids_21) begin
+            compact_key_2 = compact_key_2 | key_21;
+        end
+        if (compact_2 == ids_22) begin
+            compact_key_2 = compact_key_2 | key_22;
+        end
+        if (compact_2 == ids_23) begin
+            compact_key_2 = compact_key_2 | key_23;
+        end
+        compact_key_3 = zero_w;
+        if (compact_3 == ids_0) begin
+            compact_key_3 = compact_key_3 | key_0;
+        end
+        if (compact_3 == ids_1) begin
+            compact_key_3 = compact_key_3 | key_1;
+        end
+        if (compact_3 == ids_2) begin
+            compact_key_3 = compact_key_3 | key_2;
+        end
+        if (compact_3 == ids_3) begin
+            compact_key_3 = compact_key_3 | key_3;
+        end
+        if (compact_3 == ids_4) begin
+            compact_key_3 = compact_key_3 | key_4;
+        end
+        if (compact_3 == ids_5) begin
+            compact_key_3 = compact_key_3 | key_5;
+        end
+        if (compact_3 == ids_6) begin
+            compact_key_3 = compact_key_3 | key_6;
+        end
+        if (compact_3 == ids_7) begin
+            compact_key_3 = compact_key_3 | key_7;
+        end
+        if (compact_3 == ids_8) begin
+            compact_key_3 = compact_key_3 | key_8;
+        end
+        if (compact_3 == ids_9) begin
+            compact_key_3 = compact_key_3 | key_9;
+        end
+        if (compact_3 == ids_10) begin
+            compact_key_3 = compact_key_3 | key_10;
+        end
+        if (compact_3 == ids_11) begin
+            compact_key_3 = compact_key_3 | key_11;
+        end
+        if (compact_3 == ids_12) begin
+            compact_key_3 = compact_key_3 | key_12;
+        end
+        if (compact_3 == ids_13) begin
+            compact_key_3 = compact_key_3 | key_13;
+        end
+        if (compact_3 == ids_14) begin
+            compact_key_3 = compact_key_3 | key_14;
+        end
+        if (compact_3 == ids_15) begin
+            compact_key_3 = compact_key_3 | key_15;
+        end
+        if (compact_3 == ids_16) begin
+            compact_key_3 = compact_key_3 | key_16;
+        end
+        if (compact_3 == ids_17) begin
+            compact_key_3 = compact_key_3 | key_17;
+        end
+        if (compact_3 == ids_18) begin
+            compact_key_3 = compact_key_3 | key_18;
+        end
+        if (compact_3 == ids_19) begin
+            compact_key_3 = compact_key_3 | key_19;
+        end
+        if (compact_3 == ids_20) begin
+            compact_key_3 = compact_key_3 | key_20;
+        end
+        if (compact_3 == ids_21) begin
+            compact_key_3 = compact_key_3 | key_21;
+        end
+        if (compact_3 == ids_22) begin
+            compact_key_3 = compact_key_3 | key_22;
+        end
+        if (compact_3 == ids_23) begin
+            compact_key_3 = compact_key_3 | key_23;
+        end
+        compact_key_4 = zero_w;
+        if (compact_4 == ids_0) begin
+            compact_key_4 = compact_key_4 | key_0;
+        end
+        if (compact_4 == ids_1) begin
+            compact_key_4 = compact_key_4 | key_1;
+        end
+        if (compact_4 == ids_2) begin
+            compact_key_4 = compact_key_4 | key_2;
+        end
+        if (compact_4 == ids_3) begin
+            compact_key_4 = compact_key_4 | key_3;
+        end
+        if (compact_4 == ids_4) begin
+            compact_key_4 = compact_key_4 | key_4;
+        end
+        if (compact_4 == ids_5) begin
+            compact_key_4 = compact_key_4 | key_5;
+        end
+        if (compact_4 == ids_6) begin
+            compact_key_4 = compact_key_4 | key_6;
+        end
+        if (compact_4 == ids_7) begin
+            compact_key_4 = compact_key_4 | key_7;
+        end
+        if (compact_4 == ids_8) begin
+            compact_key_4 = compact_key_4 | key_8;
+        end
+        if (compact_4 == ids_9) begin
+            compact_key_4 = compact_key_4 | key_9;
+        end
+        if (compact_4 == ids_10) begin
+            compact_key_4 = compact_key_4 | key_10;
+        end
+        if (compact_4 == ids_11) begin
+            compact_key_4 = compact_key_4 | key_11;
+        end
+        if (compact_4 == ids_12) begin
+            compact_key_4 = compact_key_4 | key_12;
+        end
+        if (compact_4 == ids_13) begin
+            compact_key_4 = compact_key_4 | key_13;
+        end
+        if (compact_4 == ids_14) begin
+            compact_key_4 = compact_key_4 | key_14;
+        end
+        if (compact_4 == ids_15) begin
+            compact_key_4 = compact_key_4 | key_15;
+        end
+        if (compact_4 == ids_16) begin
+            compact_key_4 = compact_key_4 | key_16;
+        end
+        if (compact_4 == ids_17) begin
+            compact_key_4 = compact_key_4 | key_17;
+        end
+        if (compact_4 == ids_18) begin
+            compact_key_4 = compact_key_4 | key_18;
+        end
+        if (compact_4 == ids_19) begin
+            compact_key_4 = compact_key_4 | key_19;
+        end
+        if (compact_4 == ids_20) begin
+            compact_key_4 = compact_key_4 | key_20;
+        end
+        if (compact_4 == ids_21) begin
+            compact_key_4 = compact_key_4 | key_21;
+        end
+        if (compact_4 == ids_22) begin
+            compact_key_4 = compact_key_4 | key_22;
+        end
+        if (compact_4 == ids_23) begin
+            compact_key_4 = compact_key_4 | key_23;
+        end
+        compact_key_5 = zero_w;
+        if (compact_5 == ids_0) begin
+            compact_key_5 = compact_key_5 | key_0;
+        end
+        if (compact_5 == ids_1) begin
+            compact_key_5 = compact_key_5 | key_1;
+        end
+        if (compact_5 == ids_2) begin
+            compact_key_5 = compact_key_5 | key_2;
+        end
+        if (compact_5 == ids_3) begin
+            compact_key_5 = compact_key_5 | key_3;
+        end
+        if (compact_5 == ids_4) begin
+            compact_key_5 = compact_key_5 | key_4;
+        end
+        if (compact_5 == ids_5) begin
+            compact_key_5 = compact_key_5 | key_5;
+        end
+        if (compact_5 == ids_6) begin
+            compact_key_5 = compact_key_5 | key_6;
+        end
+        if (compact_5 == ids_7) begin
+            compact_key_5 = compact_key_5 | key_7;
+        end
+        if (compact_5 == ids_8) begin
+            compact_key_5 = compact_key_5 | key_8;
+        end
+        if (compact_5 == ids_9) begin
+            compact_key_5 = compact_key_5 | key_9;
+        end
+        if (compact_5 == ids_10) begin
+            compact_key_5 = compact_key_5 | key_10;
+        end
+        if (compact_5 == ids_11) begin
+            compact_key_5 = compact_key_5 | key_11;
+        end
+        if (compact_5 == ids_12) begin
+            compact_key_5 = compact_key_5 | key_12;
+        end
+        if (compact_5 == ids_13) begin
+            compact_key_5 = compact_key_5 | key_13;
+        end
+        if (compact_5 == ids_14) begin
+            compact_key_5 = compact_key_5 | key_14;
+        end
+        if (compact_5 == ids_15) begin
+            compact_key_5 = compact_key_5 | key_15;
+        end
+        if (compact_5 == ids_16) begin
+            compact_key_5 = compact_key_5 | key_16;
+        end
+        if (compact_5 == ids_17) begin
+            compact_key_5 = compact_key_5 | key_17;
+        end
+        if (compact_5 == ids_18) begin
+            compact_key_5 = compact_key_5 | key_18;
+        end
+        if (compact_5 == ids_19) begin
+            compact_key_5 = compact_key_5 | key_19;
+        end
+        if (compact_5 == ids_20) begin
+            compact_key_5 = compact_key_5 | key_20;
+        end
+        if (compact_5 == ids_21) begin
+            compact_key_5 = compact_key_5 | key_21;
+        end
+        if (compact_5 == ids_22) begin
+            compact_key_5 = compact_key_5 | key_22;
+        end
+        if (compact_5 == ids_23) begin
+            compact_key_5 = compact_key_5 | key_23;
+        end
+        entry_eligible = zero_k;
+        entry_row_0 = zero_n;
+        if (act_0__q == ids_0) begin
+            entry_row_0 = entry_row_0 | older_0;
+        end
+        if (act_0__q == ids_1) begin
+            entry_row_0 = entry_row_0 | older_1;
+        end
+        if (act_0__q == ids_2) begin
+            entry_row_0 = entry_row_0 | older_2;
+        end
+        if (act_0__q == ids_3) begin
+            entry_row_0 = entry_row_0 | older_3;
+        end
+        if (act_0__q == ids_4) begin
+            entry_row_0 = entry_row_0 | older_4;
+        end
+        if (act_0__q == ids_5) begin
+            entry_row_0 = entry_row_0 | older_5;
+        end
+        if (act_0__q == ids_6) begin
+            entry_row_0 = entry_row_0 | older_6;
+        end
+        if (act_0__q == ids_7) begin
+            entry_row_0 = entry_row_0 | older_7;
+        end
+        if (act_0__q == ids_8) begin
+            entry_row_0 = entry_row_0 | older_8;
+        end
+        if (act_0__q == ids_9) begin
+            entry_row_0 = entry_row_0 | older_9;
+        end
+        if (act_0__q == ids_10) begin
+            entry_row_0 = entry_row_0 | older_10;
+        end
+        if (act_0__q == ids_11) begin
+            entry_row_0 = entry_row_0 | older_11;
+        end
+        if (act_0__q == ids_12) begin
+            entry_row_0 = entry_row_0 | older_12;
+        end
+        if (act_0__q == ids_13) begin
+            entry_row_0 = entry_row_0 | older_13;
+        end
+        if (act_0__q == ids_14) begin
+            entry_row_0 = entry_row_0 | older_14;
+        end
+        if (act_0__q == ids_15) begin
+            entry_row_0 = entry_row_0 | older_15;
+        end
+        if (act_0__q == ids_16) begin
+            entry_row_0 = entry_row_0 | older_16;
+        end
+        if (act_0__q == ids_17) begin
+            entry_row_0 = entry_row_0 | older_17;
+        end
+        if (act_0__q == ids_18) begin
+            entry_row_0 = entry_row_0 | older_18;
+        end
+        if (act_0__q == ids_19) begin
+            entry_row_0 = entry_row_0 | older_19;
+        end
+        if (act_0__q == ids_20) begin
+            entry_row_0 = entry_row_0 | older_20;
+        end
+        if (act_0__q == ids_21) begin
+            entry_row_0 = entry_row_0 | older_21;
+        end
+        if (act_0__q == ids_22) begin
+            entry_row_0 = entry_row_0 | older_22;
+        end
+        if (act_0__q == ids_23) begin
+            entry_row_0 = entry_row_0 | older_23;
+        end
+        if (eligible[act_0__q]) begin
+            entry_eligible = entry_eligible | onehot_k_0;
+        end
+        entry_row_1 = zero_n;
+        if (act_1__q == ids_0) begin
+            entry_row_1 = entry_row_1 | older_0;
+        end
+        if (act_1__q == ids_1) begin
+            entry_row_1 = entry_row_1 | older_1;
+        end
+        if (act_1__q == ids_2) begin
+            entry_row_1 = entry_row_1 | older_2;
+        end
+        if (act_1__q == ids_3) begin
+            entry_row_1 = entry_row_1 | older_3;
+        end
+        if (act_1__q == ids_4) begin
+            entry_row_1 = entry_row_1 | older_4;
+        end
+        if (act_1__q == ids_5) begin
+            entry_row_1 = entry_row_1 | older_5;
+        end
+        if (act_1__q == ids_6) begin
+            entry_row_1 = entry_row_1 | older_6;
+        end
+        if (act_1__q == ids_7) begin
+            entry_row_1 = entry_row_1 | older_7;
+        end
+        if (act_1__q == ids_8) begin
+            entry_row_1 = entry_row_1 | older_8;
+        end
+        if (act_1__q == ids_9) begin
+            entry_row_1 = entry_row_1 | older_9;
+        end
+        if (act_1__q == ids_10) begin
+            entry_row_1 = entry_row_1 | older_10;
+        end
+        if (act_1__q == ids_11) begin
+            entry_row_1 = entry_row_1 | older_11;
+        end
+        if (act_1__q == ids_12) begin
+            entry_row_1 = entry_row_1 | older_12;
+        end
+        if (act_1__q == ids_13) begin
+            entry_row_1 = entry_row_1 | older_13;
+        end
+        if (act_1__q == ids_14) begin
+            entry_row_1 = entry_row_1 | older_14;
+        end
+        if (act_1__q == ids_15) begin
+            entry_row_1 = entry_row_1 | older_15;
+        end
+        if (act_1__q == ids_16) begin
+            entry_row_1 = entry_row_1 | older_16;
+        end
+        if (act_1__q == ids_17) begin
+            entry_row_1 = entry_row_1 | older_17;
+        end
+        if (act_1__q == ids_18) begin
+            entry_row_1 = entry_row_1 | older_18;
+        end
+        if (act_1__q == ids_19) begin
+            entry_row_1 = entry_row_1 | older_19;
+        end
+        if (act_1__q == ids_20) begin
+            entry_row_1 = entry_row_1 | older_20;
+        end
+        if (act_1__q == ids_21) begin
+            entry_row_1 = entry_row_1 | older_21;
+        end
+        if (act_1__q == ids_22) begin
+            entry_row_1 = entry_row_1 | older_22;
+        end
+        if (act_1__q == ids_23) begin
+            entry_row_1 = entry_row_1 | older_23;
+        end
+        if (eligible[act_1__q]) begin
+            entry_eligible = entry_eligible | onehot_k_1;
+        end
+        entry_row_2 = zero_n;
+        if (act_2__q == ids_0) begin
+            entry_row_2 = entry_row_2 | older_0;
+        end
+        if (act_2__q == ids_1) begin
+            entry_row_2 = entry_row_2 | older_1;
+        end
+        if (act_2__q == ids_2) begin
+            entry_row_2 = entry_row_2 | older_2;
+        end
+        if (act_2__q == ids_3) begin
+            entry_row_2 = entry_row_2 | older_3;
+        end
+        if (act_2__q == ids_4) begin
+            entry_row_2 = entry_row_2 | older_4;
+        end
+        if (act_2__q == ids_5) begin
+            entry_row_2 = entry_row_2 | older_5;
+        end
+        if (act_2__q == ids_6) begin
+            entry_row_2 = entry_row_2 | older_6;
+        end
+        if (act_2__q == ids_7) begin
+            entry_row_2 = entry_row_2 | older_7;
+        end
+        if (act_2__q == ids_8) begin
+            entry_row_2 = entry_row_2 | older_8;
+        end
+        if (act_2__q == ids_9) begin
+            entry_row_2 = entry_row_2 | older_9;
+        end
+        if (act_2__q == ids_10) begin
+            entry_row_2 = entry_row_2 | older_10;
+        end
+        if (act_2__q == ids_11) begin
+            entry_row_2 = entry_row_2 | older_11;
+        end
+        if (act_2__q == ids_12) begin
+            entry_row_2 = entry_row_2 | older_12;
+        end
+        if (act_2__q == ids_13) begin
+            entry_row_2 = entry_row_2 | older_13;
+        end
+        if (act_2__q == ids_14) begin
+            entry_row_2 = entry_row_2 | older_14;
+        end
+        if (act_2__q == ids_15) begin
+            entry_row_2 = entry_row_2 | older_15;
+        end
+        if (act_2__q == ids_16) begin
+            entry_row_2 = entry_row_2 | older_16;
+        end
+        if (act_2__q == ids_17) begin
+            entry_row_2 = entry_row_2 | older_17;
+        end
+        if (act_2__q == ids_18) begin
+            entry_row_2 = entry_row_2 | older_18;
+        end
+        if (act_2__q == ids_19) begin
+            entry_row_2 = entry_row_2 | older_19;
+        end
+        if (act_2__q == ids_20) begin
+            entry_row_2 = entry_row_2 | older_20;
+        end
+        if (act_2__q == ids_21) begin
+            entry_row_2 = entry_row_2 | older_21;
+        end
+        if (act_2__q == ids_22) begin
+            entry_row_2 = entry_row_2 | older_22;
+        end
+        if (act_2__q == ids_23) begin
+            entry_row_2 = entry_row_2 | older_23;
+        end
+        if (eligible[act_2__q]) begin
+            entry_eligible = entry_eligible | onehot_k_2;
+        end
+        entry_row_3 = zero_n;
+        if (act_3__q == ids_0) begin
+            entry_row_3 = entry_row_3 | older_0;
+        end
+        if (act_3__q == ids_1) begin
+            entry_row_3 = entry_row_3 | older_1;
+        end
+        if (act_3__q == ids_2) begin
+            entry_row_3 = entry_row_3 | older_2;
+        end
+        if (act_3__q == ids_3) begin
+            entry_row_3 = entry_row_3 | older_3;
+        end
+        if (act_3__q == ids_4) begin
+            entry_row_3 = entry_row_3 | older_4;
+        end
+        if (act_3__q == ids_5) begin
+            entry_row_3 = entry_row_3 | older_5;
+        end
+        if (act_3__q == ids_6) begin
+            entry_row_3 = entry_row_3 | older_6;
+        end
+        if (act_3__q == ids_7) begin
+            entry_row_3 = entry_row_3 | older_7;
+        end
+        if (act_3__q == ids_8) begin
+            entry_row_3 = entry_row_3 | older_8;
+        end
+        if (act_3__q == ids_9) begin
+            entry_row_3 = entry_row_3 | older_9;
+        end
+        if (act_3__q == ids_10) begin
+            entry_row_3 = entry_row_3 | older_10;
+        end
+        if (act_3__q == ids_11) begin
+            entry_row_3 = entry_row_3 | older_11;
+        end
+        if (act_3__q == ids_12) begin
+            entry_row_3 = entry_row_3 | older_12;
+        end
+        if (act_3__q == ids_13) begin
+            entry_row_3 = entry_row_3 | older_13;
+        end
+        if (act_3__q == ids_14) begin
+            entry_row_3 = entry_row_3 | older_14;
+        end
+        if (act_3__q == ids_15) begin
+            entry_row_3 = entry_row_3 | older_15;
+        end
+        if (act_3__q == ids_16) begin
+            entry_row_3 = entry_row_3 | older_16;
+        end
+        if (act_3__q == ids_17) begin
+            entry_row_3 = entry_row_3 | older_17;
+        end
+        if (act_3__q == ids_18) begin
+            entry_row_3 = entry_row_3 | older_18;
+        end
+        if (act_3__q == ids_19) begin
+            entry_row_3 = entry_row_3 | older_19;
+        end
+        if (act_3__q == ids_20) begin
+            entry_row_3 = entry_row_3 | older_20;
+        end
+        if (act_3__q == ids_21) begin
+            entry_row_3 = entry_row_3 | older_21;
+        end
+        if (act_3__q == ids_22) begin
+            entry_row_3 = entry_row_3 | older_22;
+        end
+        if (act_3__q == ids_23) begin
+            entry_row_3 = entry_row_3 | older_23;
+        end
+        if (eligible[act_3__q]) begin
+            entry_eligible = entry_eligible | onehot_k_3;
+        end
+        entry_row_4 = zero_n;
+        if (act_4__q == ids_0) begin
+            entry_row_4 = entry_row_4 | older_0;
+        end
+        if (act_4__q == ids_1) begin
+            entry_row_4 = entry_row_4 | older_1;
+        end
+        if (act_4__q == ids_2) begin
+            entry_row_4 = entry_row_4 | older_2;
+        end
+        if (act_4__q == ids_3) begin
+            entry_row_4 = entry_row_4 | older_3;
+        end
+        if (act_4__q == ids_4) begin
+            entry_row_4 = entry_row_4 | older_4;
+        end
+        if (act_4__q == ids_5) begin
+            entry_row_4 = entry_row_4 | older_5;
+        end
+        if (act_4__q == ids_6) begin
+            entry_row_4 = entry_row_4 | older_6;
+        end
+        if (act_4__q == ids_7) begin
+            entry_row_4 = entry_row_4 | older_7;
+        end
+        if (act_4__q == ids_8) begin
+            entry_row_4 = entry_row_4 | older_8;
+        end
+        if (act_4__q == ids_9) begin
+            entry_row_4 = entry_row_4 | older_9;
+        end
+        if (act_4__q == ids_10) begin
+            entry_row_4 = entry_row_4 | older_10;
+        end
+        if (act_4__q == ids_11) begin
+            entry_row_4 = entry_row_4 | older_11;
+        end
+        if (act_4__q == ids_12) begin
+            entry_row_4 = entry_row_4 | older_12;
+        end
+        if (act_4__q == ids_13) begin
+            entry_row_4 = entry_row_4 | older_13;
+        end
+        if (act_4__q == ids_14) begin
+            entry_row_4 = entry_row_4 | older_14;
+        end
+        if (act_4__q == ids_15) begin
+            entry_row_4 = entry_row_4 | older_15;
+        end
+        if (act_4__q == ids_16) begin
+            entry_row_4 = entry_row_4 | older_16;
+        end
+        if (act_4__q == ids_17) begin
+            entry_row_4 = entry_row_4 | older_17;
+        end
+        if (act_4__q == ids_18) begin
+            entry_row_4 = entry_row_4 | older_18;
+        end
+        if (act_4__q == ids_19) begin
+            entry_row_4 = entry_row_4 | older_19;
+        end
+        if (act_4__q == ids_20) begin
+            entry_row_4 = entry_row_4 | older_20;
+        end
+        if (act_4__q == ids_21) begin
+            entry_row_4 = entry_row_4 | older_21;
+        end
+        if (act_4__q == ids_22) begin
+            entry_row_4 = entry_row_4 | older_22;
+        end
+        if (act_4__q == ids_23) begin
+            entry_row_4 = entry_row_4 | older_23;
+        end
+        if (eligible[act_4__q]) begin
+            entry_eligible = entry_eligible | onehot_k_4;
+        end
+        entry_row_5 = zero_n;
+        if (act_5__q == ids_0) begin
+            entry_row_5 = entry_row_5 | older_0;
+        end
+        if (act_5__q == ids_1) begin
+            entry_row_5 = entry_row_5 | older_1;
+        end
+        if (act_5__q == ids_2) begin
+            entry_row_5 = entry_row_5 | older_2;
+        end
+        if (act_5__q == ids_3) begin
+            entry_row_5 = entry_row_5 | older_3;
+        end
+        if (act_5__q == ids_4) begin
+            entry_row_5 = entry_row_5 | older_4;
+        end
+        if (act_5__q == ids_5) begin
+            entry_row_5 = entry_row_5 | older_5;
+        end
+        if (act_5__q == ids_6) begin
+            entry_row_5 = entry_row_5 | older_6;
+        end
+        if (act_5__q == ids_7) begin
+            entry_row_5 = entry_row_5 | older_7;
+        end
+        if (act_5__q == ids_8) begin
+            entry_row_5 = entry_row_5 | older_8;
+        end
+        if (act_5__q == ids_9) begin
+            entry_row_5 = entry_row_5 | older_9;
+        end
+        if (act_5__q == ids_10) begin
+            entry_row_5 = entry_row_5 | older_10;
+        end
+        if (act_5__q == ids_11) begin
+            entry_row_5 = entry_row_5 | older_11;
+        end
+        if (act_5__q == ids_12) begin
+            entry_row_5 = entry_row_5 | older_12;
+        end
+        if (act_5__q == ids_13) begin
+            entry_row_5 = entry_row_5 | older_13;
+        end
+        if (act_5__q == ids_14) begin
+            entry_row_5 = entry_row_5 | older_14;
+        end
+        if (act_5__q == ids_15) begin
+            entry_row_5 = entry_row_5 | older_15;
+        end
+        if (act_5__q == ids_16) begin
+            entry_row_5 = entry_row_5 | older_16;
+        end
+        if (act_5__q == ids_17) begin
+            entry_row_5 = entry_row_5 | older_17;
+        end
+        if (act_5__q == ids_18) begin
+            entry_row_5 = entry_row_5 | older_18;
+        end
+        if (act_5__q == ids_19) begin
+            entry_row_5 = entry_row_5 | older_19;
+        end
+        if (act_5__q == ids_20) begin
+            entry_row_5 = entry_row_5 | older_20;
+        end
+        if (act_5__q == ids_21) begin
+            entry_row_5 = entry_row_5 | older_21;
+        end
+        if (act_5__q == ids_22) begin
+            entry_row_5 = entry_row_5 | older_22;
+        end
+        if (act_5__q == ids_23) begin
+            entry_row_5 = entry_row_5 | older_23;
+        end
+        if (eligible[act_5__q]) begin
+            entry_eligible = entry_eligible | onehot_k_5;
+        end
+        before_0 = zero_k;
+        if ((act_key_0__q < act_key_0__q) | ((act_key_0__q == act_key_0__q) & entry_row_0[act_0__q])) begin
+            before_0 = before_0 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_0__q) | ((act_key_1__q == act_key_0__q) & entry_row_0[act_1__q])) begin
+            before_0 = before_0 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_0__q) | ((act_key_2__q == act_key_0__q) & entry_row_0[act_2__q])) begin
+            before_0 = before_0 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_0__q) | ((act_key_3__q == act_key_0__q) & entry_row_0[act_3__q])) begin
+            before_0 = before_0 | onehot_k_3;
+        end
+        if ((act_key_4__q < act_key_0__q) | ((act_key_4__q == act_key_0__q) & entry_row_0[act_4__q])) begin
+            before_0 = before_0 | onehot_k_4;
+        end
+        if ((act_key_5__q < act_key_0__q) | ((act_key_5__q == act_key_0__q) & entry_row_0[act_5__q])) begin
+            before_0 = before_0 | onehot_k_5;
+        end
+        rank_0__bits = before_0;
+        before_1 = zero_k;
+        if ((act_key_0__q < act_key_1__q) | ((act_key_0__q == act_key_1__q) & entry_row_1[act_0__q])) begin
+            before_1 = before_1 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_1__q) | ((act_key_1__q == act_key_1__q) & entry_row_1[act_1__q])) begin
+            before_1 = before_1 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_1__q) | ((act_key_2__q == act_key_1__q) & entry_row_1[act_2__q])) begin
+            before_1 = before_1 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_1__q) | ((act_key_3__q == act_key_1__q) & entry_row_1[act_3__q])) begin
+            before_1 = before_1 | onehot_k_3;
+        end
+        if ((act_key_4__q < act_key_1__q) | ((act_key_4__q == act_key_1__q) & entry_row_1[act_4__q])) begin
+            before_1 = before_1 | onehot_k_4;
+        end
+        if ((act_key_5__q < act_key_1__q) | ((act_key_5__q == act_key_1__q) & entry_row_1[act_5__q])) begin
+            before_1 = before_1 | onehot_k_5;
+        end
+        rank_1__bits = before_1;
+        before_2 = zero_k;
+        if ((act_key_0__q < act_key_2__q) | ((act_key_0__q == act_key_2__q) & entry_row_2[act_0__q])) begin
+            before_2 = before_2 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_2__q) | ((act_key_1__q == act_key_2__q) & entry_row_2[act_1__q])) begin
+            before_2 = before_2 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_2__q) | ((act_key_2__q == act_key_2__q) & entry_row_2[act_2__q])) begin
+            before_2 = before_2 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_2__q) | ((act_key_3__q == act_key_2__q) & entry_row_2[act_3__q])) begin
+            before_2 = before_2 | onehot_k_3;
+        end
+        if ((act_key_4__q < act_key_2__q) | ((act_key_4__q == act_key_2__q) & entry_row_2[act_4__q])) begin
+            before_2 = before_2 | onehot_k_4;
+        end
+        if ((act_key_5__q < act_key_2__q) | ((act_key_5__q == act_key_2__q) & entry_row_2[act_5__q])) begin
+            before_2 = before_2 | onehot_k_5;
+        end
+        rank_2__bits = before_2;
+        before_3 = zero_k;
+        if ((act_key_0__q < act_key_3__q) | ((act_key_0__q == act_key_3__q) & entry_row_3[act_0__q])) begin
+            before_3 = before_3 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_3__q) | ((act_key_1__q == act_key_3__q) & entry_row_3[act_1__q])) begin
+            before_3 = before_3 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_3__q) | ((act_key_2__q == act_key_3__q) & entry_row_3[act_2__q])) begin
+            before_3 = before_3 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_3__q) | ((act_key_3__q == act_key_3__q) & entry_row_3[act_3__q])) begin
+            before_3 = before_3 | onehot_k_3;
+        end
+        if ((act_key_4__q < act_key_3__q) | ((act_key_4__q == act_key_3__q) & entry_row_3[act_4__q])) begin
+            before_3 = before_3 | onehot_k_4;
+        end
+        if ((act_key_5__q < act_key_3__q) | ((act_key_5__q == act_key_3__q) & entry_row_3[act_5__q])) begin
+            before_3 = before_3 | onehot_k_5;
+        end
+        rank_3__bits = before_3;
+        before_4 = zero_k;
+        if ((act_key_0__q < act_key_4__q) | ((act_key_0__q == act_key_4__q) & entry_row_4[act_0__q])) begin
+            before_4 = before_4 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_4__q) | ((act_key_1__q == act_key_4__q) & entry_row_4[act_1__q])) begin
+            before_4 = before_4 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_4__q) | ((act_key_2__q == act_key_4__q) & entry_row_4[act_2__q])) begin
+            before_4 = before_4 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_4__q) | ((act_key_3__q == act_key_4__q) & entry_row_4[act_3__q])) begin
+            before_4 = before_4 | onehot_k_3;
+        end
+        if ((act_key_4__q < act_key_4__q) | ((act_key_4__q == act_key_4__q) & entry_row_4[act_4__q])) begin
+            before_4 = before_4 | onehot_k_4;
+        end
+        if ((act_key_5__q < act_key_4__q) | ((act_key_5__q == act_key_4__q) & entry_row_4[act_5__q])) begin
+            before_4 = before_4 | onehot_k_5;
+        end
+        rank_4__bits = before_4;
+        before_5 = zero_k;
+        if ((act_key_0__q < act_key_5__q) | ((act_key_0__q == act_key_5__q) & entry_row_5[act_0__q])) begin
+            before_5 = before_5 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_5__q) | ((act_key_1__q == act_key_5__q) & entry_row_5[act_1__q])) begin
+            before_5 = before_5 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_5__q) | ((act_key_2__q == act_key_5__q) & entry_row_5[act_2__q])) begin
+            before_5 = before_5 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_5__q) | ((act_key_3__q == act_key_5__q) & entry_row_5[act_3__q])) begin
+            before_5 = before_5 | onehot_k_3;
+        end
+        if ((act_key_4__q < act_key_5__q) | ((act_key_4__q == act_key_5__q) & entry_row_5[act_4__q])) begin
+            before_5 = before_5 | onehot_k_4;
+        end
+        if ((act_key_5__q < act_key_5__q) | ((act_key_5__q == act_key_5__q) & entry_row_5[act_5__q])) begin
+            before_5 = before_5 | onehot_k_5;
+        end
+        rank_5__bits = before_5;
         list_eligible = zero_k;
-        list_mask = zero_n;
-        if (eligible[list_0]) begin
+        list_mask = (act_mask__q & ~waiting) | promoted;
+        if (sorting__q) begin
+            list_mask = act_mask__q;
+        end
+        act_mask__d = list_mask;
+        list_0 = compact_0;
+        if (eligible[compact_0]) begin
             list_eligible = list_eligible | onehot_k_0;
         end
-        list_mask = list_mask | (one_n << list_0);
-        pick__data_0 = list_0;
-        if (eligible[list_1]) begin
+        list_1 = compact_1;
+        if (eligible[compact_1]) begin
             list_eligible = list_eligible | onehot_k_1;
         end
-        list_mask = list_mask | (one_n << list_1);
-        pick__data_1 = list_1;
-        if (eligible[list_2]) begin
+        list_2 = compact_2;
+        if (eligible[compact_2]) begin
             list_eligible = list_eligible | onehot_k_2;
         end
-        list_mask = list_mask | (one_n << list_2);
-        pick__data_2 = list_2;
-        if (eligible[list_3]) begin
+        list_3 = compact_3;
+        if (eligible[compact_3]) begin
             list_eligible = list_eligible | onehot_k_3;
         end
-        list_mask = list_mask | (one_n << list_3);
-        pick__data_3 = list_3;
-        if (eligible[list_4]) begin
+        list_4 = compact_4;
+        if (eligible[compact_4]) begin
             list_eligible = list_eligible | onehot_k_4;
         end
-        list_mask = list_mask | (one_n << list_4);
-        pick__data_4 = list_4;
-        if (eligible[list_5]) begin
+        list_5 = compact_5;
+        if (eligible[compact_5]) begin
             list_eligible = list_eligible | onehot_k_5;
         end
-        list_mask = list_mask | (one_n << list_5);
+        if (sorting__q) begin
+            list_eligible = zero_k;
+            list_0 = zero_id;
+            if (rank_0__count == pos_0) begin
+                list_0 = list_0 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            if (rank_1__count == pos_0) begin
+                list_0 = list_0 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            if (rank_2__count == pos_0) begin
+                list_0 = list_0 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            if (rank_3__count == pos_0) begin
+                list_0 = list_0 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            if (rank_4__count == pos_0) begin
+                list_0 = list_0 | act_4__q;
+                if (entry_eligible[4]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            if (rank_5__count == pos_0) begin
+                list_0 = list_0 | act_5__q;
+                if (entry_eligible[5]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            list_1 = zero_id;
+            if (rank_0__count == pos_1) begin
+                list_1 = list_1 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            if (rank_1__count == pos_1) begin
+                list_1 = list_1 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            if (rank_2__count == pos_1) begin
+                list_1 = list_1 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            if (rank_3__count == pos_1) begin
+                list_1 = list_1 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            if (rank_4__count == pos_1) begin
+                list_1 = list_1 | act_4__q;
+                if (entry_eligible[4]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            if (rank_5__count == pos_1) begin
+                list_1 = list_1 | act_5__q;
+                if (entry_eligible[5]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            list_2 = zero_id;
+            if (rank_0__count == pos_2) begin
+                list_2 = list_2 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            if (rank_1__count == pos_2) begin
+                list_2 = list_2 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            if (rank_2__count == pos_2) begin
+                list_2 = list_2 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            if (rank_3__count == pos_2) begin
+                list_2 = list_2 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            if (rank_4__count == pos_2) begin
+                list_2 = list_2 | act_4__q;
+                if (entry_eligible[4]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            if (rank_5__count == pos_2) begin
+                list_2 = list_2 | act_5__q;
+                if (entry_eligible[5]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            list_3 = zero_id;
+            if (rank_0__count == pos_3) begin
+                list_3 = list_3 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+            if (rank_1__count == pos_3) begin
+                list_3 = list_3 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+            if (rank_2__count == pos_3) begin
+                list_3 = list_3 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+            if (rank_3__count == pos_3) begin
+                list_3 = list_3 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+            if (rank_4__count == pos_3) begin
+                list_3 = list_3 | act_4__q;
+                if (entry_eligible[4]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+            if (rank_5__count == pos_3) begin
+                list_3 = list_3 | act_5__q;
+                if (entry_eligible[5]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+            list_4 = zero_id;
+            if (rank_0__count == pos_4) begin
+                list_4 = list_4 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_4;
+                end
+            end
+            if (rank_1__count == pos_4) begin
+                list_4 = list_4 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_4;
+                end
+            end
+            if (rank_2__count == pos_4) begin
+                list_4 = list_4 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_4;
+                end
+            end
+            if (rank_3__count == pos_4) begin
+                list_4 = list_4 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_4;
+                end
+            end
+            if (rank_4__count == pos_4) begin
+                list_4 = list_4 | act_4__q;
+                if (entry_eligible[4]) begin
+                    list_eligible = list_eligible | onehot_k_4;
+                end
+            end
+            if (rank_5__count == pos_4) begin
+                list_4 = list_4 | act_5__q;
+                if (entry_eligible[5]) begin
+                    list_eligible = list_eligible | onehot_k_4;
+                end
+            end
+            list_5 = zero_id;
+            if (rank_0__count == pos_5) begin
+                list_5 = list_5 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_5;
+                end
+            end
+            if (rank_1__count == pos_5) begin
+                list_5 = list_5 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_5;
+                end
+            end
+            if (rank_2__count == pos_5) begin
+                list_5 = list_5 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_5;
+                end
+            end
+            if (rank_3__count == pos_5) begin
+                list_5 = list_5 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_5;
+                end
+            end
+            if (rank_4__count == pos_5) begin
+                list_5 = list_5 | act_4__q;
+                if (entry_eligible[4]) begin
+                    list_eligible = list_eligible | onehot_k_5;
+                end
+            end
+            if (rank_5__count == pos_5) begin
+                list_5 = list_5 | act_5__q;
+                if (entry_eligible[5]) begin
+                    list_eligible = list_eligible | onehot_k_5;
+                end
+            end
+        end
+        pick__data_0 = list_0;
+        pick__data_1 = list_1;
+        pick__data_2 = list_2;
+        pick__data_3 = list_3;
+        pick__data_4 = list_4;
         pick__data_5 = list_5;
         first__req = list_eligible;
         pick__sel = first__onehot;
-        found = first__valid;
-        sel_warp = pick__out;
-        grant_valid = found;
-        grant_warp = sel_warp;
+        closest__valid = eligible & list_mask;
+        oldest = zero_n;
+        closest__key_0 = key_0;
+        if (closest__min[0] & ~|(older_0 & closest__min)) begin
+            oldest = oldest | onehot_n_0;
+        end
+        closest__key_1 = key_1;
+        if (closest__min[1] & ~|(older_1 & closest__min)) begin
+            oldest = oldest | onehot_n_1;
+        end
+        closest__key_2 = key_2;
+        if (closest__min[2] & ~|(older_2 & closest__min)) begin
+            oldest = oldest | onehot_n_2;
+        end
+        closest__key_3 = key_3;
+        if (closest__min[3] & ~|(older_3 & closest__min)) begin
+            oldest = oldest | onehot_n_3;
+        end
+        closest__key_4 = key_4;
+        if (closest__min[4] & ~|(older_4 & closest__min)) begin
+            oldest = oldest | onehot_n_4;
+        end
+        closest__key_5 = key_5;
+        if (closest__min[5] & ~|(older_5 & closest__min)) begin
+            oldest = oldest | onehot_n_5;
+        end
+        closest__key_6 = key_6;
+        if (closest__min[6] & ~|(older_6 & closest__min)) begin
+            oldest = oldest | onehot_n_6;
+        end
+        closest__key_7 = key_7;
+        if (closest__min[7] & ~|(older_7 & closest__min)) begin
+            oldest = oldest | onehot_n_7;
+        end
+        closest__key_8 = key_8;
+        if (closest__min[8] & ~|(older_8 & closest__min)) begin
+            oldest = oldest | onehot_n_8;
+        end
+        closest__key_9 = key_9;
+        if (closest__min[9] & ~|(older_9 & closest__min)) begin
+            oldest = oldest | onehot_n_9;
+        end
+        closest__key_10 = key_10;
+        if (closest__min[10] & ~|(older_10 & closest__min)) begin
+            oldest = oldest | onehot_n_10;
+        end
+        closest__key_11 = key_11;
+        if (closest__min[11] & ~|(older_11 & closest__min)) begin
+            oldest = oldest | onehot_n_11;
+        end
+        closest__key_12 = key_12;
+        if (closest__min[12] & ~|(older_12 & closest__min)) begin
+            oldest = oldest | onehot_n_12;
+        end
+        closest__key_13 = key_13;
+        if (closest__min[13] & ~|(older_13 & closest__min)) begin
+            oldest = oldest | onehot_n_13;
+        end
+        closest__key_14 = key_14;
+        if (closest__min[14] & ~|(older_14 & closest__min)) begin
+            oldest = oldest | onehot_n_14;
+        end
+        closest__key_15 = key_15;
+        if (closest__min[15] & ~|(older_15 & closest__min)) begin
+            oldest = oldest | onehot_n_15;
+        end
+        closest__key_16 = key_16;
+        if (closest__min[16] & ~|(older_16 & closest__min)) begin
+            oldest = oldest | onehot_n_16;
+        end
+        closest__key_17 = key_17;
+        if (closest__min[17] & ~|(older_17 & closest__min)) begin
+            oldest = oldest | onehot_n_17;
+        end
+        closest__key_18 = key_18;
+        if (closest__min[18] & ~|(older_18 & closest__min)) begin
+            oldest = oldest | onehot_n_18;
+        end
+        closest__key_19 = key_19;
+        if (closest__min[19] & ~|(older_19 & closest__min)) begin
+            oldest = oldest | onehot_n_19;
+        end
+        closest__key_20 = key_20;
+        if (closest__min[20] & ~|(older_20 & closest__min)) begin
+            oldest = oldest | onehot_n_20;
+        end
+        closest__key_21 = key_21;
+        if (closest__min[21] & ~|(older_21 & closest__min)) begin
+            oldest = oldest | onehot_n_21;
+        end
+        closest__key_22 = key_22;
+        if (closest__min[22] & ~|(older_22 & closest__min)) begin
+            oldest = oldest | onehot_n_22;
+        end
+        closest__key_23 = key_23;
+        if (closest__min[23] & ~|(older_23 & closest__min)) begin
+            oldest = oldest | onehot_n_23;
+        end
+        encode__onehot = oldest;
+        grant_valid = first__valid;
+        grant_warp = pick__out;
+        if (inner) begin
+            grant_valid = |(eligible & list_mask);
+            grant_warp = encode__index;
+        end
         active = list_mask;
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_4;
+            rotated_key = rotated_key | compact_key_4;
         end
         if (first__onehot[4]) begin
             rotated = rotated | list_5;
+            rotated_key = rotated_key | compact_key_5;
         end
         if (first__onehot[5]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         act_0__d = list_0;
-        if (found) begin
+        act_key_0__d = compact_key_0;
+        if (first__valid & ~inner) begin
             act_0__d = rotated;
+            act_key_0__d = rotated_key;
         end
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_4;
+            rotated_key = rotated_key | compact_key_4;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_5;
+            rotated_key = rotated_key | compact_key_5;
         end
         if (first__onehot[4]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         if (first__onehot[5]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         act_1__d = list_1;
-        if (found) begin
+        act_key_1__d = compact_key_1;
+        if (first__valid & ~inner) begin
             act_1__d = rotated;
+            act_key_1__d = rotated_key;
         end
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_4;
+            rotated_key = rotated_key | compact_key_4;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_5;
+            rotated_key = rotated_key | compact_key_5;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         if (first__onehot[4]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         if (first__onehot[5]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         act_2__d = list_2;
-        if (found) begin
+        act_key_2__d = compact_key_2;
+        if (first__valid & ~inner) begin
             act_2__d = rotated;
+            act_key_2__d = rotated_key;
         end
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_4;
+            rotated_key = rotated_key | compact_key_4;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_5;
+            rotated_key = rotated_key | compact_key_5;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         if (first__onehot[4]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         if (first__onehot[5]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         act_3__d = list_3;
-        if (found) begin
+        act_key_3__d = compact_key_3;
+        if (first__valid & ~inner) begin
             act_3__d = rotated;
+            act_key_3__d = rotated_key;
         end
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_5;
+            rotated_key = rotated_key | compact_key_5;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         if (first__onehot[4]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         if (first__onehot[5]) begin
             rotated = rotated | list_4;
+            rotated_key = rotated_key | compact_key_4;
         end
         act_4__d = list_4;
-        if (found) begin
+        act_key_4__d = compact_key_4;
+        if (first__valid & ~inner) begin
             act_4__d = rotated;
+            act_key_4__d = rotated_key;
         end
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         if (first__onehot[4]) begin
             rotated = rotated | list_4;
+            rotated_key = rotated_key | compact_key_4;
         end
         if (first__onehot[5]) begin
             rotated = rotated | list_5;
+            rotated_key = rotated_key | compact_key_5;
         end
         act_5__d = list_5;
-        if (found) begin
+        act_key_5__d = compact_key_5;
+        if (first__valid & ~inner) begin
             act_5__d = rotated;
+            act_key_5__d = rotated_key;
         end
-        live__d = (live__q & ~exit) | launch;
         if (reset) begin
-            live__d = zero_n;
-            head__d = zero_id;
+            sorting__d = 1'b0;
+            act_mask__d = low_k;
             act_0__d = ids_0;
             act_1__d = ids_1;
             act_2__d = ids_2;
@@ -2177,10 +3662,10 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         end
     end
     
-endmodule // warp_arbiter_two_level_fermi
+endmodule // warp_arbiter_two_level_fermi__lists
 
-// warp_arbiter_two_level_fermi__act: a register (rust-hdl DFF), field `act` of `warp_arbiter_two_level_fermi`; 6 instances (one per array element).
-module warp_arbiter_two_level_fermi__act(d,q,clock);
+// warp_arbiter_two_level_fermi__lists__act: a register (rust-hdl DFF), field `lists.act` of `warp_arbiter_two_level_fermi`; 6 instances (one per array element).
+module warp_arbiter_two_level_fermi__lists__act(d,q,clock);
     
     // Module arguments
     input wire  [4:0] d;
@@ -2196,10 +3681,2005 @@ module warp_arbiter_two_level_fermi__act(d,q,clock);
        q <= d;
     end
           
-endmodule // warp_arbiter_two_level_fermi__act
+endmodule // warp_arbiter_two_level_fermi__lists__act
 
-// warp_arbiter_two_level_fermi__first: a sub-block, field `first` of `warp_arbiter_two_level_fermi`; 1 instance.
-module warp_arbiter_two_level_fermi__first(req,valid,onehot,index);
+// warp_arbiter_two_level_fermi__lists__act_key: a register (rust-hdl DFF), field `lists.act_key` of `warp_arbiter_two_level_fermi`; 6 instances (one per array element).
+module warp_arbiter_two_level_fermi__lists__act_key(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // warp_arbiter_two_level_fermi__lists__act_key
+
+// warp_arbiter_two_level_fermi__lists__act_mask: a register (rust-hdl DFF), field `lists.act_mask` of `warp_arbiter_two_level_fermi`; 1 instance.
+module warp_arbiter_two_level_fermi__lists__act_mask(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // warp_arbiter_two_level_fermi__lists__act_mask
+
+// warp_arbiter_two_level_fermi__lists__closest: a sub-block, field `lists.closest` of `warp_arbiter_two_level_fermi`; 1 instance.
+module warp_arbiter_two_level_fermi__lists__closest(valid,key_0,key_1,key_2,key_3,key_4,key_5,key_6,key_7,key_8,key_9,key_10,key_11,key_12,key_13,key_14,key_15,key_16,key_17,key_18,key_19,key_20,key_21,key_22,key_23,min);
+    
+    // Module arguments
+    input wire  [23:0] valid;
+    input wire  key_0;
+    input wire  key_1;
+    input wire  key_2;
+    input wire  key_3;
+    input wire  key_4;
+    input wire  key_5;
+    input wire  key_6;
+    input wire  key_7;
+    input wire  key_8;
+    input wire  key_9;
+    input wire  key_10;
+    input wire  key_11;
+    input wire  key_12;
+    input wire  key_13;
+    input wire  key_14;
+    input wire  key_15;
+    input wire  key_16;
+    input wire  key_17;
+    input wire  key_18;
+    input wire  key_19;
+    input wire  key_20;
+    input wire  key_21;
+    input wire  key_22;
+    input wire  key_23;
+    output reg  [23:0] min;
+    
+    // Constant declarations
+    localparam  onehot_0 = 24'h1;
+    localparam  onehot_1 = 24'h2;
+    localparam  onehot_2 = 24'h4;
+    localparam  onehot_3 = 24'h8;
+    localparam  onehot_4 = 24'h10;
+    localparam  onehot_5 = 24'h20;
+    localparam  onehot_6 = 24'h40;
+    localparam  onehot_7 = 24'h80;
+    localparam  onehot_8 = 24'h100;
+    localparam  onehot_9 = 24'h200;
+    localparam  onehot_10 = 24'h400;
+    localparam  onehot_11 = 24'h800;
+    localparam  onehot_12 = 24'h1000;
+    localparam  onehot_13 = 24'h2000;
+    localparam  onehot_14 = 24'h4000;
+    localparam  onehot_15 = 24'h8000;
+    localparam  onehot_16 = 24'h10000;
+    localparam  onehot_17 = 24'h20000;
+    localparam  onehot_18 = 24'h40000;
+    localparam  onehot_19 = 24'h80000;
+    localparam  onehot_20 = 24'h100000;
+    localparam  onehot_21 = 24'h200000;
+    localparam  onehot_22 = 24'h400000;
+    localparam  onehot_23 = 24'h800000;
+    localparam  zero = 24'h0;
+    
+    // Local signals
+    reg  [23:0] smaller_0;
+    reg  [23:0] smaller_1;
+    reg  [23:0] smaller_2;
+    reg  [23:0] smaller_3;
+    reg  [23:0] smaller_4;
+    reg  [23:0] smaller_5;
+    reg  [23:0] smaller_6;
+    reg  [23:0] smaller_7;
+    reg  [23:0] smaller_8;
+    reg  [23:0] smaller_9;
+    reg  [23:0] smaller_10;
+    reg  [23:0] smaller_11;
+    reg  [23:0] smaller_12;
+    reg  [23:0] smaller_13;
+    reg  [23:0] smaller_14;
+    reg  [23:0] smaller_15;
+    reg  [23:0] smaller_16;
+    reg  [23:0] smaller_17;
+    reg  [23:0] smaller_18;
+    reg  [23:0] smaller_19;
+    reg  [23:0] smaller_20;
+    reg  [23:0] smaller_21;
+    reg  [23:0] smaller_22;
+    reg  [23:0] smaller_23;
+    
+    // Update code
+    always @(*) begin
+        min = zero;
+        smaller_0 = zero;
+        if (key_0 < key_0) begin
+            smaller_0 = smaller_0 | onehot_0;
+        end
+        if (key_1 < key_0) begin
+            smaller_0 = smaller_0 | onehot_1;
+        end
+        if (key_2 < key_0) begin
+            smaller_0 = smaller_0 | onehot_2;
+        end
+        if (key_3 < key_0) begin
+            smaller_0 = smaller_0 | onehot_3;
+        end
+        if (key_4 < key_0) begin
+            smaller_0 = smaller_0 | onehot_4;
+        end
+        if (key_5 < key_0) begin
+            smaller_0 = smaller_0 | onehot_5;
+        end
+        if (key_6 < key_0) begin
+            smaller_0 = smaller_0 | onehot_6;
+        end
+        if (key_7 < key_0) begin
+            smaller_0 = smaller_0 | onehot_7;
+        end
+        if (key_8 < key_0) begin
+            smaller_0 = smaller_0 | onehot_8;
+        end
+        if (key_9 < key_0) begin
+            smaller_0 = smaller_0 | onehot_9;
+        end
+        if (key_10 < key_0) begin
+            smaller_0 = smaller_0 | onehot_10;
+        end
+        if (key_11 < key_0) begin
+            smaller_0 = smaller_0 | onehot_11;
+        end
+        if (key_12 < key_0) begin
+            smaller_0 = smaller_0 | onehot_12;
+        end
+        if (key_13 < key_0) begin
+            smaller_0 = smaller_0 | onehot_13;
+        end
+        if (key_14 < key_0) begin
+            smaller_0 = smaller_0 | onehot_14;
+        end
+        if (key_15 < key_0) begin
+            smaller_0 = smaller_0 | onehot_15;
+        end
+        if (key_16 < key_0) begin
+            smaller_0 = smaller_0 | onehot_16;
+        end
+        if (key_17 < key_0) begin
+            smaller_0 = smaller_0 | onehot_17;
+        end
+        if (key_18 < key_0) begin
+            smaller_0 = smaller_0 | onehot_18;
+        end
+        if (key_19 < key_0) begin
+            smaller_0 = smaller_0 | onehot_19;
+        end
+        if (key_20 < key_0) begin
+            smaller_0 = smaller_0 | onehot_20;
+        end
+        if (key_21 < key_0) begin
+            smaller_0 = smaller_0 | onehot_21;
+        end
+        if (key_22 < key_0) begin
+            smaller_0 = smaller_0 | onehot_22;
+        end
+        if (key_23 < key_0) begin
+            smaller_0 = smaller_0 | onehot_23;
+        end
+        if (valid[0] & ~|(smaller_0 & valid)) begin
+            min = min | onehot_0;
+        end
+        smaller_1 = zero;
+        if (key_0 < key_1) begin
+            smaller_1 = smaller_1 | onehot_0;
+        end
+        if (key_1 < key_1) begin
+            smaller_1 = smaller_1 | onehot_1;
+        end
+        if (key_2 < key_1) begin
+            smaller_1 = smaller_1 | onehot_2;
+        end
+        if (key_3 < key_1) begin
+            smaller_1 = smaller_1 | onehot_3;
+        end
+        if (key_4 < key_1) begin
+            smaller_1 = smaller_1 | onehot_4;
+        end
+        if (key_5 < key_1) begin
+            smaller_1 = smaller_1 | onehot_5;
+        end
+        if (key_6 < key_1) begin
+            smaller_1 = smaller_1 | onehot_6;
+        end
+        if (key_7 < key_1) begin
+            smaller_1 = smaller_1 | onehot_7;
+        end
+        if (key_8 < key_1) begin
+            smaller_1 = smaller_1 | onehot_8;
+        end
+        if (key_9 < key_1) begin
+            smaller_1 = smaller_1 | onehot_9;
+        end
+        if (key_10 < key_1) begin
+            smaller_1 = smaller_1 | onehot_10;
+        end
+        if (key_11 < key_1) begin
+            smaller_1 = smaller_1 | onehot_11;
+        end
+        if (key_12 < key_1) begin
+            smaller_1 = smaller_1 | onehot_12;
+        end
+        if (key_13 < key_1) begin
+            smaller_1 = smaller_1 | onehot_13;
+        end
+        if (key_14 < key_1) begin
+            smaller_1 = smaller_1 | onehot_14;
+        end
+        if (key_15 < key_1) begin
+            smaller_1 = smaller_1 | onehot_15;
+        end
+        if (key_16 < key_1) begin
+            smaller_1 = smaller_1 | onehot_16;
+        end
+        if (key_17 < key_1) begin
+            smaller_1 = smaller_1 | onehot_17;
+        end
+        if (key_18 < key_1) begin
+            smaller_1 = smaller_1 | onehot_18;
+        end
+        if (key_19 < key_1) begin
+            smaller_1 = smaller_1 | onehot_19;
+        end
+        if (key_20 < key_1) begin
+            smaller_1 = smaller_1 | onehot_20;
+        end
+        if (key_21 < key_1) begin
+            smaller_1 = smaller_1 | onehot_21;
+        end
+        if (key_22 < key_1) begin
+            smaller_1 = smaller_1 | onehot_22;
+        end
+        if (key_23 < key_1) begin
+            smaller_1 = smaller_1 | onehot_23;
+        end
+        if (valid[1] & ~|(smaller_1 & valid)) begin
+            min = min | onehot_1;
+        end
+        smaller_2 = zero;
+        if (key_0 < key_2) begin
+            smaller_2 = smaller_2 | onehot_0;
+        end
+        if (key_1 < key_2) begin
+            smaller_2 = smaller_2 | onehot_1;
+        end
+        if (key_2 < key_2) begin
+            smaller_2 = smaller_2 | onehot_2;
+        end
+        if (key_3 < key_2) begin
+            smaller_2 = smaller_2 | onehot_3;
+        end
+        if (key_4 < key_2) begin
+            smaller_2 = smaller_2 | onehot_4;
+        end
+        if (key_5 < key_2) begin
+            smaller_2 = smaller_2 | onehot_5;
+        end
+        if (key_6 < key_2) begin
+            smaller_2 = smaller_2 | onehot_6;
+        end
+        if (key_7 < key_2) begin
+            smaller_2 = smaller_2 | onehot_7;
+        end
+        if (key_8 < key_2) begin
+            smaller_2 = smaller_2 | onehot_8;
+        end
+        if (key_9 < key_2) begin
+            smaller_2 = smaller_2 | onehot_9;
+        end
+        if (key_10 < key_2) begin
+            smaller_2 = smaller_2 | onehot_10;
+        end
+        if (key_11 < key_2) begin
+            smaller_2 = smaller_2 | onehot_11;
+        end
+        if (key_12 < key_2) begin
+            smaller_2 = smaller_2 | onehot_12;
+        end
+        if (key_13 < key_2) begin
+            smaller_2 = smaller_2 | onehot_13;
+        end
+        if (key_14 < key_2) begin
+            smaller_2 = smaller_2 | onehot_14;
+        end
+        if (key_15 < key_2) begin
+            smaller_2 = smaller_2 | onehot_15;
+        end
+        if (key_16 < key_2) begin
+            smaller_2 = smaller_2 | onehot_16;
+        end
+        if (key_17 < key_2) begin
+            smaller_2 = smaller_2 | onehot_17;
+        end
+        if (key_18 < key_2) begin
+            smaller_2 = smaller_2 | onehot_18;
+        end
+        if (key_19 < key_2) begin
+            smaller_2 = smaller_2 | onehot_19;
+        end
+        if (key_20 < key_2) begin
+            smaller_2 = smaller_2 | onehot_20;
+        end
+        if (key_21 < key_2) begin
+            smaller_2 = smaller_2 | onehot_21;
+        end
+        if (key_22 < key_2) begin
+            smaller_2 = smaller_2 | onehot_22;
+        end
+        if (key_23 < key_2) begin
+            smaller_2 = smaller_2 | onehot_23;
+        end
+        if (valid[2] & ~|(smaller_2 & valid)) begin
+            min = min | onehot_2;
+        end
+        smaller_3 = zero;
+        if (key_0 < key_3) begin
+            smaller_3 = smaller_3 | onehot_0;
+        end
+        if (key_1 < key_3) begin
+            smaller_3 = smaller_3 | onehot_1;
+        end
+        if (key_2 < key_3) begin
+            smaller_3 = smaller_3 | onehot_2;
+        end
+        if (key_3 < key_3) begin
+            smaller_3 = smaller_3 | onehot_3;
+        end
+        if (key_4 < key_3) begin
+            smaller_3 = smaller_3 | onehot_4;
+        end
+        if (key_5 < key_3) begin
+            smaller_3 = smaller_3 | onehot_5;
+        end
+        if (key_6 < key_3) begin
+            smaller_3 = smaller_3 | onehot_6;
+        end
+        if (key_7 < key_3) begin
+            smaller_3 = smaller_3 | onehot_7;
+        end
+        if (key_8 < key_3) begin
+            smaller_3 = smaller_3 | onehot_8;
+        end
+        if (key_9 < key_3) begin
+            smaller_3 = smaller_3 | onehot_9;
+        end
+        if (key_10 < key_3) begin
+            smaller_3 = smaller_3 | onehot_10;
+        end
+        if (key_11 < key_3) begin
+            smaller_3 = smaller_3 | onehot_11;
+        end
+        if (key_12 < key_3) begin
+            smaller_3 = smaller_3 | onehot_12;
+        end
+        if (key_13 < key_3) begin
+            smaller_3 = smaller_3 | onehot_13;
+        end
+        if (key_14 < key_3) begin
+            smaller_3 = smaller_3 | onehot_14;
+        end
+        if (key_15 < key_3) begin
+            smaller_3 = smaller_3 | onehot_15;
+        end
+        if (key_16 < key_3) begin
+            smaller_3 = smaller_3 | onehot_16;
+        end
+        if (key_17 < key_3) begin
+            smaller_3 = smaller_3 | onehot_17;
+        end
+        if (key_18 < key_3) begin
+            smaller_3 = smaller_3 | onehot_18;
+        end
+        if (key_19 < key_3) begin
+            smaller_3 = smaller_3 | onehot_19;
+        end
+        if (key_20 < key_3) begin
+            smaller_3 = smaller_3 | onehot_20;
+        end
+        if (key_21 < key_3) begin
+            smaller_3 = smaller_3 | onehot_21;
+        end
+        if (key_22 < key_3) begin
+            smaller_3 = smaller_3 | onehot_22;
+        end
+        if (key_23 < key_3) begin
+            smaller_3 = smaller_3 | onehot_23;
+        end
+        if (valid[3] & ~|(smaller_3 & valid)) begin
+            min = min | onehot_3;
+        end
+        smaller_4 = zero;
+        if (key_0 < key_4) begin
+            smaller_4 = smaller_4 | onehot_0;
+        end
+        if (key_1 < key_4) begin
+            smaller_4 = smaller_4 | onehot_1;
+        end
+        if (key_2 < key_4) begin
+            smaller_4 = smaller_4 | onehot_2;
+        end
+        if (key_3 < key_4) begin
+            smaller_4 = smaller_4 | onehot_3;
+        end
+        if (key_4 < key_4) begin
+            smaller_4 = smaller_4 | onehot_4;
+        end
+        if (key_5 < key_4) begin
+            smaller_4 = smaller_4 | onehot_5;
+        end
+        if (key_6 < key_4) begin
+            smaller_4 = smaller_4 | onehot_6;
+        end
+        if (key_7 < key_4) begin
+            smaller_4 = smaller_4 | onehot_7;
+        end
+        if (key_8 < key_4) begin
+            smaller_4 = smaller_4 | onehot_8;
+        end
+        if (key_9 < key_4) begin
+            smaller_4 = smaller_4 | onehot_9;
+        end
+        if (key_10 < key_4) begin
+            smaller_4 = smaller_4 | onehot_10;
+        end
+        if (key_11 < key_4) begin
+            smaller_4 = smaller_4 | onehot_11;
+        end
+        if (key_12 < key_4) begin
+            smaller_4 = smaller_4 | onehot_12;
+        end
+        if (key_13 < key_4) begin
+            smaller_4 = smaller_4 | onehot_13;
+        end
+        if (key_14 < key_4) begin
+            smaller_4 = smaller_4 | onehot_14;
+        end
+        if (key_15 < key_4) begin
+            smaller_4 = smaller_4 | onehot_15;
+        end
+        if (key_16 < key_4) begin
+            smaller_4 = smaller_4 | onehot_16;
+        end
+        if (key_17 < key_4) begin
+            smaller_4 = smaller_4 | onehot_17;
+        end
+        if (key_18 < key_4) begin
+            smaller_4 = smaller_4 | onehot_18;
+        end
+        if (key_19 < key_4) begin
+            smaller_4 = smaller_4 | onehot_19;
+        end
+        if (key_20 < key_4) begin
+            smaller_4 = smaller_4 | onehot_20;
+        end
+        if (key_21 < key_4) begin
+            smaller_4 = smaller_4 | onehot_21;
+        end
+        if (key_22 < key_4) begin
+            smaller_4 = smaller_4 | onehot_22;
+        end
+        if (key_23 < key_4) begin
+            smaller_4 = smaller_4 | onehot_23;
+        end
+        if (valid[4] & ~|(smaller_4 & valid)) begin
+            min = min | onehot_4;
+        end
+        smaller_5 = zero;
+        if (key_0 < key_5) begin
+            smaller_5 = smaller_5 | onehot_0;
+        end
+        if (key_1 < key_5) begin
+            smaller_5 = smaller_5 | onehot_1;
+        end
+        if (key_2 < key_5) begin
+            smaller_5 = smaller_5 | onehot_2;
+        end
+        if (key_3 < key_5) begin
+            smaller_5 = smaller_5 | onehot_3;
+        end
+        if (key_4 < key_5) begin
+            smaller_5 = smaller_5 | onehot_4;
+        end
+        if (key_5 < key_5) begin
+            smaller_5 = smaller_5 | onehot_5;
+        end
+        if (key_6 < key_5) begin
+            smaller_5 = smaller_5 | onehot_6;
+        end
+        if (key_7 < key_5) begin
+            smaller_5 = smaller_5 | onehot_7;
+        end
+        if (key_8 < key_5) begin
+            smaller_5 = smaller_5 | onehot_8;
+        end
+        if (key_9 < key_5) begin
+            smaller_5 = smaller_5 | onehot_9;
+        end
+        if (key_10 < key_5) begin
+            smaller_5 = smaller_5 | onehot_10;
+        end
+        if (key_11 < key_5) begin
+            smaller_5 = smaller_5 | onehot_11;
+        end
+        if (key_12 < key_5) begin
+            smaller_5 = smaller_5 | onehot_12;
+        end
+        if (key_13 < key_5) begin
+            smaller_5 = smaller_5 | onehot_13;
+        end
+        if (key_14 < key_5) begin
+            smaller_5 = smaller_5 | onehot_14;
+        end
+        if (key_15 < key_5) begin
+            smaller_5 = smaller_5 | onehot_15;
+        end
+        if (key_16 < key_5) begin
+            smaller_5 = smaller_5 | onehot_16;
+        end
+        if (key_17 < key_5) begin
+            smaller_5 = smaller_5 | onehot_17;
+        end
+        if (key_18 < key_5) begin
+            smaller_5 = smaller_5 | onehot_18;
+        end
+        if (key_19 < key_5) begin
+            smaller_5 = smaller_5 | onehot_19;
+        end
+        if (key_20 < key_5) begin
+            smaller_5 = smaller_5 | onehot_20;
+        end
+        if (key_21 < key_5) begin
+            smaller_5 = smaller_5 | onehot_21;
+        end
+        if (key_22 < key_5) begin
+            smaller_5 = smaller_5 | onehot_22;
+        end
+        if (key_23 < key_5) begin
+            smaller_5 = smaller_5 | onehot_23;
+        end
+        if (valid[5] & ~|(smaller_5 & valid)) begin
+            min = min | onehot_5;
+        end
+        smaller_6 = zero;
+        if (key_0 < key_6) begin
+            smaller_6 = smaller_6 | onehot_0;
+        end
+        if (key_1 < key_6) begin
+            smaller_6 = smaller_6 | onehot_1;
+        end
+        if (key_2 < key_6) begin
+            smaller_6 = smaller_6 | onehot_2;
+        end
+        if (key_3 < key_6) begin
+            smaller_6 = smaller_6 | onehot_3;
+        end
+        if (key_4 < key_6) begin
+            smaller_6 = smaller_6 | onehot_4;
+        end
+        if (key_5 < key_6) begin
+            smaller_6 = smaller_6 | onehot_5;
+        end
+        if (key_6 < key_6) begin
+            smaller_6 = smaller_6 | onehot_6;
+        end
+        if (key_7 < key_6) begin
+            smaller_6 = smaller_6 | onehot_7;
+        end
+        if (key_8 < key_6) begin
+            smaller_6 = smaller_6 | onehot_8;
+        end
+        if (key_9 < key_6) begin
+            smaller_6 = smaller_6 | onehot_9;
+        end
+        if (key_10 < key_6) begin
+            smaller_6 = smaller_6 | onehot_10;
+        end
+        if (key_11 < key_6) begin
+            smaller_6 = smaller_6 | onehot_11;
+        end
+        if (key_12 < key_6) begin
+            smaller_6 = smaller_6 | onehot_12;
+        end
+        if (key_13 < key_6) begin
+            smaller_6 = smaller_6 | onehot_13;
+        end
+        if (key_14 < key_6) begin
+            smaller_6 = smaller_6 | onehot_14;
+        end
+        if (key_15 < key_6) begin
+            smaller_6 = smaller_6 | onehot_15;
+        end
+        if (key_16 < key_6) begin
+            smaller_6 = smaller_6 | onehot_16;
+        end
+        if (key_17 < key_6) begin
+            smaller_6 = smaller_6 | onehot_17;
+        end
+        if (key_18 < key_6) begin
+            smaller_6 = smaller_6 | onehot_18;
+        end
+        if (key_19 < key_6) begin
+            smaller_6 = smaller_6 | onehot_19;
+        end
+        if (key_20 < key_6) begin
+            smaller_6 = smaller_6 | onehot_20;
+        end
+        if (key_21 < key_6) begin
+            smaller_6 = smaller_6 | onehot_21;
+        end
+        if (key_22 < key_6) begin
+            smaller_6 = smaller_6 | onehot_22;
+        end
+        if (key_23 < key_6) begin
+            smaller_6 = smaller_6 | onehot_23;
+        end
+        if (valid[6] & ~|(smaller_6 & valid)) begin
+            min = min | onehot_6;
+        end
+        smaller_7 = zero;
+        if (key_0 < key_7) begin
+            smaller_7 = smaller_7 | onehot_0;
+        end
+        if (key_1 < key_7) begin
+            smaller_7 = smaller_7 | onehot_1;
+        end
+        if (key_2 < key_7) begin
+            smaller_7 = smaller_7 | onehot_2;
+        end
+        if (key_3 < key_7) begin
+            smaller_7 = smaller_7 | onehot_3;
+        end
+        if (key_4 < key_7) begin
+            smaller_7 = smaller_7 | onehot_4;
+        end
+        if (key_5 < key_7) begin
+            smaller_7 = smaller_7 | onehot_5;
+        end
+        if (key_6 < key_7) begin
+            smaller_7 = smaller_7 | onehot_6;
+        end
+        if (key_7 < key_7) begin
+            smaller_7 = smaller_7 | onehot_7;
+        end
+        if (key_8 < key_7) begin
+            smaller_7 = smaller_7 | onehot_8;
+        end
+        if (key_9 < key_7) begin
+            smaller_7 = smaller_7 | onehot_9;
+        end
+        if (key_10 < key_7) begin
+            smaller_7 = smaller_7 | onehot_10;
+        end
+        if (key_11 < key_7) begin
+            smaller_7 = smaller_7 | onehot_11;
+        end
+        if (key_12 < key_7) begin
+            smaller_7 = smaller_7 | onehot_12;
+        end
+        if (key_13 < key_7) begin
+            smaller_7 = smaller_7 | onehot_13;
+        end
+        if (key_14 < key_7) begin
+            smaller_7 = smaller_7 | onehot_14;
+        end
+        if (key_15 < key_7) begin
+            smaller_7 = smaller_7 | onehot_15;
+        end
+        if (key_16 < key_7) begin
+            smaller_7 = smaller_7 | onehot_16;
+        end
+        if (key_17 < key_7) begin
+            smaller_7 = smaller_7 | onehot_17;
+        end
+        if (key_18 < key_7) begin
+            smaller_7 = smaller_7 | onehot_18;
+        end
+        if (key_19 < key_7) begin
+            smaller_7 = smaller_7 | onehot_19;
+        end
+        if (key_20 < key_7) begin
+            smaller_7 = smaller_7 | onehot_20;
+        end
+        if (key_21 < key_7) begin
+            smaller_7 = smaller_7 | onehot_21;
+        end
+        if (key_22 < key_7) begin
+            smaller_7 = smaller_7 | onehot_22;
+        end
+        if (key_23 < key_7) begin
+            smaller_7 = smaller_7 | onehot_23;
+        end
+        if (valid[7] & ~|(smaller_7 & valid)) begin
+            min = min | onehot_7;
+        end
+        smaller_8 = zero;
+        if (key_0 < key_8) begin
+            smaller_8 = smaller_8 | onehot_0;
+        end
+        if (key_1 < key_8) begin
+            smaller_8 = smaller_8 | onehot_1;
+        end
+        if (key_2 < key_8) begin
+            smaller_8 = smaller_8 | onehot_2;
+        end
+        if (key_3 < key_8) begin
+            smaller_8 = smaller_8 | onehot_3;
+        end
+        if (key_4 < key_8) begin
+            smaller_8 = smaller_8 | onehot_4;
+        end
+        if (key_5 < key_8) begin
+            smaller_8 = smaller_8 | onehot_5;
+        end
+        if (key_6 < key_8) begin
+            smaller_8 = smaller_8 | onehot_6;
+        end
+        if (key_7 < key_8) begin
+            smaller_8 = smaller_8 | onehot_7;
+        end
+        if (key_8 < key_8) begin
+            smaller_8 = smaller_8 | onehot_8;
+        end
+        if (key_9 < key_8) begin
+            smaller_8 = smaller_8 | onehot_9;
+        end
+        if (key_10 < key_8) begin
+            smaller_8 = smaller_8 | onehot_10;
+        end
+        if (key_11 < key_8) begin
+            smaller_8 = smaller_8 | onehot_11;
+        end
+        if (key_12 < key_8) begin
+            smaller_8 = smaller_8 | onehot_12;
+        end
+        if (key_13 < key_8) begin
+            smaller_8 = smaller_8 | onehot_13;
+        end
+        if (key_14 < key_8) begin
+            smaller_8 = smaller_8 | onehot_14;
+        end
+        if (key_15 < key_8) begin
+            smaller_8 = smaller_8 | onehot_15;
+        end
+        if (key_16 < key_8) begin
+            smaller_8 = smaller_8 | onehot_16;
+        end
+        if (key_17 < key_8) begin
+            smaller_8 = smaller_8 | onehot_17;
+        end
+        if (key_18 < key_8) begin
+            smaller_8 = smaller_8 | onehot_18;
+        end
+        if (key_19 < key_8) begin
+            smaller_8 = smaller_8 | onehot_19;
+        end
+        if (key_20 < key_8) begin
+            smaller_8 = smaller_8 | onehot_20;
+        end
+        if (key_21 < key_8) begin
+            smaller_8 = smaller_8 | onehot_21;
+        end
+        if (key_22 < key_8) begin
+            smaller_8 = smaller_8 | onehot_22;
+        end
+        if (key_23 < key_8) begin
+            smaller_8 = smaller_8 | onehot_23;
+        end
+        if (valid[8] & ~|(smaller_8 & valid)) begin
+            min = min | onehot_8;
+        end
+        smaller_9 = zero;
+        if (key_0 < key_9) begin
+            smaller_9 = smaller_9 | onehot_0;
+        end
+        if (key_1 < key_9) begin
+            smaller_9 = smaller_9 | onehot_1;
+        end
+        if (key_2 < key_9) begin
+            smaller_9 = smaller_9 | onehot_2;
+        end
+        if (key_3 < key_9) begin
+            smaller_9 = smaller_9 | onehot_3;
+        end
+        if (key_4 < key_9) begin
+            smaller_9 = smaller_9 | onehot_4;
+        end
+        if (key_5 < key_9) begin
+            smaller_9 = smaller_9 | onehot_5;
+        end
+        if (key_6 < key_9) begin
+            smaller_9 = smaller_9 | onehot_6;
+        end
+        if (key_7 < key_9) begin
+            smaller_9 = smaller_9 | onehot_7;
+        end
+        if (key_8 < key_9) begin
+            smaller_9 = smaller_9 | onehot_8;
+        end
+        if (key_9 < key_9) begin
+            smaller_9 = smaller_9 | onehot_9;
+        end
+        if (key_10 < key_9) begin
+            smaller_9 = smaller_9 | onehot_10;
+        end
+        if (key_11 < key_9) begin
+            smaller_9 = smaller_9 | onehot_11;
+        end
+        if (key_12 < key_9) begin
+            smaller_9 = smaller_9 | onehot_12;
+        end
+        if (key_13 < key_9) begin
+            smaller_9 = smaller_9 | onehot_13;
+        end
+        if (key_14 < key_9) begin
+            smaller_9 = smaller_9 | onehot_14;
+        end
+        if (key_15 < key_9) begin
+            smaller_9 = smaller_9 | onehot_15;
+        end
+        if (key_16 < key_9) begin
+            smaller_9 = smaller_9 | onehot_16;
+        end
+        if (key_17 < key_9) begin
+            smaller_9 = smaller_9 | onehot_17;
+        end
+        if (key_18 < key_9) begin
+            smaller_9 = smaller_9 | onehot_18;
+        end
+        if (key_19 < key_9) begin
+            smaller_9 = smaller_9 | onehot_19;
+        end
+        if (key_20 < key_9) begin
+            smaller_9 = smaller_9 | onehot_20;
+        end
+        if (key_21 < key_9) begin
+            smaller_9 = smaller_9 | onehot_21;
+        end
+        if (key_22 < key_9) begin
+            smaller_9 = smaller_9 | onehot_22;
+        end
+        if (key_23 < key_9) begin
+            smaller_9 = smaller_9 | onehot_23;
+        end
+        if (valid[9] & ~|(smaller_9 & valid)) begin
+            min = min | onehot_9;
+        end
+        smaller_10 = zero;
+        if (key_0 < key_10) begin
+            smaller_10 = smaller_10 | onehot_0;
+        end
+        if (key_1 < key_10) begin
+            smaller_10 = smaller_10 | onehot_1;
+        end
+        if (key_2 < key_10) begin
+            smaller_10 = smaller_10 | onehot_2;
+        end
+        if (key_3 < key_10) begin
+            smaller_10 = smaller_10 | onehot_3;
+        end
+        if (key_4 < key_10) begin
+            smaller_10 = smaller_10 | onehot_4;
+        end
+        if (key_5 < key_10) begin
+            smaller_10 = smaller_10 | onehot_5;
+        end
+        if (key_6 < key_10) begin
+            smaller_10 = smaller_10 | onehot_6;
+        end
+        if (key_7 < key_10) begin
+            smaller_10 = smaller_10 | onehot_7;
+        end
+        if (key_8 < key_10) begin
+            smaller_10 = smaller_10 | onehot_8;
+        end
+        if (key_9 < key_10) begin
+            smaller_10 = smaller_10 | onehot_9;
+        end
+        if (key_10 < key_10) begin
+            smaller_10 = smaller_10 | onehot_10;
+        end
+        if (key_11 < key_10) begin
+            smaller_10 = smaller_10 | onehot_11;
+        end
+        if (key_12 < key_10) begin
+            smaller_10 = smaller_10 | onehot_12;
+        end
+        if (key_13 < key_10) begin
+            smaller_10 = smaller_10 | onehot_13;
+        end
+        if (key_14 < key_10) begin
+            smaller_10 = smaller_10 | onehot_14;
+        end
+        if (key_15 < key_10) begin
+            smaller_10 = smaller_10 | onehot_15;
+        end
+        if (key_16 < key_10) begin
+            smaller_10 = smaller_10 | onehot_16;
+        end
+        if (key_17 < key_10) begin
+            smaller_10 = smaller_10 | onehot_17;
+        end
+        if (key_18 < key_10) begin
+            smaller_10 = smaller_10 | onehot_18;
+        end
+        if (key_19 < key_10) begin
+            smaller_10 = smaller_10 | onehot_19;
+        end
+        if (key_20 < key_10) begin
+            smaller_10 = smaller_10 | onehot_20;
+        end
+        if (key_21 < key_10) begin
+            smaller_10 = smaller_10 | onehot_21;
+        end
+        if (key_22 < key_10) begin
+            smaller_10 = smaller_10 | onehot_22;
+        end
+        if (key_23 < key_10) begin
+            smaller_10 = smaller_10 | onehot_23;
+        end
+        if (valid[10] & ~|(smaller_10 & valid)) begin
+            min = min | onehot_10;
+        end
+        smaller_11 = zero;
+        if (key_0 < key_11) begin
+            smaller_11 = smaller_11 | onehot_0;
+        end
+        if (key_1 < key_11) begin
+            smaller_11 = smaller_11 | onehot_1;
+        end
+        if (key_2 < key_11) begin
+            smaller_11 = smaller_11 | onehot_2;
+        end
+        if (key_3 < key_11) begin
+            smaller_11 = smaller_11 | onehot_3;
+        end
+        if (key_4 < key_11) begin
+            smaller_11 = smaller_11 | onehot_4;
+        end
+        if (key_5 < key_11) begin
+            smaller_11 = smaller_11 | onehot_5;
+        end
+        if (key_6 < key_11) begin
+            smaller_11 = smaller_11 | onehot_6;
+        end
+        if (key_7 < key_11) begin
+            smaller_11 = smaller_11 | onehot_7;
+        end
+        if (key_8 < key_11) begin
+            smaller_11 = smaller_11 | onehot_8;
+        end
+        if (key_9 < key_11) begin
+            smaller_11 = smaller_11 | onehot_9;
+        end
+        if (key_10 < key_11) begin
+            smaller_11 = smaller_11 | onehot_10;
+        end
+        if (key_11 < key_11) begin
+            smaller_11 = smaller_11 | onehot_11;
+        end
+        if (key_12 < key_11) begin
+            smaller_11 = smaller_11 | onehot_12;
+        end
+        if (key_13 < key_11) begin
+            smaller_11 = smaller_11 | onehot_13;
+        end
+        if (key_14 < key_11) begin
+            smaller_11 = smaller_11 | onehot_14;
+        end
+        if (key_15 < key_11) begin
+            smaller_11 = smaller_11 | onehot_15;
+        end
+        if (key_16 < key_11) begin
+            smaller_11 = smaller_11 | onehot_16;
+        end
+        if (key_17 < key_11) begin
+            smaller_11 = smaller_11 | onehot_17;
+        end
+        if (key_18 < key_11) begin
+            smaller_11 = smaller_11 | onehot_18;
+        end
+        if (key_19 < key_11) begin
+            smaller_11 = smaller_11 | onehot_19;
+        end
+        if (key_20 < key_11) begin
+            smaller_11 = smaller_11 | onehot_20;
+        end
+        if (key_21 < key_11) begin
+            smaller_11 = smaller_11 | onehot_21;
+        end
+        if (key_22 < key_11) begin
+            smaller_11 = smaller_11 | onehot_22;
+        end
+        if (key_23 < key_11) begin
+            smaller_11 = smaller_11 | onehot_23;
+        end
+        if (valid[11] & ~|(smaller_11 & valid)) begin
+            min = min | onehot_11;
+        end
+        smaller_12 = zero;
+        if (key_0 < key_12) begin
+            smaller_12 = smaller_12 | onehot_0;
+        end
+        if (key_1 < key_12) begin
+            smaller_12 = smaller_12 | onehot_1;
+        end
+        if (key_2 < key_12) begin
+            smaller_12 = smaller_12 | onehot_2;
+        end
+        if (key_3 < key_12) begin
+            smaller_12 = smaller_12 | onehot_3;
+        end
+        if (key_4 < key_12) begin
+            smaller_12 = smaller_12 | onehot_4;
+        end
+        if (key_5 < key_12) begin
+            smaller_12 = smaller_12 | onehot_5;
+        end
+        if (key_6 < key_12) begin
+            smaller_12 = smaller_12 | onehot_6;
+        end
+        if (key_7 < key_12) begin
+            smaller_12 = smaller_12 | onehot_7;
+        end
+        if (key_8 < key_12) begin
+            smaller_12 = smaller_12 | onehot_8;
+        end
+        if (key_9 < key_12) begin
+            smaller_12 = smaller_12 | onehot_9;
+        end
+        if (key_10 < key_12) begin
+            smaller_12 = smaller_12 | onehot_10;
+        end
+        if (key_11 < key_12) begin
+            smaller_12 = smaller_12 | onehot_11;
+        end
+        if (key_12 < key_12) begin
+            smaller_12 = smaller_12 | onehot_12;
+        end
+        if (key_13 < key_12) begin
+            smaller_12 = smaller_12 | onehot_13;
+        end
+        if (key_14 < key_12) begin
+            smaller_12 = smaller_12 | onehot_14;
+        end
+        if (key_15 < key_12) begin
+            smaller_12 = smaller_12 | onehot_15;
+        end
+        if (key_16 < key_12) begin
+            smaller_12 = smaller_12 | onehot_16;
+        end
+        if (key_17 < key_12) begin
+            smaller_12 = smaller_12 | onehot_17;
+        end
+        if (key_18 < key_12) begin
+            smaller_12 = smaller_12 | onehot_18;
+        end
+        if (key_19 < key_12) begin
+            smaller_12 = smaller_12 | onehot_19;
+        end
+        if (key_20 < key_12) begin
+            smaller_12 = smaller_12 | onehot_20;
+        end
+        if (key_21 < key_12) begin
+            smaller_12 = smaller_12 | onehot_21;
+        end
+        if (key_22 < key_12) begin
+            smaller_12 = smaller_12 | onehot_22;
+        end
+        if (key_23 < key_12) begin
+            smaller_12 = smaller_12 | onehot_23;
+        end
+        if (valid[12] & ~|(smaller_12 & valid)) begin
+            min = min | onehot_12;
+        end
+        smaller_13 = zero;
+        if (key_0 < key_13) begin
+            smaller_13 = smaller_13 | onehot_0;
+        end
+        if (key_1 < key_13) begin
+            smaller_13 = smaller_13 | onehot_1;
+        end
+        if (key_2 < key_13) begin
+            smaller_13 = smaller_13 | onehot_2;
+        end
+        if (key_3 < key_13) begin
+            smaller_13 = smaller_13 | onehot_3;
+        end
+        if (key_4 < key_13) begin
+            smaller_13 = smaller_13 | onehot_4;
+        end
+        if (key_5 < key_13) begin
+            smaller_13 = smaller_13 | onehot_5;
+        end
+        if (key_6 < key_13) begin
+            smaller_13 = smaller_13 | onehot_6;
+        end
+        if (key_7 < key_13) begin
+            smaller_13 = smaller_13 | onehot_7;
+        end
+        if (key_8 < key_13) begin
+            smaller_13 = smaller_13 | onehot_8;
+        end
+        if (key_9 < key_13) begin
+            smaller_13 = smaller_13 | onehot_9;
+        end
+        if (key_10 < key_13) begin
+            smaller_13 = smaller_13 | onehot_10;
+        end
+        if (key_11 < key_13) begin
+            smaller_13 = smaller_13 | onehot_11;
+        end
+        if (key_12 < key_13) begin
+            smaller_13 = smaller_13 | onehot_12;
+        end
+        if (key_13 < key_13) begin
+            smaller_13 = smaller_13 | onehot_13;
+        end
+        if (key_14 < key_13) begin
+            smaller_13 = smaller_13 | onehot_14;
+        end
+        if (key_15 < key_13) begin
+            smaller_13 = smaller_13 | onehot_15;
+        end
+        if (key_16 < key_13) begin
+            smaller_13 = smaller_13 | onehot_16;
+        end
+        if (key_17 < key_13) begin
+            smaller_13 = smaller_13 | onehot_17;
+        end
+        if (key_18 < key_13) begin
+            smaller_13 = smaller_13 | onehot_18;
+        end
+        if (key_19 < key_13) begin
+            smaller_13 = smaller_13 | onehot_19;
+        end
+        if (key_20 < key_13) begin
+            smaller_13 = smaller_13 | onehot_20;
+        end
+        if (key_21 < key_13) begin
+            smaller_13 = smaller_13 | onehot_21;
+        end
+        if (key_22 < key_13) begin
+            smaller_13 = smaller_13 | onehot_22;
+        end
+        if (key_23 < key_13) begin
+            smaller_13 = smaller_13 | onehot_23;
+        end
+        if (valid[13] & ~|(smaller_13 & valid)) begin
+            min = min | onehot_13;
+        end
+        smaller_14 = zero;
+        if (key_0 < key_14) begin
+            smaller_14 = smaller_14 | onehot_0;
+        end
+        if (key_1 < key_14) begin
+            smaller_14 = smaller_14 | onehot_1;
+        end
+        if (key_2 < key_14) begin
+            smaller_14 = smaller_14 | onehot_2;
+        end
+        if (key_3 < key_14) begin
+            smaller_14 = smaller_14 | onehot_3;
+        end
+        if (key_4 < key_14) begin
+            smaller_14 = smaller_14 | onehot_4;
+        end
+        if (key_5 < key_14) begin
+            smaller_14 = smaller_14 | onehot_5;
+        end
+        if (key_6 < key_14) begin
+            smaller_14 = smaller_14 | onehot_6;
+        end
+        if (key_7 < key_14) begin
+            smaller_14 = smaller_14 | onehot_7;
+        end
+        if (key_8 < key_14) begin
+            smaller_14 = smaller_14 | onehot_8;
+        end
+        if (key_9 < key_14) begin
+            smaller_14 = smaller_14 | onehot_9;
+        end
+        if (key_10 < key_14) begin
+            smaller_14 = smaller_14 | onehot_10;
+        end
+        if (key_11 < key_14) begin
+            smaller_14 = smaller_14 | onehot_11;
+        end
+        if (key_12 < key_14) begin
+            smaller_14 = smaller_14 | onehot_12;
+        end
+        if (key_13 < key_14) begin
+            smaller_14 = smaller_14 | onehot_13;
+        end
+        if (key_14 < key_14) begin
+            smaller_14 = smaller_14 | onehot_14;
+        end
+        if (key_15 < key_14) begin
+            smaller_14 = smaller_14 | onehot_15;
+        end
+        if (key_16 < key_14) begin
+            smaller_14 = smaller_14 | onehot_16;
+        end
+        if (key_17 < key_14) begin
+            smaller_14 = smaller_14 | onehot_17;
+        end
+        if (key_18 < key_14) begin
+            smaller_14 = smaller_14 | onehot_18;
+        end
+        if (key_19 < key_14) begin
+            smaller_14 = smaller_14 | onehot_19;
+        end
+        if (key_20 < key_14) begin
+            smaller_14 = smaller_14 | onehot_20;
+        end
+        if (key_21 < key_14) begin
+            smaller_14 = smaller_14 | onehot_21;
+        end
+        if (key_22 < key_14) begin
+            smaller_14 = smaller_14 | onehot_22;
+        end
+        if (key_23 < key_14) begin
+            smaller_14 = smaller_14 | onehot_23;
+        end
+        if (valid[14] & ~|(smaller_14 & valid)) begin
+            min = min | onehot_14;
+        end
+        smaller_15 = zero;
+        if (key_0 < key_15) begin
+            smaller_15 = smaller_15 | onehot_0;
+        end
+        if (key_1 < key_15) begin
+            smaller_15 = smaller_15 | onehot_1;
+        end
+        if (key_2 < key_15) begin
+            smaller_15 = smaller_15 | onehot_2;
+        end
+        if (key_3 < key_15) begin
+            smaller_15 = smaller_15 | onehot_3;
+        end
+        if (key_4 < key_15) begin
+            smaller_15 = smaller_15 | onehot_4;
+        end
+        if (key_5 < key_15) begin
+            smaller_15 = smaller_15 | onehot_5;
+        end
+        if (key_6 < key_15) begin
+            smaller_15 = smaller_15 | onehot_6;
+        end
+        if (key_7 < key_15) begin
+            smaller_15 = smaller_15 | onehot_7;
+        end
+        if (key_8 < key_15) begin
+            smaller_15 = smaller_15 | onehot_8;
+        end
+        if (key_9 < key_15) begin
+            smaller_15 = smaller_15 | onehot_9;
+        end
+        if (key_10 < key_15) begin
+            smaller_15 = smaller_15 | onehot_10;
+        end
+        if (key_11 < key_15) begin
+            smaller_15 = smaller_15 | onehot_11;
+        end
+        if (key_12 < key_15) begin
+            smaller_15 = smaller_15 | onehot_12;
+        end
+        if (key_13 < key_15) begin
+            smaller_15 = smaller_15 | onehot_13;
+        end
+        if (key_14 < key_15) begin
+            smaller_15 = smaller_15 | onehot_14;
+        end
+        if (key_15 < key_15) begin
+            smaller_15 = smaller_15 | onehot_15;
+        end
+        if (key_16 < key_15) begin
+            smaller_15 = smaller_15 | onehot_16;
+        end
+        if (key_17 < key_15) begin
+            smaller_15 = smaller_15 | onehot_17;
+        end
+        if (key_18 < key_15) begin
+            smaller_15 = smaller_15 | onehot_18;
+        end
+        if (key_19 < key_15) begin
+            smaller_15 = smaller_15 | onehot_19;
+        end
+        if (key_20 < key_15) begin
+            smaller_15 = smaller_15 | onehot_20;
+        end
+        if (key_21 < key_15) begin
+            smaller_15 = smaller_15 | onehot_21;
+        end
+        if (key_22 < key_15) begin
+            smaller_15 = smaller_15 | onehot_22;
+        end
+        if (key_23 < key_15) begin
+            smaller_15 = smaller_15 | onehot_23;
+        end
+        if (valid[15] & ~|(smaller_15 & valid)) begin
+            min = min | onehot_15;
+        end
+        smaller_16 = zero;
+        if (key_0 < key_16) begin
+            smaller_16 = smaller_16 | onehot_0;
+        end
+        if (key_1 < key_16) begin
+            smaller_16 = smaller_16 | onehot_1;
+        end
+        if (key_2 < key_16) begin
+            smaller_16 = smaller_16 | onehot_2;
+        end
+        if (key_3 < key_16) begin
+            smaller_16 = smaller_16 | onehot_3;
+        end
+        if (key_4 < key_16) begin
+            smaller_16 = smaller_16 | onehot_4;
+        end
+        if (key_5 < key_16) begin
+            smaller_16 = smaller_16 | onehot_5;
+        end
+        if (key_6 < key_16) begin
+            smaller_16 = smaller_16 | onehot_6;
+        end
+        if (key_7 < key_16) begin
+            smaller_16 = smaller_16 | onehot_7;
+        end
+        if (key_8 < key_16) begin
+            smaller_16 = smaller_16 | onehot_8;
+        end
+        if (key_9 < key_16) begin
+            smaller_16 = smaller_16 | onehot_9;
+        end
+        if (key_10 < key_16) begin
+            smaller_16 = smaller_16 | onehot_10;
+        end
+        if (key_11 < key_16) begin
+            smaller_16 = smaller_16 | onehot_11;
+        end
+        if (key_12 < key_16) begin
+            smaller_16 = smaller_16 | onehot_12;
+        end
+        if (key_13 < key_16) begin
+            smaller_16 = smaller_16 | onehot_13;
+        end
+        if (key_14 < key_16) begin
+            smaller_16 = smaller_16 | onehot_14;
+        end
+        if (key_15 < key_16) begin
+            smaller_16 = smaller_16 | onehot_15;
+        end
+        if (key_16 < key_16) begin
+            smaller_16 = smaller_16 | onehot_16;
+        end
+        if (key_17 < key_16) begin
+            smaller_16 = smaller_16 | onehot_17;
+        end
+        if (key_18 < key_16) begin
+            smaller_16 = smaller_16 | onehot_18;
+        end
+        if (key_19 < key_16) begin
+            smaller_16 = smaller_16 | onehot_19;
+        end
+        if (key_20 < key_16) begin
+            smaller_16 = smaller_16 | onehot_20;
+        end
+        if (key_21 < key_16) begin
+            smaller_16 = smaller_16 | onehot_21;
+        end
+        if (key_22 < key_16) begin
+            smaller_16 = smaller_16 | onehot_22;
+        end
+        if (key_23 < key_16) begin
+            smaller_16 = smaller_16 | onehot_23;
+        end
+        if (valid[16] & ~|(smaller_16 & valid)) begin
+            min = min | onehot_16;
+        end
+        smaller_17 = zero;
+        if (key_0 < key_17) begin
+            smaller_17 = smaller_17 | onehot_0;
+        end
+        if (key_1 < key_17) begin
+            smaller_17 = smaller_17 | onehot_1;
+        end
+        if (key_2 < key_17) begin
+            smaller_17 = smaller_17 | onehot_2;
+        end
+        if (key_3 < key_17) begin
+            smaller_17 = smaller_17 | onehot_3;
+        end
+        if (key_4 < key_17) begin
+            smaller_17 = smaller_17 | onehot_4;
+        end
+        if (key_5 < key_17) begin
+            smaller_17 = smaller_17 | onehot_5;
+        end
+        if (key_6 < key_17) begin
+            smaller_17 = smaller_17 | onehot_6;
+        end
+        if (key_7 < key_17) begin
+            smaller_17 = smaller_17 | onehot_7;
+        end
+        if (key_8 < key_17) begin
+            smaller_17 = smaller_17 | onehot_8;
+        end
+        if (key_9 < key_17) begin
+            smaller_17 = smaller_17 | onehot_9;
+        end
+        if (key_10 < key_17) begin
+            smaller_17 = smaller_17 | onehot_10;
+        end
+        if (key_11 < key_17) begin
+            smaller_17 = smaller_17 | onehot_11;
+        end
+        if (key_12 < key_17) begin
+            smaller_17 = smaller_17 | onehot_12;
+        end
+        if (key_13 < key_17) begin
+            smaller_17 = smaller_17 | onehot_13;
+        end
+        if (key_14 < key_17) begin
+            smaller_17 = smaller_17 | onehot_14;
+        end
+        if (key_15 < key_17) begin
+            smaller_17 = smaller_17 | onehot_15;
+        end
+        if (key_16 < key_17) begin
+            smaller_17 = smaller_17 | onehot_16;
+        end
+        if (key_17 < key_17) begin
+            smaller_17 = smaller_17 | onehot_17;
+        end
+        if (key_18 < key_17) begin
+            smaller_17 = smaller_17 | onehot_18;
+        end
+        if (key_19 < key_17) begin
+            smaller_17 = smaller_17 | onehot_19;
+        end
+        if (key_20 < key_17) begin
+            smaller_17 = smaller_17 | onehot_20;
+        end
+        if (key_21 < key_17) begin
+            smaller_17 = smaller_17 | onehot_21;
+        end
+        if (key_22 < key_17) begin
+            smaller_17 = smaller_17 | onehot_22;
+        end
+        if (key_23 < key_17) begin
+            smaller_17 = smaller_17 | onehot_23;
+        end
+        if (valid[17] & ~|(smaller_17 & valid)) begin
+            min = min | onehot_17;
+        end
+        smaller_18 = zero;
+        if (key_0 < key_18) begin
+            smaller_18 = smaller_18 | onehot_0;
+        end
+        if (key_1 < key_18) begin
+            smaller_18 = smaller_18 | onehot_1;
+        end
+        if (key_2 < key_18) begin
+            smaller_18 = smaller_18 | onehot_2;
+        end
+        if (key_3 < key_18) begin
+            smaller_18 = smaller_18 | onehot_3;
+        end
+        if (key_4 < key_18) begin
+            smaller_18 = smaller_18 | onehot_4;
+        end
+        if (key_5 < key_18) begin
+            smaller_18 = smaller_18 | onehot_5;
+        end
+        if (key_6 < key_18) begin
+            smaller_18 = smaller_18 | onehot_6;
+        end
+        if (key_7 < key_18) begin
+            smaller_18 = smaller_18 | onehot_7;
+        end
+        if (key_8 < key_18) begin
+            smaller_18 = smaller_18 | onehot_8;
+        end
+        if (key_9 < key_18) begin
+            smaller_18 = smaller_18 | onehot_9;
+        end
+        if (key_10 < key_18) begin
+            smaller_18 = smaller_18 | onehot_10;
+        end
+        if (key_11 < key_18) begin
+            smaller_18 = smaller_18 | onehot_11;
+        end
+        if (key_12 < key_18) begin
+            smaller_18 = smaller_18 | onehot_12;
+        end
+        if (key_13 < key_18) begin
+            smaller_18 = smaller_18 | onehot_13;
+        end
+        if (key_14 < key_18) begin
+            smaller_18 = smaller_18 | onehot_14;
+        end
+        if (key_15 < key_18) begin
+            smaller_18 = smaller_18 | onehot_15;
+        end
+        if (key_16 < key_18) begin
+            smaller_18 = smaller_18 | onehot_16;
+        end
+        if (key_17 < key_18) begin
+            smaller_18 = smaller_18 | onehot_17;
+        end
+        if (key_18 < key_18) begin
+            smaller_18 = smaller_18 | onehot_18;
+        end
+        if (key_19 < key_18) begin
+            smaller_18 = smaller_18 | onehot_19;
+        end
+        if (key_20 < key_18) begin
+            smaller_18 = smaller_18 | onehot_20;
+        end
+        if (key_21 < key_18) begin
+            smaller_18 = smaller_18 | onehot_21;
+        end
+        if (key_22 < key_18) begin
+            smaller_18 = smaller_18 | onehot_22;
+        end
+        if (key_23 < key_18) begin
+            smaller_18 = smaller_18 | onehot_23;
+        end
+        if (valid[18] & ~|(smaller_18 & valid)) begin
+            min = min | onehot_18;
+        end
+        smaller_19 = zero;
+        if (key_0 < key_19) begin
+            smaller_19 = smaller_19 | onehot_0;
+        end
+        if (key_1 < key_19) begin
+            smaller_19 = smaller_19 | onehot_1;
+        end
+        if (key_2 < key_19) begin
+            smaller_19 = smaller_19 | onehot_2;
+        end
+        if (key_3 < key_19) begin
+            smaller_19 = smaller_19 | onehot_3;
+        end
+        if (key_4 < key_19) begin
+            smaller_19 = smaller_19 | onehot_4;
+        end
+        if (key_5 < key_19) begin
+            smaller_19 = smaller_19 | onehot_5;
+        end
+        if (key_6 < key_19) begin
+            smaller_19 = smaller_19 | onehot_6;
+        end
+        if (key_7 < key_19) begin
+            smaller_19 = smaller_19 | onehot_7;
+        end
+        if (key_8 < key_19) begin
+            smaller_19 = smaller_19 | onehot_8;
+        end
+        if (key_9 < key_19) begin
+            smaller_19 = smaller_19 | onehot_9;
+        end
+        if (key_10 < key_19) begin
+            smaller_19 = smaller_19 | onehot_10;
+        end
+        if (key_11 < key_19) begin
+            smaller_19 = smaller_19 | onehot_11;
+        end
+        if (key_12 < key_19) begin
+            smaller_19 = smaller_19 | onehot_12;
+        end
+        if (key_13 < key_19) begin
+            smaller_19 = smaller_19 | onehot_13;
+        end
+        if (key_14 < key_19) begin
+            smaller_19 = smaller_19 | onehot_14;
+        end
+        if (key_15 < key_19) begin
+            smaller_19 = smaller_19 | onehot_15;
+        end
+        if (key_16 < key_19) begin
+            smaller_19 = smaller_19 | onehot_16;
+        end
+        if (key_17 < key_19) begin
+            smaller_19 = smaller_19 | onehot_17;
+        end
+        if (key_18 < key_19) begin
+            smaller_19 = smaller_19 | onehot_18;
+        end
+        if (key_19 < key_19) begin
+            smaller_19 = smaller_19 | onehot_19;
+        end
+        if (key_20 < key_19) begin
+            smaller_19 = smaller_19 | onehot_20;
+        end
+        if (key_21 < key_19) begin
+            smaller_19 = smaller_19 | onehot_21;
+        end
+        if (key_22 < key_19) begin
+            smaller_19 = smaller_19 | onehot_22;
+        end
+        if (key_23 < key_19) begin
+            smaller_19 = smaller_19 | onehot_23;
+        end
+        if (valid[19] & ~|(smaller_19 & valid)) begin
+            min = min | onehot_19;
+        end
+        smaller_20 = zero;
+        if (key_0 < key_20) begin
+            smaller_20 = smaller_20 | onehot_0;
+        end
+        if (key_1 < key_20) begin
+            smaller_20 = smaller_20 | onehot_1;
+        end
+        if (key_2 < key_20) begin
+            smaller_20 = smaller_20 | onehot_2;
+        end
+        if (key_3 < key_20) begin
+            smaller_20 = smaller_20 | onehot_3;
+        end
+        if (key_4 < key_20) begin
+            smaller_20 = smaller_20 | onehot_4;
+        end
+        if (key_5 < key_20) begin
+            smaller_20 = smaller_20 | onehot_5;
+        end
+        if (key_6 < key_20) begin
+            smaller_20 = smaller_20 | onehot_6;
+        end
+        if (key_7 < key_20) begin
+            smaller_20 = smaller_20 | onehot_7;
+        end
+        if (key_8 < key_20) begin
+            smaller_20 = smaller_20 | onehot_8;
+        end
+        if (key_9 < key_20) begin
+            smaller_20 = smaller_20 | onehot_9;
+        end
+        if (key_10 < key_20) begin
+            smaller_20 = smaller_20 | onehot_10;
+        end
+        if (key_11 < key_20) begin
+            smaller_20 = smaller_20 | onehot_11;
+        end
+        if (key_12 < key_20) begin
+            smaller_20 = smaller_20 | onehot_12;
+        end
+        if (key_13 < key_20) begin
+            smaller_20 = smaller_20 | onehot_13;
+        end
+        if (key_14 < key_20) begin
+            smaller_20 = smaller_20 | onehot_14;
+        end
+        if (key_15 < key_20) begin
+            smaller_20 = smaller_20 | onehot_15;
+        end
+        if (key_16 < key_20) begin
+            smaller_20 = smaller_20 | onehot_16;
+        end
+        if (key_17 < key_20) begin
+            smaller_20 = smaller_20 | onehot_17;
+        end
+        if (key_18 < key_20) begin
+            smaller_20 = smaller_20 | onehot_18;
+        end
+        if (key_19 < key_20) begin
+            smaller_20 = smaller_20 | onehot_19;
+        end
+        if (key_20 < key_20) begin
+            smaller_20 = smaller_20 | onehot_20;
+        end
+        if (key_21 < key_20) begin
+            smaller_20 = smaller_20 | onehot_21;
+        end
+        if (key_22 < key_20) begin
+            smaller_20 = smaller_20 | onehot_22;
+        end
+        if (key_23 < key_20) begin
+            smaller_20 = smaller_20 | onehot_23;
+        end
+        if (valid[20] & ~|(smaller_20 & valid)) begin
+            min = min | onehot_20;
+        end
+        smaller_21 = zero;
+        if (key_0 < key_21) begin
+            smaller_21 = smaller_21 | onehot_0;
+        end
+        if (key_1 < key_21) begin
+            smaller_21 = smaller_21 | onehot_1;
+        end
+        if (key_2 < key_21) begin
+            smaller_21 = smaller_21 | onehot_2;
+        end
+        if (key_3 < key_21) begin
+            smaller_21 = smaller_21 | onehot_3;
+        end
+        if (key_4 < key_21) begin
+            smaller_21 = smaller_21 | onehot_4;
+        end
+        if (key_5 < key_21) begin
+            smaller_21 = smaller_21 | onehot_5;
+        end
+        if (key_6 < key_21) begin
+            smaller_21 = smaller_21 | onehot_6;
+        end
+        if (key_7 < key_21) begin
+            smaller_21 = smaller_21 | onehot_7;
+        end
+        if (key_8 < key_21) begin
+            smaller_21 = smaller_21 | onehot_8;
+        end
+        if (key_9 < key_21) begin
+            smaller_21 = smaller_21 | onehot_9;
+        end
+        if (key_10 < key_21) begin
+            smaller_21 = smaller_21 | onehot_10;
+        end
+        if (key_11 < key_21) begin
+            smaller_21 = smaller_21 | onehot_11;
+        end
+        if (key_12 < key_21) begin
+            smaller_21 = smaller_21 | onehot_12;
+        end
+        if (key_13 < key_21) begin
+            smaller_21 = smaller_21 | onehot_13;
+        end
+        if (key_14 < key_21) begin
+            smaller_21 = smaller_21 | onehot_14;
+        end
+        if (key_15 < key_21) begin
+            smaller_21 = smaller_21 | onehot_15;
+        end
+        if (key_16 < key_21) begin
+            smaller_21 = smaller_21 | onehot_16;
+        end
+        if (key_17 < key_21) begin
+            smaller_21 = smaller_21 | onehot_17;
+        end
+        if (key_18 < key_21) begin
+            smaller_21 = smaller_21 | onehot_18;
+        end
+        if (key_19 < key_21) begin
+            smaller_21 = smaller_21 | onehot_19;
+        end
+        if (key_20 < key_21) begin
+            smaller_21 = smaller_21 | onehot_20;
+        end
+        if (key_21 < key_21) begin
+            smaller_21 = smaller_21 | onehot_21;
+        end
+        if (key_22 < key_21) begin
+            smaller_21 = smaller_21 | onehot_22;
+        end
+        if (key_23 < key_21) begin
+            smaller_21 = smaller_21 | onehot_23;
+        end
+        if (valid[21] & ~|(smaller_21 & valid)) begin
+            min = min | onehot_21;
+        end
+        smaller_22 = zero;
+        if (key_0 < key_22) begin
+            smaller_22 = smaller_22 | onehot_0;
+        end
+        if (key_1 < key_22) begin
+            smaller_22 = smaller_22 | onehot_1;
+        end
+        if (key_2 < key_22) begin
+            smaller_22 = smaller_22 | onehot_2;
+        end
+        if (key_3 < key_22) begin
+            smaller_22 = smaller_22 | onehot_3;
+        end
+        if (key_4 < key_22) begin
+            smaller_22 = smaller_22 | onehot_4;
+        end
+        if (key_5 < key_22) begin
+            smaller_22 = smaller_22 | onehot_5;
+        end
+        if (key_6 < key_22) begin
+            smaller_22 = smaller_22 | onehot_6;
+        end
+        if (key_7 < key_22) begin
+            smaller_22 = smaller_22 | onehot_7;
+        end
+        if (key_8 < key_22) begin
+            smaller_22 = smaller_22 | onehot_8;
+        end
+        if (key_9 < key_22) begin
+            smaller_22 = smaller_22 | onehot_9;
+        end
+        if (key_10 < key_22) begin
+            smaller_22 = smaller_22 | onehot_10;
+        end
+        if (key_11 < key_22) begin
+            smaller_22 = smaller_22 | onehot_11;
+        end
+        if (key_12 < key_22) begin
+            smaller_22 = smaller_22 | onehot_12;
+        end
+        if (key_13 < key_22) begin
+            smaller_22 = smaller_22 | onehot_13;
+        end
+        if (key_14 < key_22) begin
+            smaller_22 = smaller_22 | onehot_14;
+        end
+        if (key_15 < key_22) begin
+            smaller_22 = smaller_22 | onehot_15;
+        end
+        if (key_16 < key_22) begin
+            smaller_22 = smaller_22 | onehot_16;
+        end
+        if (key_17 < key_22) begin
+            smaller_22 = smaller_22 | onehot_17;
+        end
+        if (key_18 < key_22) begin
+            smaller_22 = smaller_22 | onehot_18;
+        end
+        if (key_19 < key_22) begin
+            smaller_22 = smaller_22 | onehot_19;
+        end
+        if (key_20 < key_22) begin
+            smaller_22 = smaller_22 | onehot_20;
+        end
+        if (key_21 < key_22) begin
+            smaller_22 = smaller_22 | onehot_21;
+        end
+        if (key_22 < key_22) begin
+            smaller_22 = smaller_22 | onehot_22;
+        end
+        if (key_23 < key_22) begin
+            smaller_22 = smaller_22 | onehot_23;
+        end
+        if (valid[22] & ~|(smaller_22 & valid)) begin
+            min = min | onehot_22;
+        end
+        smaller_23 = zero;
+        if (key_0 < key_23) begin
+            smaller_23 = smaller_23 | onehot_0;
+        end
+        if (key_1 < key_23) begin
+            smaller_23 = smaller_23 | onehot_1;
+        end
+        if (key_2 < key_23) begin
+            smaller_23 = smaller_23 | onehot_2;
+        end
+        if (key_3 < key_23) begin
+            smaller_23 = smaller_23 | onehot_3;
+        end
+        if (key_4 < key_23) begin
+            smaller_23 = smaller_23 | onehot_4;
+        end
+        if (key_5 < key_23) begin
+            smaller_23 = smaller_23 | onehot_5;
+        end
+        if (key_6 < key_23) begin
+            smaller_23 = smaller_23 | onehot_6;
+        end
+        if (key_7 < key_23) begin
+            smaller_23 = smaller_23 | onehot_7;
+        end
+        if (key_8 < key_23) begin
+            smaller_23 = smaller_23 | onehot_8;
+        end
+        if (key_9 < key_23) begin
+            smaller_23 = smaller_23 | onehot_9;
+        end
+        if (key_10 < key_23) begin
+            smaller_23 = smaller_23 | onehot_10;
+        end
+        if (key_11 < key_23) begin
+            smaller_23 = smaller_23 | onehot_11;
+        end
+        if (key_12 < key_23) begin
+            smaller_23 = smaller_23 | onehot_12;
+        end
+        if (key_13 < key_23) begin
+            smaller_23 = smaller_23 | onehot_13;
+        end
+        if (key_14 < key_23) begin
+            smaller_23 = smaller_23 | onehot_14;
+        end
+        if (key_15 < key_23) begin
+            smaller_23 = smaller_23 | onehot_15;
+        end
+        if (key_16 < key_23) begin
+            smaller_23 = smaller_23 | onehot_16;
+        end
+        if (key_17 < key_23) begin
+            smaller_23 = smaller_23 | onehot_17;
+        end
+        if (key_18 < key_23) begin
+            smaller_23 = smaller_23 | onehot_18;
+        end
+        if (key_19 < key_23) begin
+            smaller_23 = smaller_23 | onehot_19;
+        end
+        if (key_20 < key_23) begin
+            smaller_23 = smaller_23 | onehot_20;
+        end
+        if (key_21 < key_23) begin
+            smaller_23 = smaller_23 | onehot_21;
+        end
+        if (key_22 < key_23) begin
+            smaller_23 = smaller_23 | onehot_22;
+        end
+        if (key_23 < key_23) begin
+            smaller_23 = smaller_23 | onehot_23;
+        end
+        if (valid[23] & ~|(smaller_23 & valid)) begin
+            min = min | onehot_23;
+        end
+    end
+    
+endmodule // warp_arbiter_two_level_fermi__lists__closest
+
+// warp_arbiter_two_level_fermi__lists__encode: a sub-block, field `lists.encode` of `warp_arbiter_two_level_fermi`; 1 instance.
+module warp_arbiter_two_level_fermi__lists__encode(onehot,index);
+    
+    // Module arguments
+    input wire  [23:0] onehot;
+    output reg  [4:0] index;
+    
+    // Constant declarations
+    localparam  index_bits_0 = 24'haaaaaa;
+    localparam  index_bits_1 = 24'hcccccc;
+    localparam  index_bits_2 = 24'hf0f0f0;
+    localparam  index_bits_3 = 24'hff00;
+    localparam  index_bits_4 = 24'hff0000;
+    localparam  bit_b_0 = 5'b1;
+    localparam  bit_b_1 = 5'b10;
+    localparam  bit_b_2 = 5'b100;
+    localparam  bit_b_3 = 5'b1000;
+    localparam  bit_b_4 = 5'b10000;
+    localparam  zero_b = 5'b0;
+    
+    // Update code
+    always @(*) begin
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+        if (|(onehot & index_bits_3)) begin
+            index = index | bit_b_3;
+        end
+        if (|(onehot & index_bits_4)) begin
+            index = index | bit_b_4;
+        end
+    end
+    
+endmodule // warp_arbiter_two_level_fermi__lists__encode
+
+// warp_arbiter_two_level_fermi__lists__first: a sub-block, field `lists.first` of `warp_arbiter_two_level_fermi`; 1 instance.
+module warp_arbiter_two_level_fermi__lists__first(req,valid,onehot,index);
     
     // Module arguments
     input wire  [5:0] req;
@@ -2256,10 +5736,10 @@ module warp_arbiter_two_level_fermi__first(req,valid,onehot,index);
         end
     end
     
-endmodule // warp_arbiter_two_level_fermi__first
+endmodule // warp_arbiter_two_level_fermi__lists__first
 
-// warp_arbiter_two_level_fermi__head: a register (rust-hdl DFF), field `head` of `warp_arbiter_two_level_fermi`; 1 instance.
-module warp_arbiter_two_level_fermi__head(d,q,clock);
+// warp_arbiter_two_level_fermi__lists__pend: a register (rust-hdl DFF), field `lists.pend` of `warp_arbiter_two_level_fermi`; 18 instances (one per array element).
+module warp_arbiter_two_level_fermi__lists__pend(d,q,clock);
     
     // Module arguments
     input wire  [4:0] d;
@@ -2275,48 +5755,10 @@ module warp_arbiter_two_level_fermi__head(d,q,clock);
        q <= d;
     end
           
-endmodule // warp_arbiter_two_level_fermi__head
+endmodule // warp_arbiter_two_level_fermi__lists__pend
 
-// warp_arbiter_two_level_fermi__live: a register (rust-hdl DFF), field `live` of `warp_arbiter_two_level_fermi`; 1 instance.
-module warp_arbiter_two_level_fermi__live(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // warp_arbiter_two_level_fermi__live
-
-// warp_arbiter_two_level_fermi__pend: a register (rust-hdl DFF), field `pend` of `warp_arbiter_two_level_fermi`; 18 instances (one per array element).
-module warp_arbiter_two_level_fermi__pend(d,q,clock);
-    
-    // Module arguments
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 5'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // warp_arbiter_two_level_fermi__pend
-
-// warp_arbiter_two_level_fermi__pick: a sub-block, field `pick` of `warp_arbiter_two_level_fermi`; 1 instance.
-module warp_arbiter_two_level_fermi__pick(sel,data_0,data_1,data_2,data_3,data_4,data_5,out);
+// warp_arbiter_two_level_fermi__lists__pick: a sub-block, field `lists.pick` of `warp_arbiter_two_level_fermi`; 1 instance.
+module warp_arbiter_two_level_fermi__lists__pick(sel,data_0,data_1,data_2,data_3,data_4,data_5,out);
     
     // Module arguments
     input wire  [5:0] sel;
@@ -2461,5 +5903,99 @@ module warp_arbiter_two_level_fermi__pick(sel,data_0,data_1,data_2,data_3,data_4
         end
     end
     
-endmodule // warp_arbiter_two_level_fermi__pick
+endmodule // warp_arbiter_two_level_fermi__lists__pick
+
+// warp_arbiter_two_level_fermi__lists__rank: a sub-block, field `lists.rank` of `warp_arbiter_two_level_fermi`; 6 instances (one per array element).
+module warp_arbiter_two_level_fermi__lists__rank(bits,count);
+    
+    // Module arguments
+    input wire  [5:0] bits;
+    output reg  [2:0] count;
+    
+    // Constant declarations
+    localparam  one = 3'b1;
+    localparam  zero = 3'b0;
+    
+    // Local signals
+    reg  [2:0] sum_0;
+    reg  [2:0] sum_1;
+    reg  [2:0] sum_2;
+    reg  [2:0] sum_3;
+    reg  [2:0] sum_4;
+    reg  [2:0] sum_5;
+    
+    // Update code
+    always @(*) begin
+        sum_0 = zero;
+        if (bits[0]) begin
+            sum_0 = one;
+        end
+        sum_1 = zero;
+        if (bits[1]) begin
+            sum_1 = one;
+        end
+        sum_2 = zero;
+        if (bits[2]) begin
+            sum_2 = one;
+        end
+        sum_3 = zero;
+        if (bits[3]) begin
+            sum_3 = one;
+        end
+        sum_4 = zero;
+        if (bits[4]) begin
+            sum_4 = one;
+        end
+        sum_5 = zero;
+        if (bits[5]) begin
+            sum_5 = one;
+        end
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2;
+        sum_0 = sum_0 + sum_1;
+        count = sum_0;
+    end
+    
+endmodule // warp_arbiter_two_level_fermi__lists__rank
+
+// warp_arbiter_two_level_fermi__lists__sorting: a register (rust-hdl DFF), field `lists.sorting` of `warp_arbiter_two_level_fermi`; 1 instance.
+module warp_arbiter_two_level_fermi__lists__sorting(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // warp_arbiter_two_level_fermi__lists__sorting
+
+// warp_arbiter_two_level_fermi__live: a register (rust-hdl DFF), field `live` of `warp_arbiter_two_level_fermi`; 1 instance.
+module warp_arbiter_two_level_fermi__live(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // warp_arbiter_two_level_fermi__live
 

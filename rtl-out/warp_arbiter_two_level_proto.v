@@ -24,29 +24,9 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     output reg  [7:0] active;
     
     // Constant declarations
-    localparam  zero_k = 4'h0;
-    localparam  onehot_k_0 = 4'h1;
-    localparam  onehot_k_1 = 4'h2;
-    localparam  onehot_k_2 = 4'h4;
-    localparam  onehot_k_3 = 4'h8;
-    localparam  one_n = 8'h1;
     localparam  zero_n = 8'h0;
-    localparam  upto_n_0 = 8'h1;
-    localparam  upto_n_1 = 8'h3;
-    localparam  upto_n_2 = 8'h7;
-    localparam  upto_n_3 = 8'hf;
-    localparam  one_id = 3'b1;
-    localparam  zero_id = 3'b0;
-    localparam  k_const = 3'b100;
-    localparam  p_const = 3'b100;
-    localparam  ids_0 = 3'b0;
-    localparam  ids_1 = 3'b1;
-    localparam  ids_2 = 3'b10;
-    localparam  ids_3 = 3'b11;
-    localparam  pend_init_0 = 3'b100;
-    localparam  pend_init_1 = 3'b101;
-    localparam  pend_init_2 = 3'b110;
-    localparam  pend_init_3 = 3'b111;
+    localparam  zero_key = 1'b0;
+    localparam  no = 1'b0;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -56,6 +36,220 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     // verilator lint_off UNOPTFLAT
     reg  live__clock;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__reset;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__eligible;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__waiting;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__key_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__older_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__older_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__older_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__older_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__older_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__older_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__older_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lists__older_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__sort;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  lists__inner;
+    // verilator lint_on UNOPTFLAT
+    wire  lists__grant_valid;
+    wire  [2:0] lists__grant_warp;
+    wire  [7:0] lists__active;
+    
+    // Sub module instances
+    warp_arbiter_two_level_proto__live live(
+        .d(live__d),
+        .q(live__q),
+        .clock(live__clock)
+    );
+    warp_arbiter_two_level_proto__lists lists(
+        .clock(lists__clock),
+        .reset(lists__reset),
+        .eligible(lists__eligible),
+        .waiting(lists__waiting),
+        .key_0(lists__key_0),
+        .key_1(lists__key_1),
+        .key_2(lists__key_2),
+        .key_3(lists__key_3),
+        .key_4(lists__key_4),
+        .key_5(lists__key_5),
+        .key_6(lists__key_6),
+        .key_7(lists__key_7),
+        .older_0(lists__older_0),
+        .older_1(lists__older_1),
+        .older_2(lists__older_2),
+        .older_3(lists__older_3),
+        .older_4(lists__older_4),
+        .older_5(lists__older_5),
+        .older_6(lists__older_6),
+        .older_7(lists__older_7),
+        .sort(lists__sort),
+        .inner(lists__inner),
+        .grant_valid(lists__grant_valid),
+        .grant_warp(lists__grant_warp),
+        .active(lists__active)
+    );
+    
+    // Update code
+    always @(*) begin
+        live__clock = clock;
+        live__d = live__q;
+        lists__clock = clock;
+        lists__reset = reset;
+        lists__eligible = ready & live__q;
+        lists__waiting = long_stall | ~live__q;
+        lists__sort = no;
+        lists__inner = no;
+        lists__key_0 = zero_key;
+        lists__older_0 = zero_n;
+        lists__key_1 = zero_key;
+        lists__older_1 = zero_n;
+        lists__key_2 = zero_key;
+        lists__older_2 = zero_n;
+        lists__key_3 = zero_key;
+        lists__older_3 = zero_n;
+        lists__key_4 = zero_key;
+        lists__older_4 = zero_n;
+        lists__key_5 = zero_key;
+        lists__older_5 = zero_n;
+        lists__key_6 = zero_key;
+        lists__older_6 = zero_n;
+        lists__key_7 = zero_key;
+        lists__older_7 = zero_n;
+        grant_valid = lists__grant_valid;
+        grant_warp = lists__grant_warp;
+        active = lists__active;
+        live__d = (live__q & ~exit) | launch;
+        if (reset) begin
+            live__d = zero_n;
+        end
+    end
+    
+endmodule // warp_arbiter_two_level_proto
+
+// warp_arbiter_two_level_proto__lists: a sub-block, field `lists` of `warp_arbiter_two_level_proto`; 1 instance.
+module warp_arbiter_two_level_proto__lists(clock,reset,eligible,waiting,key_0,key_1,key_2,key_3,key_4,key_5,key_6,key_7,older_0,older_1,older_2,older_3,older_4,older_5,older_6,older_7,sort,inner,grant_valid,grant_warp,active);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [7:0] eligible;
+    input wire  [7:0] waiting;
+    input wire  key_0;
+    input wire  key_1;
+    input wire  key_2;
+    input wire  key_3;
+    input wire  key_4;
+    input wire  key_5;
+    input wire  key_6;
+    input wire  key_7;
+    input wire  [7:0] older_0;
+    input wire  [7:0] older_1;
+    input wire  [7:0] older_2;
+    input wire  [7:0] older_3;
+    input wire  [7:0] older_4;
+    input wire  [7:0] older_5;
+    input wire  [7:0] older_6;
+    input wire  [7:0] older_7;
+    input wire  sort;
+    input wire  inner;
+    output reg  grant_valid;
+    output reg  [2:0] grant_warp;
+    output reg  [7:0] active;
+    
+    // Constant declarations
+    localparam  zero_k = 4'h0;
+    localparam  low_k = 8'hf;
+    localparam  onehot_k_0 = 4'h1;
+    localparam  onehot_k_1 = 4'h2;
+    localparam  onehot_k_2 = 4'h4;
+    localparam  onehot_k_3 = 4'h8;
+    localparam  onehot_n_0 = 8'h1;
+    localparam  onehot_n_1 = 8'h2;
+    localparam  onehot_n_2 = 8'h4;
+    localparam  onehot_n_3 = 8'h8;
+    localparam  onehot_n_4 = 8'h10;
+    localparam  onehot_n_5 = 8'h20;
+    localparam  onehot_n_6 = 8'h40;
+    localparam  onehot_n_7 = 8'h80;
+    localparam  one_n = 8'h1;
+    localparam  zero_n = 8'h0;
+    localparam  zero_w = 1'b0;
+    localparam  upto_n_0 = 8'h1;
+    localparam  upto_n_1 = 8'h3;
+    localparam  upto_n_2 = 8'h7;
+    localparam  upto_n_3 = 8'hf;
+    localparam  one_id = 3'b1;
+    localparam  zero_id = 3'b0;
+    localparam  k_const = 3'b100;
+    localparam  ids_0 = 3'b0;
+    localparam  ids_1 = 3'b1;
+    localparam  ids_2 = 3'b10;
+    localparam  ids_3 = 3'b11;
+    localparam  ids_4 = 3'b100;
+    localparam  ids_5 = 3'b101;
+    localparam  ids_6 = 3'b110;
+    localparam  ids_7 = 3'b111;
+    localparam  pos_0 = 3'b0;
+    localparam  pos_1 = 3'b1;
+    localparam  pos_2 = 3'b10;
+    localparam  pos_3 = 3'b11;
+    localparam  pend_init_0 = 3'b100;
+    localparam  pend_init_1 = 3'b101;
+    localparam  pend_init_2 = 3'b110;
+    localparam  pend_init_3 = 3'b111;
+    
+    // Stub signals
     // verilator lint_off UNOPTFLAT
     reg  [2:0] act_0__d;
     // verilator lint_on UNOPTFLAT
@@ -83,6 +277,41 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     wire  [2:0] act_3__q;
     // verilator lint_off UNOPTFLAT
     reg  act_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  act_key_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_key_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] act_mask__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] act_mask__q;
+    // verilator lint_off UNOPTFLAT
+    reg  act_mask__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] pend_0__d;
@@ -113,12 +342,28 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     reg  pend_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] head__d;
+    reg  sorting__d;
     // verilator lint_on UNOPTFLAT
-    wire  [2:0] head__q;
+    wire  sorting__q;
     // verilator lint_off UNOPTFLAT
-    reg  head__clock;
+    reg  sorting__clock;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rank_0__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_0__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rank_1__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_1__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rank_2__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_2__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rank_3__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] rank_3__count;
     // verilator lint_off UNOPTFLAT
     reg  [3:0] first__req;
     // verilator lint_on UNOPTFLAT
@@ -143,14 +388,40 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     reg  [2:0] pick__data_3;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] pick__out;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] closest__valid;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  closest__key_7;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] closest__min;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] encode__onehot;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] encode__index;
     
     // Local signals
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] eligible;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] waiting;
-    // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  kept_0;
     // verilator lint_on UNOPTFLAT
@@ -197,30 +468,6 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     reg  [2:0] kept_count;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] ring_pos_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] ring_pos_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] ring_pos_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] ring_pos_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] ring_at_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] ring_at_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] ring_at_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] ring_at_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [2:0] demoted_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -245,6 +492,60 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     reg  moves_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [2:0] compact_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] compact_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] compact_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] compact_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  compact_key_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] promoted;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] entry_row_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] entry_row_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] entry_row_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] entry_row_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] entry_eligible;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] before_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] before_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] before_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] before_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [2:0] list_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -260,85 +561,112 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     reg  [3:0] list_eligible;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  found;
+    reg  [7:0] list_mask;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] sel_warp;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] landed;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  lands;
+    reg  [7:0] oldest;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] rotated;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] list_mask;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] next_head;
+    reg  rotated_key;
     // verilator lint_on UNOPTFLAT
     
     // Sub module instances
-    warp_arbiter_two_level_proto__live live(
-        .d(live__d),
-        .q(live__q),
-        .clock(live__clock)
-    );
-    warp_arbiter_two_level_proto__act act_0(
+    warp_arbiter_two_level_proto__lists__act act_0(
         .d(act_0__d),
         .q(act_0__q),
         .clock(act_0__clock)
     );
-    warp_arbiter_two_level_proto__act act_1(
+    warp_arbiter_two_level_proto__lists__act act_1(
         .d(act_1__d),
         .q(act_1__q),
         .clock(act_1__clock)
     );
-    warp_arbiter_two_level_proto__act act_2(
+    warp_arbiter_two_level_proto__lists__act act_2(
         .d(act_2__d),
         .q(act_2__q),
         .clock(act_2__clock)
     );
-    warp_arbiter_two_level_proto__act act_3(
+    warp_arbiter_two_level_proto__lists__act act_3(
         .d(act_3__d),
         .q(act_3__q),
         .clock(act_3__clock)
     );
-    warp_arbiter_two_level_proto__pend pend_0(
+    warp_arbiter_two_level_proto__lists__act_key act_key_0(
+        .d(act_key_0__d),
+        .q(act_key_0__q),
+        .clock(act_key_0__clock)
+    );
+    warp_arbiter_two_level_proto__lists__act_key act_key_1(
+        .d(act_key_1__d),
+        .q(act_key_1__q),
+        .clock(act_key_1__clock)
+    );
+    warp_arbiter_two_level_proto__lists__act_key act_key_2(
+        .d(act_key_2__d),
+        .q(act_key_2__q),
+        .clock(act_key_2__clock)
+    );
+    warp_arbiter_two_level_proto__lists__act_key act_key_3(
+        .d(act_key_3__d),
+        .q(act_key_3__q),
+        .clock(act_key_3__clock)
+    );
+    warp_arbiter_two_level_proto__lists__act_mask act_mask(
+        .d(act_mask__d),
+        .q(act_mask__q),
+        .clock(act_mask__clock)
+    );
+    warp_arbiter_two_level_proto__lists__pend pend_0(
         .d(pend_0__d),
         .q(pend_0__q),
         .clock(pend_0__clock)
     );
-    warp_arbiter_two_level_proto__pend pend_1(
+    warp_arbiter_two_level_proto__lists__pend pend_1(
         .d(pend_1__d),
         .q(pend_1__q),
         .clock(pend_1__clock)
     );
-    warp_arbiter_two_level_proto__pend pend_2(
+    warp_arbiter_two_level_proto__lists__pend pend_2(
         .d(pend_2__d),
         .q(pend_2__q),
         .clock(pend_2__clock)
     );
-    warp_arbiter_two_level_proto__pend pend_3(
+    warp_arbiter_two_level_proto__lists__pend pend_3(
         .d(pend_3__d),
         .q(pend_3__q),
         .clock(pend_3__clock)
     );
-    warp_arbiter_two_level_proto__head head(
-        .d(head__d),
-        .q(head__q),
-        .clock(head__clock)
+    warp_arbiter_two_level_proto__lists__sorting sorting(
+        .d(sorting__d),
+        .q(sorting__q),
+        .clock(sorting__clock)
     );
-    warp_arbiter_two_level_proto__first first(
+    warp_arbiter_two_level_proto__lists__rank rank_0(
+        .bits(rank_0__bits),
+        .count(rank_0__count)
+    );
+    warp_arbiter_two_level_proto__lists__rank rank_1(
+        .bits(rank_1__bits),
+        .count(rank_1__count)
+    );
+    warp_arbiter_two_level_proto__lists__rank rank_2(
+        .bits(rank_2__bits),
+        .count(rank_2__count)
+    );
+    warp_arbiter_two_level_proto__lists__rank rank_3(
+        .bits(rank_3__bits),
+        .count(rank_3__count)
+    );
+    warp_arbiter_two_level_proto__lists__first first(
         .req(first__req),
         .valid(first__valid),
         .onehot(first__onehot),
         .index(first__index)
     );
-    warp_arbiter_two_level_proto__pick pick(
+    warp_arbiter_two_level_proto__lists__pick pick(
         .sel(pick__sel),
         .data_0(pick__data_0),
         .data_1(pick__data_1),
@@ -346,21 +674,45 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         .data_3(pick__data_3),
         .out(pick__out)
     );
+    warp_arbiter_two_level_proto__lists__closest closest(
+        .valid(closest__valid),
+        .key_0(closest__key_0),
+        .key_1(closest__key_1),
+        .key_2(closest__key_2),
+        .key_3(closest__key_3),
+        .key_4(closest__key_4),
+        .key_5(closest__key_5),
+        .key_6(closest__key_6),
+        .key_7(closest__key_7),
+        .min(closest__min)
+    );
+    warp_arbiter_two_level_proto__lists__encode encode(
+        .onehot(encode__onehot),
+        .index(encode__index)
+    );
     
     // Update code
     always @(*) begin
-        live__clock = clock;
-        head__clock = clock;
-        live__d = live__q;
-        head__d = head__q;
+        sorting__clock = clock;
+        act_mask__clock = clock;
+        sorting__d = sorting__q;
+        act_mask__d = act_mask__q;
         act_0__clock = clock;
         act_0__d = act_0__q;
+        act_key_0__clock = clock;
+        act_key_0__d = act_key_0__q;
         act_1__clock = clock;
         act_1__d = act_1__q;
+        act_key_1__clock = clock;
+        act_key_1__d = act_key_1__q;
         act_2__clock = clock;
         act_2__d = act_2__q;
+        act_key_2__clock = clock;
+        act_key_2__d = act_key_2__q;
         act_3__clock = clock;
         act_3__d = act_3__q;
+        act_key_3__clock = clock;
+        act_key_3__d = act_key_3__q;
         pend_0__clock = clock;
         pend_0__d = pend_0__q;
         pend_1__clock = clock;
@@ -369,12 +721,10 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         pend_2__d = pend_2__q;
         pend_3__clock = clock;
         pend_3__d = pend_3__q;
-        eligible = ready & live__q;
-        waiting = long_stall | ~live__q;
         kept_run = one_n;
         demoted_run = one_n;
         kept_count = zero_id;
-        kept_0 = ~waiting[act_0__q];
+        kept_0 = ~waiting[act_0__q] | sorting__q;
         kept_before_0 = kept_run[(32'h0)+:(4)];
         demoted_before_0 = demoted_run[(32'h0)+:(4)];
         if (kept_0) begin
@@ -384,7 +734,7 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        kept_1 = ~waiting[act_1__q];
+        kept_1 = ~waiting[act_1__q] | sorting__q;
         kept_before_1 = kept_run[(32'h0)+:(4)];
         demoted_before_1 = demoted_run[(32'h0)+:(4)];
         if (kept_1) begin
@@ -394,7 +744,7 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        kept_2 = ~waiting[act_2__q];
+        kept_2 = ~waiting[act_2__q] | sorting__q;
         kept_before_2 = kept_run[(32'h0)+:(4)];
         demoted_before_2 = demoted_run[(32'h0)+:(4)];
         if (kept_2) begin
@@ -404,7 +754,7 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        kept_3 = ~waiting[act_3__q];
+        kept_3 = ~waiting[act_3__q] | sorting__q;
         kept_before_3 = kept_run[(32'h0)+:(4)];
         demoted_before_3 = demoted_run[(32'h0)+:(4)];
         if (kept_3) begin
@@ -414,79 +764,7 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         else begin
             demoted_run = demoted_run << one_id;
         end
-        next_head = head__q + (k_const - kept_count);
-        if (next_head >= p_const) begin
-            next_head = next_head - p_const;
-        end
-        head__d = next_head;
-        ring_pos_0 = head__q + ids_0;
-        if (ring_pos_0 >= p_const) begin
-            ring_pos_0 = ring_pos_0 - p_const;
-        end
-        ring_at_0 = zero_id;
-        if (ring_pos_0 == ids_0) begin
-            ring_at_0 = ring_at_0 | pend_0__q;
-        end
-        if (ring_pos_0 == ids_1) begin
-            ring_at_0 = ring_at_0 | pend_1__q;
-        end
-        if (ring_pos_0 == ids_2) begin
-            ring_at_0 = ring_at_0 | pend_2__q;
-        end
-        if (ring_pos_0 == ids_3) begin
-            ring_at_0 = ring_at_0 | pend_3__q;
-        end
-        ring_pos_1 = head__q + ids_1;
-        if (ring_pos_1 >= p_const) begin
-            ring_pos_1 = ring_pos_1 - p_const;
-        end
-        ring_at_1 = zero_id;
-        if (ring_pos_1 == ids_0) begin
-            ring_at_1 = ring_at_1 | pend_0__q;
-        end
-        if (ring_pos_1 == ids_1) begin
-            ring_at_1 = ring_at_1 | pend_1__q;
-        end
-        if (ring_pos_1 == ids_2) begin
-            ring_at_1 = ring_at_1 | pend_2__q;
-        end
-        if (ring_pos_1 == ids_3) begin
-            ring_at_1 = ring_at_1 | pend_3__q;
-        end
-        ring_pos_2 = head__q + ids_2;
-        if (ring_pos_2 >= p_const) begin
-            ring_pos_2 = ring_pos_2 - p_const;
-        end
-        ring_at_2 = zero_id;
-        if (ring_pos_2 == ids_0) begin
-            ring_at_2 = ring_at_2 | pend_0__q;
-        end
-        if (ring_pos_2 == ids_1) begin
-            ring_at_2 = ring_at_2 | pend_1__q;
-        end
-        if (ring_pos_2 == ids_2) begin
-            ring_at_2 = ring_at_2 | pend_2__q;
-        end
-        if (ring_pos_2 == ids_3) begin
-            ring_at_2 = ring_at_2 | pend_3__q;
-        end
-        ring_pos_3 = head__q + ids_3;
-        if (ring_pos_3 >= p_const) begin
-            ring_pos_3 = ring_pos_3 - p_const;
-        end
-        ring_at_3 = zero_id;
-        if (ring_pos_3 == ids_0) begin
-            ring_at_3 = ring_at_3 | pend_0__q;
-        end
-        if (ring_pos_3 == ids_1) begin
-            ring_at_3 = ring_at_3 | pend_1__q;
-        end
-        if (ring_pos_3 == ids_2) begin
-            ring_at_3 = ring_at_3 | pend_2__q;
-        end
-        if (ring_pos_3 == ids_3) begin
-            ring_at_3 = ring_at_3 | pend_3__q;
-        end
+        sorting__d = sort & ~sorting__q & (kept_count != k_const);
         demoted_0 = zero_id;
         if (~kept_0 & demoted_before_0[0]) begin
             demoted_0 = demoted_0 | act_0__q;
@@ -543,291 +821,750 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
             demoted_3 = demoted_3 | act_3__q;
         end
         moves_3 = |(kept_run & upto_n_0);
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_0)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
+        promoted = zero_n;
+        if (moves_0) begin
+            promoted = promoted | (one_n << pend_0__q);
         end
-        if (moves_1 & (ring_pos_1 == ids_0)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
+        if (moves_1) begin
+            promoted = promoted | (one_n << pend_1__q);
         end
-        if (moves_2 & (ring_pos_2 == ids_0)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
+        if (moves_2) begin
+            promoted = promoted | (one_n << pend_2__q);
         end
-        if (moves_3 & (ring_pos_3 == ids_0)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
+        if (moves_3) begin
+            promoted = promoted | (one_n << pend_3__q);
         end
-        if (lands) begin
-            pend_0__d = landed;
+        if (kept_run[0]) begin
+            pend_0__d = pend_0__q;
+            pend_1__d = pend_1__q;
+            pend_2__d = pend_2__q;
+            pend_3__d = pend_3__q;
+            if (moves_0) begin
+                pend_0__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_1__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_2__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_3__d = demoted_3;
+            end
         end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_1)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
+        if (kept_run[1]) begin
+            pend_0__d = pend_3__q;
+            pend_1__d = pend_0__q;
+            pend_2__d = pend_1__q;
+            pend_3__d = pend_2__q;
+            if (moves_0) begin
+                pend_1__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_2__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_3__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_0__d = demoted_3;
+            end
         end
-        if (moves_1 & (ring_pos_1 == ids_1)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
+        if (kept_run[2]) begin
+            pend_0__d = pend_2__q;
+            pend_1__d = pend_3__q;
+            pend_2__d = pend_0__q;
+            pend_3__d = pend_1__q;
+            if (moves_0) begin
+                pend_2__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_3__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_0__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_1__d = demoted_3;
+            end
         end
-        if (moves_2 & (ring_pos_2 == ids_1)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
+        if (kept_run[3]) begin
+            pend_0__d = pend_1__q;
+            pend_1__d = pend_2__q;
+            pend_2__d = pend_3__q;
+            pend_3__d = pend_0__q;
+            if (moves_0) begin
+                pend_3__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_0__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_1__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_2__d = demoted_3;
+            end
         end
-        if (moves_3 & (ring_pos_3 == ids_1)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
+        if (kept_run[4]) begin
+            pend_0__d = pend_0__q;
+            pend_1__d = pend_1__q;
+            pend_2__d = pend_2__q;
+            pend_3__d = pend_3__q;
+            if (moves_0) begin
+                pend_0__d = demoted_0;
+            end
+            if (moves_1) begin
+                pend_1__d = demoted_1;
+            end
+            if (moves_2) begin
+                pend_2__d = demoted_2;
+            end
+            if (moves_3) begin
+                pend_3__d = demoted_3;
+            end
         end
-        if (lands) begin
-            pend_1__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_2)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_2)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_2)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_2)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_2__d = landed;
-        end
-        landed = zero_id;
-        lands = 1'b0;
-        if (moves_0 & (ring_pos_0 == ids_3)) begin
-            landed = landed | demoted_0;
-            lands = 1'b1;
-        end
-        if (moves_1 & (ring_pos_1 == ids_3)) begin
-            landed = landed | demoted_1;
-            lands = 1'b1;
-        end
-        if (moves_2 & (ring_pos_2 == ids_3)) begin
-            landed = landed | demoted_2;
-            lands = 1'b1;
-        end
-        if (moves_3 & (ring_pos_3 == ids_3)) begin
-            landed = landed | demoted_3;
-            lands = 1'b1;
-        end
-        if (lands) begin
-            pend_3__d = landed;
-        end
-        list_0 = zero_id;
+        compact_0 = zero_id;
         if (kept_0 & kept_before_0[0]) begin
-            list_0 = list_0 | act_0__q;
+            compact_0 = compact_0 | act_0__q;
         end
         if (kept_1 & kept_before_1[0]) begin
-            list_0 = list_0 | act_1__q;
+            compact_0 = compact_0 | act_1__q;
         end
         if (kept_2 & kept_before_2[0]) begin
-            list_0 = list_0 | act_2__q;
+            compact_0 = compact_0 | act_2__q;
         end
         if (kept_3 & kept_before_3[0]) begin
-            list_0 = list_0 | act_3__q;
+            compact_0 = compact_0 | act_3__q;
         end
         if (kept_run[0] & upto_n_0[0]) begin
-            list_0 = list_0 | ring_at_0;
+            compact_0 = compact_0 | pend_0__q;
         end
         if (kept_run[1] & upto_n_0[1]) begin
-            list_0 = list_0 | ring_at_3;
+            compact_0 = compact_0 | pend_3__q;
         end
         if (kept_run[2] & upto_n_0[2]) begin
-            list_0 = list_0 | ring_at_2;
+            compact_0 = compact_0 | pend_2__q;
         end
         if (kept_run[3] & upto_n_0[3]) begin
-            list_0 = list_0 | ring_at_1;
+            compact_0 = compact_0 | pend_1__q;
         end
-        list_1 = zero_id;
+        compact_1 = zero_id;
         if (kept_0 & kept_before_0[1]) begin
-            list_1 = list_1 | act_0__q;
+            compact_1 = compact_1 | act_0__q;
         end
         if (kept_1 & kept_before_1[1]) begin
-            list_1 = list_1 | act_1__q;
+            compact_1 = compact_1 | act_1__q;
         end
         if (kept_2 & kept_before_2[1]) begin
-            list_1 = list_1 | act_2__q;
+            compact_1 = compact_1 | act_2__q;
         end
         if (kept_3 & kept_before_3[1]) begin
-            list_1 = list_1 | act_3__q;
+            compact_1 = compact_1 | act_3__q;
         end
         if (kept_run[0] & upto_n_1[0]) begin
-            list_1 = list_1 | ring_at_1;
+            compact_1 = compact_1 | pend_1__q;
         end
         if (kept_run[1] & upto_n_1[1]) begin
-            list_1 = list_1 | ring_at_0;
+            compact_1 = compact_1 | pend_0__q;
         end
         if (kept_run[2] & upto_n_1[2]) begin
-            list_1 = list_1 | ring_at_3;
+            compact_1 = compact_1 | pend_3__q;
         end
         if (kept_run[3] & upto_n_1[3]) begin
-            list_1 = list_1 | ring_at_2;
+            compact_1 = compact_1 | pend_2__q;
         end
-        list_2 = zero_id;
+        compact_2 = zero_id;
         if (kept_0 & kept_before_0[2]) begin
-            list_2 = list_2 | act_0__q;
+            compact_2 = compact_2 | act_0__q;
         end
         if (kept_1 & kept_before_1[2]) begin
-            list_2 = list_2 | act_1__q;
+            compact_2 = compact_2 | act_1__q;
         end
         if (kept_2 & kept_before_2[2]) begin
-            list_2 = list_2 | act_2__q;
+            compact_2 = compact_2 | act_2__q;
         end
         if (kept_3 & kept_before_3[2]) begin
-            list_2 = list_2 | act_3__q;
+            compact_2 = compact_2 | act_3__q;
         end
         if (kept_run[0] & upto_n_2[0]) begin
-            list_2 = list_2 | ring_at_2;
+            compact_2 = compact_2 | pend_2__q;
         end
         if (kept_run[1] & upto_n_2[1]) begin
-            list_2 = list_2 | ring_at_1;
+            compact_2 = compact_2 | pend_1__q;
         end
         if (kept_run[2] & upto_n_2[2]) begin
-            list_2 = list_2 | ring_at_0;
+            compact_2 = compact_2 | pend_0__q;
         end
         if (kept_run[3] & upto_n_2[3]) begin
-            list_2 = list_2 | ring_at_3;
+            compact_2 = compact_2 | pend_3__q;
         end
-        list_3 = zero_id;
+        compact_3 = zero_id;
         if (kept_0 & kept_before_0[3]) begin
-            list_3 = list_3 | act_0__q;
+            compact_3 = compact_3 | act_0__q;
         end
         if (kept_1 & kept_before_1[3]) begin
-            list_3 = list_3 | act_1__q;
+            compact_3 = compact_3 | act_1__q;
         end
         if (kept_2 & kept_before_2[3]) begin
-            list_3 = list_3 | act_2__q;
+            compact_3 = compact_3 | act_2__q;
         end
         if (kept_3 & kept_before_3[3]) begin
-            list_3 = list_3 | act_3__q;
+            compact_3 = compact_3 | act_3__q;
         end
         if (kept_run[0] & upto_n_3[0]) begin
-            list_3 = list_3 | ring_at_3;
+            compact_3 = compact_3 | pend_3__q;
         end
         if (kept_run[1] & upto_n_3[1]) begin
-            list_3 = list_3 | ring_at_2;
+            compact_3 = compact_3 | pend_2__q;
         end
         if (kept_run[2] & upto_n_3[2]) begin
-            list_3 = list_3 | ring_at_1;
+            compact_3 = compact_3 | pend_1__q;
         end
         if (kept_run[3] & upto_n_3[3]) begin
-            list_3 = list_3 | ring_at_0;
+            compact_3 = compact_3 | pend_0__q;
         end
+        compact_key_0 = zero_w;
+        if (compact_0 == ids_0) begin
+            compact_key_0 = compact_key_0 | key_0;
+        end
+        if (compact_0 == ids_1) begin
+            compact_key_0 = compact_key_0 | key_1;
+        end
+        if (compact_0 == ids_2) begin
+            compact_key_0 = compact_key_0 | key_2;
+        end
+        if (compact_0 == ids_3) begin
+            compact_key_0 = compact_key_0 | key_3;
+        end
+        if (compact_0 == ids_4) begin
+            compact_key_0 = compact_key_0 | key_4;
+        end
+        if (compact_0 == ids_5) begin
+            compact_key_0 = compact_key_0 | key_5;
+        end
+        if (compact_0 == ids_6) begin
+            compact_key_0 = compact_key_0 | key_6;
+        end
+        if (compact_0 == ids_7) begin
+            compact_key_0 = compact_key_0 | key_7;
+        end
+        compact_key_1 = zero_w;
+        if (compact_1 == ids_0) begin
+            compact_key_1 = compact_key_1 | key_0;
+        end
+        if (compact_1 == ids_1) begin
+            compact_key_1 = compact_key_1 | key_1;
+        end
+        if (compact_1 == ids_2) begin
+            compact_key_1 = compact_key_1 | key_2;
+        end
+        if (compact_1 == ids_3) begin
+            compact_key_1 = compact_key_1 | key_3;
+        end
+        if (compact_1 == ids_4) begin
+            compact_key_1 = compact_key_1 | key_4;
+        end
+        if (compact_1 == ids_5) begin
+            compact_key_1 = compact_key_1 | key_5;
+        end
+        if (compact_1 == ids_6) begin
+            compact_key_1 = compact_key_1 | key_6;
+        end
+        if (compact_1 == ids_7) begin
+            compact_key_1 = compact_key_1 | key_7;
+        end
+        compact_key_2 = zero_w;
+        if (compact_2 == ids_0) begin
+            compact_key_2 = compact_key_2 | key_0;
+        end
+        if (compact_2 == ids_1) begin
+            compact_key_2 = compact_key_2 | key_1;
+        end
+        if (compact_2 == ids_2) begin
+            compact_key_2 = compact_key_2 | key_2;
+        end
+        if (compact_2 == ids_3) begin
+            compact_key_2 = compact_key_2 | key_3;
+        end
+        if (compact_2 == ids_4) begin
+            compact_key_2 = compact_key_2 | key_4;
+        end
+        if (compact_2 == ids_5) begin
+            compact_key_2 = compact_key_2 | key_5;
+        end
+        if (compact_2 == ids_6) begin
+            compact_key_2 = compact_key_2 | key_6;
+        end
+        if (compact_2 == ids_7) begin
+            compact_key_2 = compact_key_2 | key_7;
+        end
+        compact_key_3 = zero_w;
+        if (compact_3 == ids_0) begin
+            compact_key_3 = compact_key_3 | key_0;
+        end
+        if (compact_3 == ids_1) begin
+            compact_key_3 = compact_key_3 | key_1;
+        end
+        if (compact_3 == ids_2) begin
+            compact_key_3 = compact_key_3 | key_2;
+        end
+        if (compact_3 == ids_3) begin
+            compact_key_3 = compact_key_3 | key_3;
+        end
+        if (compact_3 == ids_4) begin
+            compact_key_3 = compact_key_3 | key_4;
+        end
+        if (compact_3 == ids_5) begin
+            compact_key_3 = compact_key_3 | key_5;
+        end
+        if (compact_3 == ids_6) begin
+            compact_key_3 = compact_key_3 | key_6;
+        end
+        if (compact_3 == ids_7) begin
+            compact_key_3 = compact_key_3 | key_7;
+        end
+        entry_eligible = zero_k;
+        entry_row_0 = zero_n;
+        if (act_0__q == ids_0) begin
+            entry_row_0 = entry_row_0 | older_0;
+        end
+        if (act_0__q == ids_1) begin
+            entry_row_0 = entry_row_0 | older_1;
+        end
+        if (act_0__q == ids_2) begin
+            entry_row_0 = entry_row_0 | older_2;
+        end
+        if (act_0__q == ids_3) begin
+            entry_row_0 = entry_row_0 | older_3;
+        end
+        if (act_0__q == ids_4) begin
+            entry_row_0 = entry_row_0 | older_4;
+        end
+        if (act_0__q == ids_5) begin
+            entry_row_0 = entry_row_0 | older_5;
+        end
+        if (act_0__q == ids_6) begin
+            entry_row_0 = entry_row_0 | older_6;
+        end
+        if (act_0__q == ids_7) begin
+            entry_row_0 = entry_row_0 | older_7;
+        end
+        if (eligible[act_0__q]) begin
+            entry_eligible = entry_eligible | onehot_k_0;
+        end
+        entry_row_1 = zero_n;
+        if (act_1__q == ids_0) begin
+            entry_row_1 = entry_row_1 | older_0;
+        end
+        if (act_1__q == ids_1) begin
+            entry_row_1 = entry_row_1 | older_1;
+        end
+        if (act_1__q == ids_2) begin
+            entry_row_1 = entry_row_1 | older_2;
+        end
+        if (act_1__q == ids_3) begin
+            entry_row_1 = entry_row_1 | older_3;
+        end
+        if (act_1__q == ids_4) begin
+            entry_row_1 = entry_row_1 | older_4;
+        end
+        if (act_1__q == ids_5) begin
+            entry_row_1 = entry_row_1 | older_5;
+        end
+        if (act_1__q == ids_6) begin
+            entry_row_1 = entry_row_1 | older_6;
+        end
+        if (act_1__q == ids_7) begin
+            entry_row_1 = entry_row_1 | older_7;
+        end
+        if (eligible[act_1__q]) begin
+            entry_eligible = entry_eligible | onehot_k_1;
+        end
+        entry_row_2 = zero_n;
+        if (act_2__q == ids_0) begin
+            entry_row_2 = entry_row_2 | older_0;
+        end
+        if (act_2__q == ids_1) begin
+            entry_row_2 = entry_row_2 | older_1;
+        end
+        if (act_2__q == ids_2) begin
+            entry_row_2 = entry_row_2 | older_2;
+        end
+        if (act_2__q == ids_3) begin
+            entry_row_2 = entry_row_2 | older_3;
+        end
+        if (act_2__q == ids_4) begin
+            entry_row_2 = entry_row_2 | older_4;
+        end
+        if (act_2__q == ids_5) begin
+            entry_row_2 = entry_row_2 | older_5;
+        end
+        if (act_2__q == ids_6) begin
+            entry_row_2 = entry_row_2 | older_6;
+        end
+        if (act_2__q == ids_7) begin
+            entry_row_2 = entry_row_2 | older_7;
+        end
+        if (eligible[act_2__q]) begin
+            entry_eligible = entry_eligible | onehot_k_2;
+        end
+        entry_row_3 = zero_n;
+        if (act_3__q == ids_0) begin
+            entry_row_3 = entry_row_3 | older_0;
+        end
+        if (act_3__q == ids_1) begin
+            entry_row_3 = entry_row_3 | older_1;
+        end
+        if (act_3__q == ids_2) begin
+            entry_row_3 = entry_row_3 | older_2;
+        end
+        if (act_3__q == ids_3) begin
+            entry_row_3 = entry_row_3 | older_3;
+        end
+        if (act_3__q == ids_4) begin
+            entry_row_3 = entry_row_3 | older_4;
+        end
+        if (act_3__q == ids_5) begin
+            entry_row_3 = entry_row_3 | older_5;
+        end
+        if (act_3__q == ids_6) begin
+            entry_row_3 = entry_row_3 | older_6;
+        end
+        if (act_3__q == ids_7) begin
+            entry_row_3 = entry_row_3 | older_7;
+        end
+        if (eligible[act_3__q]) begin
+            entry_eligible = entry_eligible | onehot_k_3;
+        end
+        before_0 = zero_k;
+        if ((act_key_0__q < act_key_0__q) | ((act_key_0__q == act_key_0__q) & entry_row_0[act_0__q])) begin
+            before_0 = before_0 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_0__q) | ((act_key_1__q == act_key_0__q) & entry_row_0[act_1__q])) begin
+            before_0 = before_0 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_0__q) | ((act_key_2__q == act_key_0__q) & entry_row_0[act_2__q])) begin
+            before_0 = before_0 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_0__q) | ((act_key_3__q == act_key_0__q) & entry_row_0[act_3__q])) begin
+            before_0 = before_0 | onehot_k_3;
+        end
+        rank_0__bits = before_0;
+        before_1 = zero_k;
+        if ((act_key_0__q < act_key_1__q) | ((act_key_0__q == act_key_1__q) & entry_row_1[act_0__q])) begin
+            before_1 = before_1 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_1__q) | ((act_key_1__q == act_key_1__q) & entry_row_1[act_1__q])) begin
+            before_1 = before_1 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_1__q) | ((act_key_2__q == act_key_1__q) & entry_row_1[act_2__q])) begin
+            before_1 = before_1 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_1__q) | ((act_key_3__q == act_key_1__q) & entry_row_1[act_3__q])) begin
+            before_1 = before_1 | onehot_k_3;
+        end
+        rank_1__bits = before_1;
+        before_2 = zero_k;
+        if ((act_key_0__q < act_key_2__q) | ((act_key_0__q == act_key_2__q) & entry_row_2[act_0__q])) begin
+            before_2 = before_2 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_2__q) | ((act_key_1__q == act_key_2__q) & entry_row_2[act_1__q])) begin
+            before_2 = before_2 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_2__q) | ((act_key_2__q == act_key_2__q) & entry_row_2[act_2__q])) begin
+            before_2 = before_2 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_2__q) | ((act_key_3__q == act_key_2__q) & entry_row_2[act_3__q])) begin
+            before_2 = before_2 | onehot_k_3;
+        end
+        rank_2__bits = before_2;
+        before_3 = zero_k;
+        if ((act_key_0__q < act_key_3__q) | ((act_key_0__q == act_key_3__q) & entry_row_3[act_0__q])) begin
+            before_3 = before_3 | onehot_k_0;
+        end
+        if ((act_key_1__q < act_key_3__q) | ((act_key_1__q == act_key_3__q) & entry_row_3[act_1__q])) begin
+            before_3 = before_3 | onehot_k_1;
+        end
+        if ((act_key_2__q < act_key_3__q) | ((act_key_2__q == act_key_3__q) & entry_row_3[act_2__q])) begin
+            before_3 = before_3 | onehot_k_2;
+        end
+        if ((act_key_3__q < act_key_3__q) | ((act_key_3__q == act_key_3__q) & entry_row_3[act_3__q])) begin
+            before_3 = before_3 | onehot_k_3;
+        end
+        rank_3__bits = before_3;
         list_eligible = zero_k;
-        list_mask = zero_n;
-        if (eligible[list_0]) begin
+        list_mask = (act_mask__q & ~waiting) | promoted;
+        if (sorting__q) begin
+            list_mask = act_mask__q;
+        end
+        act_mask__d = list_mask;
+        list_0 = compact_0;
+        if (eligible[compact_0]) begin
             list_eligible = list_eligible | onehot_k_0;
         end
-        list_mask = list_mask | (one_n << list_0);
-        pick__data_0 = list_0;
-        if (eligible[list_1]) begin
+        list_1 = compact_1;
+        if (eligible[compact_1]) begin
             list_eligible = list_eligible | onehot_k_1;
         end
-        list_mask = list_mask | (one_n << list_1);
-        pick__data_1 = list_1;
-        if (eligible[list_2]) begin
+        list_2 = compact_2;
+        if (eligible[compact_2]) begin
             list_eligible = list_eligible | onehot_k_2;
         end
-        list_mask = list_mask | (one_n << list_2);
-        pick__data_2 = list_2;
-        if (eligible[list_3]) begin
+        list_3 = compact_3;
+        if (eligible[compact_3]) begin
             list_eligible = list_eligible | onehot_k_3;
         end
-        list_mask = list_mask | (one_n << list_3);
+        if (sorting__q) begin
+            list_eligible = zero_k;
+            list_0 = zero_id;
+            if (rank_0__count == pos_0) begin
+                list_0 = list_0 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            if (rank_1__count == pos_0) begin
+                list_0 = list_0 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            if (rank_2__count == pos_0) begin
+                list_0 = list_0 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            if (rank_3__count == pos_0) begin
+                list_0 = list_0 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_0;
+                end
+            end
+            list_1 = zero_id;
+            if (rank_0__count == pos_1) begin
+                list_1 = list_1 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            if (rank_1__count == pos_1) begin
+                list_1 = list_1 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            if (rank_2__count == pos_1) begin
+                list_1 = list_1 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            if (rank_3__count == pos_1) begin
+                list_1 = list_1 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_1;
+                end
+            end
+            list_2 = zero_id;
+            if (rank_0__count == pos_2) begin
+                list_2 = list_2 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            if (rank_1__count == pos_2) begin
+                list_2 = list_2 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            if (rank_2__count == pos_2) begin
+                list_2 = list_2 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            if (rank_3__count == pos_2) begin
+                list_2 = list_2 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_2;
+                end
+            end
+            list_3 = zero_id;
+            if (rank_0__count == pos_3) begin
+                list_3 = list_3 | act_0__q;
+                if (entry_eligible[0]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+            if (rank_1__count == pos_3) begin
+                list_3 = list_3 | act_1__q;
+                if (entry_eligible[1]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+            if (rank_2__count == pos_3) begin
+                list_3 = list_3 | act_2__q;
+                if (entry_eligible[2]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+            if (rank_3__count == pos_3) begin
+                list_3 = list_3 | act_3__q;
+                if (entry_eligible[3]) begin
+                    list_eligible = list_eligible | onehot_k_3;
+                end
+            end
+        end
+        pick__data_0 = list_0;
+        pick__data_1 = list_1;
+        pick__data_2 = list_2;
         pick__data_3 = list_3;
         first__req = list_eligible;
         pick__sel = first__onehot;
-        found = first__valid;
-        sel_warp = pick__out;
-        grant_valid = found;
-        grant_warp = sel_warp;
+        closest__valid = eligible & list_mask;
+        oldest = zero_n;
+        closest__key_0 = key_0;
+        if (closest__min[0] & ~|(older_0 & closest__min)) begin
+            oldest = oldest | onehot_n_0;
+        end
+        closest__key_1 = key_1;
+        if (closest__min[1] & ~|(older_1 & closest__min)) begin
+            oldest = oldest | onehot_n_1;
+        end
+        closest__key_2 = key_2;
+        if (closest__min[2] & ~|(older_2 & closest__min)) begin
+            oldest = oldest | onehot_n_2;
+        end
+        closest__key_3 = key_3;
+        if (closest__min[3] & ~|(older_3 & closest__min)) begin
+            oldest = oldest | onehot_n_3;
+        end
+        closest__key_4 = key_4;
+        if (closest__min[4] & ~|(older_4 & closest__min)) begin
+            oldest = oldest | onehot_n_4;
+        end
+        closest__key_5 = key_5;
+        if (closest__min[5] & ~|(older_5 & closest__min)) begin
+            oldest = oldest | onehot_n_5;
+        end
+        closest__key_6 = key_6;
+        if (closest__min[6] & ~|(older_6 & closest__min)) begin
+            oldest = oldest | onehot_n_6;
+        end
+        closest__key_7 = key_7;
+        if (closest__min[7] & ~|(older_7 & closest__min)) begin
+            oldest = oldest | onehot_n_7;
+        end
+        encode__onehot = oldest;
+        grant_valid = first__valid;
+        grant_warp = pick__out;
+        if (inner) begin
+            grant_valid = |(eligible & list_mask);
+            grant_warp = encode__index;
+        end
         active = list_mask;
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         act_0__d = list_0;
-        if (found) begin
+        act_key_0__d = compact_key_0;
+        if (first__valid & ~inner) begin
             act_0__d = rotated;
+            act_key_0__d = rotated_key;
         end
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         act_1__d = list_1;
-        if (found) begin
+        act_key_1__d = compact_key_1;
+        if (first__valid & ~inner) begin
             act_1__d = rotated;
+            act_key_1__d = rotated_key;
         end
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         act_2__d = list_2;
-        if (found) begin
+        act_key_2__d = compact_key_2;
+        if (first__valid & ~inner) begin
             act_2__d = rotated;
+            act_key_2__d = rotated_key;
         end
         rotated = zero_id;
+        rotated_key = zero_w;
         if (first__onehot[0]) begin
             rotated = rotated | list_0;
+            rotated_key = rotated_key | compact_key_0;
         end
         if (first__onehot[1]) begin
             rotated = rotated | list_1;
+            rotated_key = rotated_key | compact_key_1;
         end
         if (first__onehot[2]) begin
             rotated = rotated | list_2;
+            rotated_key = rotated_key | compact_key_2;
         end
         if (first__onehot[3]) begin
             rotated = rotated | list_3;
+            rotated_key = rotated_key | compact_key_3;
         end
         act_3__d = list_3;
-        if (found) begin
+        act_key_3__d = compact_key_3;
+        if (first__valid & ~inner) begin
             act_3__d = rotated;
+            act_key_3__d = rotated_key;
         end
-        live__d = (live__q & ~exit) | launch;
         if (reset) begin
-            live__d = zero_n;
-            head__d = zero_id;
+            sorting__d = 1'b0;
+            act_mask__d = low_k;
             act_0__d = ids_0;
             act_1__d = ids_1;
             act_2__d = ids_2;
@@ -839,10 +1576,10 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         end
     end
     
-endmodule // warp_arbiter_two_level_proto
+endmodule // warp_arbiter_two_level_proto__lists
 
-// warp_arbiter_two_level_proto__act: a register (rust-hdl DFF), field `act` of `warp_arbiter_two_level_proto`; 4 instances (one per array element).
-module warp_arbiter_two_level_proto__act(d,q,clock);
+// warp_arbiter_two_level_proto__lists__act: a register (rust-hdl DFF), field `lists.act` of `warp_arbiter_two_level_proto`; 4 instances (one per array element).
+module warp_arbiter_two_level_proto__lists__act(d,q,clock);
     
     // Module arguments
     input wire  [2:0] d;
@@ -858,10 +1595,347 @@ module warp_arbiter_two_level_proto__act(d,q,clock);
        q <= d;
     end
           
-endmodule // warp_arbiter_two_level_proto__act
+endmodule // warp_arbiter_two_level_proto__lists__act
 
-// warp_arbiter_two_level_proto__first: a sub-block, field `first` of `warp_arbiter_two_level_proto`; 1 instance.
-module warp_arbiter_two_level_proto__first(req,valid,onehot,index);
+// warp_arbiter_two_level_proto__lists__act_key: a register (rust-hdl DFF), field `lists.act_key` of `warp_arbiter_two_level_proto`; 4 instances (one per array element).
+module warp_arbiter_two_level_proto__lists__act_key(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // warp_arbiter_two_level_proto__lists__act_key
+
+// warp_arbiter_two_level_proto__lists__act_mask: a register (rust-hdl DFF), field `lists.act_mask` of `warp_arbiter_two_level_proto`; 1 instance.
+module warp_arbiter_two_level_proto__lists__act_mask(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // warp_arbiter_two_level_proto__lists__act_mask
+
+// warp_arbiter_two_level_proto__lists__closest: a sub-block, field `lists.closest` of `warp_arbiter_two_level_proto`; 1 instance.
+module warp_arbiter_two_level_proto__lists__closest(valid,key_0,key_1,key_2,key_3,key_4,key_5,key_6,key_7,min);
+    
+    // Module arguments
+    input wire  [7:0] valid;
+    input wire  key_0;
+    input wire  key_1;
+    input wire  key_2;
+    input wire  key_3;
+    input wire  key_4;
+    input wire  key_5;
+    input wire  key_6;
+    input wire  key_7;
+    output reg  [7:0] min;
+    
+    // Constant declarations
+    localparam  onehot_0 = 8'h1;
+    localparam  onehot_1 = 8'h2;
+    localparam  onehot_2 = 8'h4;
+    localparam  onehot_3 = 8'h8;
+    localparam  onehot_4 = 8'h10;
+    localparam  onehot_5 = 8'h20;
+    localparam  onehot_6 = 8'h40;
+    localparam  onehot_7 = 8'h80;
+    localparam  zero = 8'h0;
+    
+    // Local signals
+    reg  [7:0] smaller_0;
+    reg  [7:0] smaller_1;
+    reg  [7:0] smaller_2;
+    reg  [7:0] smaller_3;
+    reg  [7:0] smaller_4;
+    reg  [7:0] smaller_5;
+    reg  [7:0] smaller_6;
+    reg  [7:0] smaller_7;
+    
+    // Update code
+    always @(*) begin
+        min = zero;
+        smaller_0 = zero;
+        if (key_0 < key_0) begin
+            smaller_0 = smaller_0 | onehot_0;
+        end
+        if (key_1 < key_0) begin
+            smaller_0 = smaller_0 | onehot_1;
+        end
+        if (key_2 < key_0) begin
+            smaller_0 = smaller_0 | onehot_2;
+        end
+        if (key_3 < key_0) begin
+            smaller_0 = smaller_0 | onehot_3;
+        end
+        if (key_4 < key_0) begin
+            smaller_0 = smaller_0 | onehot_4;
+        end
+        if (key_5 < key_0) begin
+            smaller_0 = smaller_0 | onehot_5;
+        end
+        if (key_6 < key_0) begin
+            smaller_0 = smaller_0 | onehot_6;
+        end
+        if (key_7 < key_0) begin
+            smaller_0 = smaller_0 | onehot_7;
+        end
+        if (valid[0] & ~|(smaller_0 & valid)) begin
+            min = min | onehot_0;
+        end
+        smaller_1 = zero;
+        if (key_0 < key_1) begin
+            smaller_1 = smaller_1 | onehot_0;
+        end
+        if (key_1 < key_1) begin
+            smaller_1 = smaller_1 | onehot_1;
+        end
+        if (key_2 < key_1) begin
+            smaller_1 = smaller_1 | onehot_2;
+        end
+        if (key_3 < key_1) begin
+            smaller_1 = smaller_1 | onehot_3;
+        end
+        if (key_4 < key_1) begin
+            smaller_1 = smaller_1 | onehot_4;
+        end
+        if (key_5 < key_1) begin
+            smaller_1 = smaller_1 | onehot_5;
+        end
+        if (key_6 < key_1) begin
+            smaller_1 = smaller_1 | onehot_6;
+        end
+        if (key_7 < key_1) begin
+            smaller_1 = smaller_1 | onehot_7;
+        end
+        if (valid[1] & ~|(smaller_1 & valid)) begin
+            min = min | onehot_1;
+        end
+        smaller_2 = zero;
+        if (key_0 < key_2) begin
+            smaller_2 = smaller_2 | onehot_0;
+        end
+        if (key_1 < key_2) begin
+            smaller_2 = smaller_2 | onehot_1;
+        end
+        if (key_2 < key_2) begin
+            smaller_2 = smaller_2 | onehot_2;
+        end
+        if (key_3 < key_2) begin
+            smaller_2 = smaller_2 | onehot_3;
+        end
+        if (key_4 < key_2) begin
+            smaller_2 = smaller_2 | onehot_4;
+        end
+        if (key_5 < key_2) begin
+            smaller_2 = smaller_2 | onehot_5;
+        end
+        if (key_6 < key_2) begin
+            smaller_2 = smaller_2 | onehot_6;
+        end
+        if (key_7 < key_2) begin
+            smaller_2 = smaller_2 | onehot_7;
+        end
+        if (valid[2] & ~|(smaller_2 & valid)) begin
+            min = min | onehot_2;
+        end
+        smaller_3 = zero;
+        if (key_0 < key_3) begin
+            smaller_3 = smaller_3 | onehot_0;
+        end
+        if (key_1 < key_3) begin
+            smaller_3 = smaller_3 | onehot_1;
+        end
+        if (key_2 < key_3) begin
+            smaller_3 = smaller_3 | onehot_2;
+        end
+        if (key_3 < key_3) begin
+            smaller_3 = smaller_3 | onehot_3;
+        end
+        if (key_4 < key_3) begin
+            smaller_3 = smaller_3 | onehot_4;
+        end
+        if (key_5 < key_3) begin
+            smaller_3 = smaller_3 | onehot_5;
+        end
+        if (key_6 < key_3) begin
+            smaller_3 = smaller_3 | onehot_6;
+        end
+        if (key_7 < key_3) begin
+            smaller_3 = smaller_3 | onehot_7;
+        end
+        if (valid[3] & ~|(smaller_3 & valid)) begin
+            min = min | onehot_3;
+        end
+        smaller_4 = zero;
+        if (key_0 < key_4) begin
+            smaller_4 = smaller_4 | onehot_0;
+        end
+        if (key_1 < key_4) begin
+            smaller_4 = smaller_4 | onehot_1;
+        end
+        if (key_2 < key_4) begin
+            smaller_4 = smaller_4 | onehot_2;
+        end
+        if (key_3 < key_4) begin
+            smaller_4 = smaller_4 | onehot_3;
+        end
+        if (key_4 < key_4) begin
+            smaller_4 = smaller_4 | onehot_4;
+        end
+        if (key_5 < key_4) begin
+            smaller_4 = smaller_4 | onehot_5;
+        end
+        if (key_6 < key_4) begin
+            smaller_4 = smaller_4 | onehot_6;
+        end
+        if (key_7 < key_4) begin
+            smaller_4 = smaller_4 | onehot_7;
+        end
+        if (valid[4] & ~|(smaller_4 & valid)) begin
+            min = min | onehot_4;
+        end
+        smaller_5 = zero;
+        if (key_0 < key_5) begin
+            smaller_5 = smaller_5 | onehot_0;
+        end
+        if (key_1 < key_5) begin
+            smaller_5 = smaller_5 | onehot_1;
+        end
+        if (key_2 < key_5) begin
+            smaller_5 = smaller_5 | onehot_2;
+        end
+        if (key_3 < key_5) begin
+            smaller_5 = smaller_5 | onehot_3;
+        end
+        if (key_4 < key_5) begin
+            smaller_5 = smaller_5 | onehot_4;
+        end
+        if (key_5 < key_5) begin
+            smaller_5 = smaller_5 | onehot_5;
+        end
+        if (key_6 < key_5) begin
+            smaller_5 = smaller_5 | onehot_6;
+        end
+        if (key_7 < key_5) begin
+            smaller_5 = smaller_5 | onehot_7;
+        end
+        if (valid[5] & ~|(smaller_5 & valid)) begin
+            min = min | onehot_5;
+        end
+        smaller_6 = zero;
+        if (key_0 < key_6) begin
+            smaller_6 = smaller_6 | onehot_0;
+        end
+        if (key_1 < key_6) begin
+            smaller_6 = smaller_6 | onehot_1;
+        end
+        if (key_2 < key_6) begin
+            smaller_6 = smaller_6 | onehot_2;
+        end
+        if (key_3 < key_6) begin
+            smaller_6 = smaller_6 | onehot_3;
+        end
+        if (key_4 < key_6) begin
+            smaller_6 = smaller_6 | onehot_4;
+        end
+        if (key_5 < key_6) begin
+            smaller_6 = smaller_6 | onehot_5;
+        end
+        if (key_6 < key_6) begin
+            smaller_6 = smaller_6 | onehot_6;
+        end
+        if (key_7 < key_6) begin
+            smaller_6 = smaller_6 | onehot_7;
+        end
+        if (valid[6] & ~|(smaller_6 & valid)) begin
+            min = min | onehot_6;
+        end
+        smaller_7 = zero;
+        if (key_0 < key_7) begin
+            smaller_7 = smaller_7 | onehot_0;
+        end
+        if (key_1 < key_7) begin
+            smaller_7 = smaller_7 | onehot_1;
+        end
+        if (key_2 < key_7) begin
+            smaller_7 = smaller_7 | onehot_2;
+        end
+        if (key_3 < key_7) begin
+            smaller_7 = smaller_7 | onehot_3;
+        end
+        if (key_4 < key_7) begin
+            smaller_7 = smaller_7 | onehot_4;
+        end
+        if (key_5 < key_7) begin
+            smaller_7 = smaller_7 | onehot_5;
+        end
+        if (key_6 < key_7) begin
+            smaller_7 = smaller_7 | onehot_6;
+        end
+        if (key_7 < key_7) begin
+            smaller_7 = smaller_7 | onehot_7;
+        end
+        if (valid[7] & ~|(smaller_7 & valid)) begin
+            min = min | onehot_7;
+        end
+    end
+    
+endmodule // warp_arbiter_two_level_proto__lists__closest
+
+// warp_arbiter_two_level_proto__lists__encode: a sub-block, field `lists.encode` of `warp_arbiter_two_level_proto`; 1 instance.
+module warp_arbiter_two_level_proto__lists__encode(onehot,index);
+    
+    // Module arguments
+    input wire  [7:0] onehot;
+    output reg  [2:0] index;
+    
+    // Constant declarations
+    localparam  index_bits_0 = 8'haa;
+    localparam  index_bits_1 = 8'hcc;
+    localparam  index_bits_2 = 8'hf0;
+    localparam  bit_b_0 = 3'b1;
+    localparam  bit_b_1 = 3'b10;
+    localparam  bit_b_2 = 3'b100;
+    localparam  zero_b = 3'b0;
+    
+    // Update code
+    always @(*) begin
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+    end
+    
+endmodule // warp_arbiter_two_level_proto__lists__encode
+
+// warp_arbiter_two_level_proto__lists__first: a sub-block, field `lists.first` of `warp_arbiter_two_level_proto`; 1 instance.
+module warp_arbiter_two_level_proto__lists__first(req,valid,onehot,index);
     
     // Module arguments
     input wire  [3:0] req;
@@ -904,10 +1978,10 @@ module warp_arbiter_two_level_proto__first(req,valid,onehot,index);
         end
     end
     
-endmodule // warp_arbiter_two_level_proto__first
+endmodule // warp_arbiter_two_level_proto__lists__first
 
-// warp_arbiter_two_level_proto__head: a register (rust-hdl DFF), field `head` of `warp_arbiter_two_level_proto`; 1 instance.
-module warp_arbiter_two_level_proto__head(d,q,clock);
+// warp_arbiter_two_level_proto__lists__pend: a register (rust-hdl DFF), field `lists.pend` of `warp_arbiter_two_level_proto`; 4 instances (one per array element).
+module warp_arbiter_two_level_proto__lists__pend(d,q,clock);
     
     // Module arguments
     input wire  [2:0] d;
@@ -923,48 +1997,10 @@ module warp_arbiter_two_level_proto__head(d,q,clock);
        q <= d;
     end
           
-endmodule // warp_arbiter_two_level_proto__head
+endmodule // warp_arbiter_two_level_proto__lists__pend
 
-// warp_arbiter_two_level_proto__live: a register (rust-hdl DFF), field `live` of `warp_arbiter_two_level_proto`; 1 instance.
-module warp_arbiter_two_level_proto__live(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // warp_arbiter_two_level_proto__live
-
-// warp_arbiter_two_level_proto__pend: a register (rust-hdl DFF), field `pend` of `warp_arbiter_two_level_proto`; 4 instances (one per array element).
-module warp_arbiter_two_level_proto__pend(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // warp_arbiter_two_level_proto__pend
-
-// warp_arbiter_two_level_proto__pick: a sub-block, field `pick` of `warp_arbiter_two_level_proto`; 1 instance.
-module warp_arbiter_two_level_proto__pick(sel,data_0,data_1,data_2,data_3,out);
+// warp_arbiter_two_level_proto__lists__pick: a sub-block, field `lists.pick` of `warp_arbiter_two_level_proto`; 1 instance.
+module warp_arbiter_two_level_proto__lists__pick(sel,data_0,data_1,data_2,data_3,out);
     
     // Module arguments
     input wire  [3:0] sel;
@@ -1041,5 +2077,86 @@ module warp_arbiter_two_level_proto__pick(sel,data_0,data_1,data_2,data_3,out);
         end
     end
     
-endmodule // warp_arbiter_two_level_proto__pick
+endmodule // warp_arbiter_two_level_proto__lists__pick
+
+// warp_arbiter_two_level_proto__lists__rank: a sub-block, field `lists.rank` of `warp_arbiter_two_level_proto`; 4 instances (one per array element).
+module warp_arbiter_two_level_proto__lists__rank(bits,count);
+    
+    // Module arguments
+    input wire  [3:0] bits;
+    output reg  [2:0] count;
+    
+    // Constant declarations
+    localparam  one = 3'b1;
+    localparam  zero = 3'b0;
+    
+    // Local signals
+    reg  [2:0] sum_0;
+    reg  [2:0] sum_1;
+    reg  [2:0] sum_2;
+    reg  [2:0] sum_3;
+    
+    // Update code
+    always @(*) begin
+        sum_0 = zero;
+        if (bits[0]) begin
+            sum_0 = one;
+        end
+        sum_1 = zero;
+        if (bits[1]) begin
+            sum_1 = one;
+        end
+        sum_2 = zero;
+        if (bits[2]) begin
+            sum_2 = one;
+        end
+        sum_3 = zero;
+        if (bits[3]) begin
+            sum_3 = one;
+        end
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_0 = sum_0 + sum_1;
+        count = sum_0;
+    end
+    
+endmodule // warp_arbiter_two_level_proto__lists__rank
+
+// warp_arbiter_two_level_proto__lists__sorting: a register (rust-hdl DFF), field `lists.sorting` of `warp_arbiter_two_level_proto`; 1 instance.
+module warp_arbiter_two_level_proto__lists__sorting(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // warp_arbiter_two_level_proto__lists__sorting
+
+// warp_arbiter_two_level_proto__live: a register (rust-hdl DFF), field `live` of `warp_arbiter_two_level_proto`; 1 instance.
+module warp_arbiter_two_level_proto__live(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // warp_arbiter_two_level_proto__live
 

@@ -1402,9 +1402,9 @@ fn regress_runs_the_gpu_lockstep_stage() {
         .filter(|r| r["workload"] == "stream_small" || r["workload"] == "compute_small")
         .count();
     assert_eq!(
-        kernels, 14,
-        "two kernels x (three arbiter policies + elf++ + paws + PAVER with and without \
-         stealing): {v}"
+        kernels, 20,
+        "two kernels x (four arbiter policies + elf++ + paws at one and two levels (two \
+         orders) + PAVER with and without stealing): {v}"
     );
     let chimera: Vec<_> = rows
         .iter()
@@ -1440,6 +1440,11 @@ fn regress_runs_the_gpu_lockstep_stage() {
         count("paws"),
         workloads.len(),
         "every workload also runs PAWS with its blocks: {v}"
+    );
+    assert_eq!(
+        count("paws_tl"),
+        workloads.len(),
+        "and two-level PAWS: {v}"
     );
     let traces = workloads
         .iter()

@@ -17,18 +17,18 @@ module paws_base_fermi_selftest #(
     output wire [31:0] signature,
     output wire        uart_tx
 );
-    reg  [115:0] rom [0:255];
+    reg  [139:0] rom [0:255];
     initial $readmemh(ROM_FILE, rom);
-    reg  [115:0] row;
+    reg  [139:0] row;
     wire [7:0] addr;
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
     // The module's inputs: with INPUT_REG registered once more after the ROM (its input
     // paths then start at a fabric flip-flop), else straight from the ROM's read register.
-    reg  [115:0] din_q;
-    always @(posedge clk) din_q <= run ? row : 116'd0;
-    wire [115:0] din = INPUT_REG != 0 ? din_q : run ? row : 116'd0;
+    reg  [139:0] din_q;
+    always @(posedge clk) din_q <= run ? row : 140'd0;
+    wire [139:0] din = INPUT_REG != 0 ? din_q : run ? row : 140'd0;
     wire [0:0] o_grant_valid;
     wire [4:0] o_grant_warp;
     paws_base_fermi dut (
@@ -37,13 +37,14 @@ module paws_base_fermi_selftest #(
         .ready(din[23:0]),
         .launch(din[47:24]),
         .exit(din[71:48]),
-        .upd_valid(din[72:72]),
-        .upd_warp(din[77:73]),
-        .upd_idx(din[87:78]),
-        .upd_far(din[88:88]),
-        .tw_en(din[89:89]),
-        .tw_idx(din[99:90]),
-        .tw_dist(din[115:100]),
+        .long_stall(din[95:72]),
+        .upd_valid(din[96:96]),
+        .upd_warp(din[101:97]),
+        .upd_idx(din[111:102]),
+        .upd_far(din[112:112]),
+        .tw_en(din[113:113]),
+        .tw_idx(din[123:114]),
+        .tw_dist(din[139:124]),
         .grant_valid(o_grant_valid),
         .grant_warp(o_grant_warp)
     );

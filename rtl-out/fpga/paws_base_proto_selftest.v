@@ -17,18 +17,18 @@ module paws_base_proto_selftest #(
     output wire [31:0] signature,
     output wire        uart_tx
 );
-    reg  [65:0] rom [0:255];
+    reg  [73:0] rom [0:255];
     initial $readmemh(ROM_FILE, rom);
-    reg  [65:0] row;
+    reg  [73:0] row;
     wire [7:0] addr;
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
     // The module's inputs: with INPUT_REG registered once more after the ROM (its input
     // paths then start at a fabric flip-flop), else straight from the ROM's read register.
-    reg  [65:0] din_q;
-    always @(posedge clk) din_q <= run ? row : 66'd0;
-    wire [65:0] din = INPUT_REG != 0 ? din_q : run ? row : 66'd0;
+    reg  [73:0] din_q;
+    always @(posedge clk) din_q <= run ? row : 74'd0;
+    wire [73:0] din = INPUT_REG != 0 ? din_q : run ? row : 74'd0;
     wire [0:0] o_grant_valid;
     wire [2:0] o_grant_warp;
     paws_base_proto dut (
@@ -37,13 +37,14 @@ module paws_base_proto_selftest #(
         .ready(din[7:0]),
         .launch(din[15:8]),
         .exit(din[23:16]),
-        .upd_valid(din[24:24]),
-        .upd_warp(din[27:25]),
-        .upd_idx(din[37:28]),
-        .upd_far(din[38:38]),
-        .tw_en(din[39:39]),
-        .tw_idx(din[49:40]),
-        .tw_dist(din[65:50]),
+        .long_stall(din[31:24]),
+        .upd_valid(din[32:32]),
+        .upd_warp(din[35:33]),
+        .upd_idx(din[45:36]),
+        .upd_far(din[46:46]),
+        .tw_en(din[47:47]),
+        .tw_idx(din[57:48]),
+        .tw_dist(din[73:58]),
         .grant_valid(o_grant_valid),
         .grant_warp(o_grant_warp)
     );

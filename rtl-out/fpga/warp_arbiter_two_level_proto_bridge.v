@@ -73,7 +73,7 @@ module warp_arbiter_two_level_proto_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'h25715b13; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'hd6bad1fd; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd12, 16'd32};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

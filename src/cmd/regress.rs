@@ -160,6 +160,9 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
         ("", "--warp-sched two-level", false),
         ("", "--warp-sched elf++", false),
         ("", "--warp-sched paws", false),
+        ("", "--warp-sched two-level-gto", false),
+        ("", "--warp-sched paws --paws-levels two", false),
+        ("", "--warp-sched paws --paws-levels two-inner", false),
         ("", "--warp-sched laws", true),
         ("+la_tb32", "--tb-sched locality --la-window 32", true),
         ("+rb_ts", "--tb-sched rb-ts", false),
@@ -385,7 +388,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             }
         }
         outln!(
-            "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; paws: Verilated paws in all 30 schedulers; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; gto+rb_ts, gto+mst_ts: Verilated paver_tb (with and without its task stealer) in place of tb_dispatch; two_streams: chimera_tb in all 15 SMs under the chimera rows, twoway_alloc in all 15 SMs (in place of sm_alloc) under +twoway and maestro, kernel_lrr in all 30 schedulers under kernel_lrr; Verilated tb_dispatch and 15 sm_alloc in every other run"
+            "\n== GPU lockstep: gtx480; lrr/gto/two_level/two_level_gto: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; paws, paws_tl, paws_tl_inner: Verilated paws in all 30 schedulers; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; gto+rb_ts, gto+mst_ts: Verilated paver_tb (with and without its task stealer) in place of tb_dispatch; two_streams: chimera_tb in all 15 SMs under the chimera rows, twoway_alloc in all 15 SMs (in place of sm_alloc) under +twoway and maestro, kernel_lrr in all 30 schedulers under kernel_lrr; Verilated tb_dispatch and 15 sm_alloc in every other run"
         );
         let pw = gpu_rows
             .iter()

@@ -89,6 +89,13 @@ impl AgeMatrixGolden {
         }
     }
 
+    /// The entries older than entry `i`, as a mask (an [`super::AgeRows`] row).
+    pub fn row(&self, i: usize) -> u64 {
+        (0..self.stamp.len())
+            .filter(|&j| self.stamp[j] < self.stamp[i])
+            .fold(0, |m, j| m | 1 << j)
+    }
+
     /// One cycle: the oldest entry of `req`, then the entries of `insert` get new stamps in
     /// index order.
     pub fn step(&mut self, insert: u64, req: u64) -> Option<usize> {

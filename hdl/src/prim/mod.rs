@@ -17,6 +17,7 @@
 //! | [`ArgMin`] | smallest key among valid inputs, lowest index on ties | comparison tree, log2 N |
 //! | [`RrArbiter`] | round robin: first request after the last grant | two [`FindFirst`]s and a mux |
 //! | [`AgeMatrix`] | oldest requesting entry | N x N matrix, AND-OR per row |
+//! | [`AgeRows`] | the same matrix, every row out (pairwise ages for a sort) | none: flip-flops |
 //! | [`Fifo`] | first in, first out, `D` entries | one-hot pointers, [`OneHotMux`] read |
 //! | [`Ram`] | a table in block RAM: one read port (one cycle of latency), one write port | none: the RAM's own |
 //! | [`SerialDivider`] | its register divided in place, a quotient bit a cycle (restoring) | one `R`-bit subtract and compare |
@@ -24,6 +25,7 @@
 //! | [`Decode2`] | 2-bit codes to one mask per value | one gate |
 
 mod age_matrix;
+mod age_rows;
 mod arg_min;
 mod fifo;
 mod find_first;
@@ -36,6 +38,7 @@ mod serial_div;
 mod stride;
 
 pub use age_matrix::{age_matrix_golden, AgeMatrix, AgeMatrixGolden};
+pub use age_rows::AgeRows;
 pub use arg_min::{arg_min_golden, ArgMin};
 pub use fifo::{Fifo, FifoGolden};
 pub use find_first::{find_first_golden, FindFirst};
@@ -87,6 +90,10 @@ pub fn samples() -> Vec<(String, Result<String, String>)> {
         v(
             "prim_age_matrix_16",
             verilog_of::<AgeMatrix<16>>("prim_age_matrix_16"),
+        ),
+        v(
+            "prim_age_rows_8",
+            verilog_of::<AgeRows<8>>("prim_age_rows_8"),
         ),
         v(
             "prim_fifo_8x12",

@@ -198,6 +198,27 @@ proptest! {
     }
 
     #[test]
+    fn age_rows_match_golden(inserts in prop::collection::vec(any::<u16>(), 1..60)) {
+        let mut uut = AgeRows::<12>::default();
+        start(&mut uut);
+        uut.reset.next = true;
+        settle(&mut uut);
+        clock_edge(&mut uut);
+        uut.reset.next = false;
+        let mut gold = AgeMatrixGolden::new(12);
+        for &insert in &inserts {
+            let insert = if insert % 5 == 0 { insert as u64 & 0xfff } else { insert as u64 & (insert as u64 >> 7) & 0x3 << (insert % 10) };
+            uut.insert.next = insert.to_bits();
+            settle(&mut uut);
+            for i in 0..12 {
+                prop_assert_eq!(uut.rows[i].val().to_u64(), gold.row(i), "row {}", i);
+            }
+            gold.step(insert, 0);
+            clock_edge(&mut uut);
+        }
+    }
+
+    #[test]
     fn fifo_matches_golden(ops in prop::collection::vec((any::<bool>(), any::<bool>(), 0u64..4096), 1..80)) {
         let mut uut = Fifo::<12, 8, 4>::default();
         start(&mut uut);

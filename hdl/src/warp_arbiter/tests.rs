@@ -9,7 +9,7 @@ use gpusim::blocks::warp_arbiter::stimulus::Stimulus;
 use gpusim::blocks::warp_arbiter::{ArbiterIn, ArbiterOut, Golden, Params, Policy, Preset};
 use rust_hdl::prelude::*;
 
-/// Port access shared by the three arbiters, for this test only.
+/// Port access shared by the arbiters, for this test only.
 trait ArbiterPorts: Clocked {
     fn drive(&mut self, reset: bool, i: &ArbiterIn);
     fn outputs(&self) -> ArbiterOut;
@@ -41,6 +41,8 @@ arbiter_ports!(ArbiterTwoLevel<24, 5, 6, 18>);
 arbiter_ports!(ArbiterLrr<8, 3>);
 arbiter_ports!(ArbiterGto<8, 3>);
 arbiter_ports!(ArbiterTwoLevel<8, 3, 4, 4>);
+arbiter_ports!(ArbiterTwoLevelGto<24, 5, 6, 18>);
+arbiter_ports!(ArbiterTwoLevelGto<8, 3, 4, 4>);
 
 /// Runs `cycles` cycles of random stimulus through the rust-hdl model and the golden model and
 /// returns the first mismatch as (cycle, golden, rtl).
@@ -136,6 +138,26 @@ fn rust_hdl_matches_golden_for_every_policy_and_preset() {
                 ArbiterTwoLevel::<8, 3, 4, 4>::default(),
                 f(Policy::TwoLevel, Preset::Proto),
                 6,
+                CYCLES,
+                id,
+            ),
+        ),
+        (
+            "two_level_gto fermi",
+            compare(
+                ArbiterTwoLevelGto::<24, 5, 6, 18>::default(),
+                f(Policy::TwoLevelGto, Preset::Fermi),
+                7,
+                CYCLES,
+                id,
+            ),
+        ),
+        (
+            "two_level_gto proto",
+            compare(
+                ArbiterTwoLevelGto::<8, 3, 4, 4>::default(),
+                f(Policy::TwoLevelGto, Preset::Proto),
+                8,
                 CYCLES,
                 id,
             ),

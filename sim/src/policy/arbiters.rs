@@ -1,5 +1,6 @@
-//! The baseline warp schedulers (`--warp-sched lrr|gto|two-level`): one `warp_arbiter` block
-//! per scheduler, GPGPU-Sim's LRR, GTO and two-level active policies, issuing scheduler by
+//! The baseline warp schedulers (`--warp-sched lrr|gto|two-level|two-level-gto`): one
+//! `warp_arbiter` block per scheduler, GPGPU-Sim's LRR, GTO and two-level active policies and
+//! the PAWS report's two-level GTO, issuing scheduler by
 //! scheduler (GPGPU-Sim's order) or paired (`--paired-issue`: every scheduler's warps scanned
 //! before any grant, as ELF issues).
 
@@ -48,7 +49,7 @@ pub fn scheduler_slots<'a, K: crate::blocks::Provided>(
 }
 
 /// Every arbiter policy.
-pub const ENTRIES: &[&PolicyEntry] = &[&LRR, &GTO, &TWO_LEVEL];
+pub const ENTRIES: &[&PolicyEntry] = &[&LRR, &GTO, &TWO_LEVEL, &TWO_LEVEL_GTO];
 
 const fn entry(
     name: &'static str,
@@ -81,6 +82,12 @@ static TWO_LEVEL: PolicyEntry = entry(
     "two_level",
     "two-level active scheduling, inner LRR, outer FIFO (GPGPU-Sim's two_level_active)",
     |v| parse(v, Policy::TwoLevel, &TWO_LEVEL),
+);
+static TWO_LEVEL_GTO: PolicyEntry = entry(
+    "two_level_gto",
+    "two-level active scheduling, the active list sorted oldest first when a warp is promoted, \
+     inner LRR (TL-GTO, the PAWS report's `sort_with_gto`)",
+    |v| parse(v, Policy::TwoLevelGto, &TWO_LEVEL_GTO),
 );
 
 fn parse(

@@ -15,7 +15,8 @@ use super::arbiters::{per_scheduler_label, per_scheduler_mode, scheduler_slots, 
 use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, WarpIssuePolicy};
 use crate::analysis::paws::{phases, Latencies, LongLoads, Operands, PhaseOptions, Phases};
 use crate::block::BlockKind;
-use crate::blocks::paws::{self as paws_block, PawsIn, FAR};
+use crate::blocks::paws::{self as paws_block, Levels, PawsIn, FAR};
+use crate::blocks::warp_arbiter::ListOrder;
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
 use crate::gpu::kernel::{KernelCtx, Prepared};
@@ -56,6 +57,19 @@ const PAWS_TABLE_BITS: OptSpec = OptSpec::value(
      instructions in one 16-kbit block RAM); a kernel with more is refused",
 );
 
+/// `--paws-levels`: single level or two-level.
+const PAWS_LEVELS: OptSpec = OptSpec::value(
+    "paws-levels",
+    "MODE",
+    "one",
+    "one: every ready warp competes (single level); two: two-level as the report built it, the \
+     active list (sm.two_level_max_active warps) sorted by (distance, age) after a warp is \
+     promoted (in the next cycle), inner LRR rotation (P-R1, PAWS_TL_FAITHFUL); two-inner: \
+     the ready active warp of the smallest (distance, age) every cycle (C8, PAWS_TL_INNER, an \
+     extension)",
+)
+.one_of(&["one", "two", "two-inner"]);
+
 /// PAWS.
 pub const ENTRIES: &[&PolicyEntry] = &[&PAWS];
 
@@ -65,7 +79,7 @@ static PAWS: PolicyEntry = PolicyEntry {
     summary: "seed 002's phase-aware scheduler: the ready warp whose next instruction is \
               closest to its phase's end, ties to the oldest",
     blocks: &[<paws_block::Kind as BlockKind>::NAME],
-    options: &[PAWS_LOADS, PAWS_OPERANDS, PAWS_TABLE_BITS, PAIRED_ISSUE],
+    options: &[PAWS_LOADS, PAWS_OPERANDS, PAWS_TABLE_BITS, PAWS_LEVELS, PAIRED_ISSUE],
     flag: None,
     implies: &[],
     parse,
@@ -86,6 +100,11 @@ fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
             operands,
         },
         table_bits: v.number(&PAWS_TABLE_BITS, 1..=16)?,
+        two_level: match v.raw(&PAWS_LEVELS)? {
+            "two" => Some(ListOrder::SortAtPromotion),
+            "two-inner" => Some(ListOrder::SmallestKey),
+            _ => None,
+        },
         paired: v.flag(&PAIRED_ISSUE)?,
     })))
 }
@@ -95,6 +114,8 @@ fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
 struct Paws {
     phase: PhaseOptions,
     table_bits: u32,
+    /// Two-level, and how its active list is ordered; `None`: single level.
+    two_level: Option<ListOrder>,
     paired: bool,
 }
 
@@ -102,16 +123,44 @@ impl Paws {
     /// The blocks' parameters for `cfg`.
     fn params(&self, cfg: &GpuConfig) -> Result<paws_block::Params, SimError> {
         let (warps, scheds) = (cfg.sm.max_warps, cfg.sm.schedulers);
-        match warps.checked_div(scheds) {
-            Some(n) if warps % scheds == 0 && (2..=64).contains(&n) => Ok(paws_block::Params {
-                warps: n as usize,
-                index_bits: self.table_bits,
-            }),
-            _ => Err(SimError::Config(format!(
-                "paws needs 2 to 64 warps per scheduler: sm.max_warps ({warps}) over \
-                 sm.schedulers ({scheds}) in `{}`",
-                cfg.name
-            ))),
+        let n = match warps.checked_div(scheds) {
+            Some(n) if warps % scheds == 0 && (2..=64).contains(&n) => n as usize,
+            _ => {
+                return Err(SimError::Config(format!(
+                    "paws needs 2 to 64 warps per scheduler: sm.max_warps ({warps}) over \
+                     sm.schedulers ({scheds}) in `{}`",
+                    cfg.name
+                )))
+            }
+        };
+        let levels = match self.two_level {
+            None => Levels::Single,
+            Some(order) => {
+                let max_active = cfg.sm.two_level_max_active as usize;
+                if !(1..=n / 2).contains(&max_active) {
+                    return Err(SimError::Config(format!(
+                        "two-level paws needs sm.two_level_max_active in 1..={} ({n} warps per \
+                         scheduler) in `{}`, got {max_active}",
+                        n / 2,
+                        cfg.name
+                    )));
+                }
+                Levels::Two { max_active, order }
+            }
+        };
+        Ok(paws_block::Params {
+            warps: n,
+            index_bits: self.table_bits,
+            levels,
+        })
+    }
+
+    /// The policy's name in labels: `paws`, `paws_tl` or `paws_tl_inner`.
+    fn name(&self) -> &'static str {
+        match self.two_level {
+            None => "paws",
+            Some(ListOrder::SmallestKey) => "paws_tl_inner",
+            Some(_) => "paws_tl",
         }
     }
 }
@@ -126,7 +175,7 @@ impl WarpIssuePolicy for Paws {
     }
 
     fn label(&self, ctx: &super::LabelCtx) -> String {
-        per_scheduler_label("paws", self.paired, ctx)
+        per_scheduler_label(self.name(), self.paired, ctx)
     }
 
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
@@ -277,6 +326,7 @@ impl<'a> IssueUnit<'a> for PawsUnit<'a> {
             ready: inp.ready,
             launch: inp.launch,
             exit: inp.exit,
+            long_stall: inp.long_stall,
             ..Default::default()
         };
         if let Some((idx, dist)) = self.writes[s].pop_front() {

@@ -1,5 +1,7 @@
 //! `gpusched repro paws`: Phase-Aware Warp Scheduling's evaluation (seed 002 L408-L422; spec
-//! §3.2, §3.5, P-R5) on the golden GPU model: LRR, GTO and PAWS over the report's benchmarks
+//! §3.2, §3.5, P-R1, P-R2, P-R5) on the golden GPU model: LRR, GTO and PAWS, and their
+//! two-level forms TL-RR, TL-GTO and TL-PAWS (plus TL-PAWS with the key every cycle, the
+//! spec's extension C8, reported apart) over the report's benchmarks
 //! (vectorAdd as the shared trace, backprop, hotspot, bfs and lud as the suite's mirrors) and
 //! the spec's two phase-structured kernels, on GPGPU-Sim 3.2.2's GTX480 (the report ran
 //! GPGPU-Sim 3.x with a Fermi C2050) and the calibrated one side by side. The report's results
@@ -16,12 +18,20 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The schedulers compared, in column order: (name, options).
-const POLICIES: [(&str, &str); 3] = [
+/// The schedulers compared, in column order: (name, options). Single level: 0-2; two-level
+/// (`sm.two_level_max_active` warps, the report's ready queue of 6): 3-5, and 6 the extension.
+const POLICIES: [(&str, &str); 7] = [
     ("lrr", "--warp-sched lrr"),
     ("gto", "--warp-sched gto"),
     ("paws", "--warp-sched paws"),
+    ("tl_rr", "--warp-sched two_level"),
+    ("tl_gto", "--warp-sched two_level_gto"),
+    ("tl_paws", "--warp-sched paws --paws-levels two"),
+    ("tl_paws_inner", "--warp-sched paws --paws-levels two-inner"),
 ];
+
+/// The column of each scheduler's two-level form is its single-level column plus this.
+const TWO_LEVEL: usize = 3;
 
 /// The workloads: (name, what the report says of it: the better baseline, L408-L416).
 const WORKLOADS: &[(&str, &str)] = &[
@@ -50,15 +60,26 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// PAWS's performance relative to the better of LRR and GTO (1 = as good; cycles ratio).
-    pub fn paws_of_best(&self) -> f64 {
-        let best = self.cycles[0].min(self.cycles[1]) as f64;
-        best / self.cycles[2].max(1) as f64
+    /// The performance of the scheduler in column `col` relative to the better of RR and GTO
+    /// at the same level (`base` 0: single level, [`TWO_LEVEL`]: two-level); 1 = as good.
+    pub fn of_best(&self, base: usize, col: usize) -> f64 {
+        let best = self.cycles[base].min(self.cycles[base + 1]) as f64;
+        best / self.cycles[col].max(1) as f64
     }
 
-    /// Which baseline is faster: `GTO`, `RR` or `tie`.
-    pub fn better(&self) -> &'static str {
-        match self.cycles[1].cmp(&self.cycles[0]) {
+    /// PAWS relative to the better of LRR and GTO.
+    pub fn paws_of_best(&self) -> f64 {
+        self.of_best(0, 2)
+    }
+
+    /// TL-PAWS relative to the better of TL-RR and TL-GTO.
+    pub fn tl_paws_of_best(&self) -> f64 {
+        self.of_best(TWO_LEVEL, TWO_LEVEL + 2)
+    }
+
+    /// Which baseline is faster at a level: `GTO`, `RR` or `tie`.
+    pub fn better(&self, base: usize) -> &'static str {
+        match self.cycles[base + 1].cmp(&self.cycles[base]) {
             std::cmp::Ordering::Less => "GTO",
             std::cmp::Ordering::Greater => "RR",
             std::cmp::Ordering::Equal => "tie",
@@ -92,6 +113,12 @@ pub struct Results {
     pub rows: Vec<Row>,
     /// Per configuration: the geometric mean of PAWS relative to the better baseline.
     pub paws_of_best: Vec<f64>,
+    /// Per configuration: the same for TL-PAWS against TL-RR and TL-GTO.
+    pub tl_paws_of_best: Vec<f64>,
+    /// Per configuration: the same for TL-PAWS with the key every cycle (the extension).
+    pub tl_inner_of_best: Vec<f64>,
+    /// Per configuration: TL-PAWS relative to TL-RR (the PACT paper's comparison).
+    pub tl_paws_of_tl_rr: Vec<f64>,
 }
 
 /// Opens workload `name`: a suite kernel at `size`, or a trace under `traces`.
@@ -132,24 +159,27 @@ fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
     (log / f64::max(n, 1.0)).exp()
 }
 
-/// The Markdown report.
-fn markdown(r: &Results) -> String {
-    let mut md = format!(
-        "# PAWS (seed 002): LRR, GTO and PAWS, size `{}`\n\n\
-         Cycles per scheduler on each configuration (the report's simulator first), which \
-         baseline is faster, and PAWS's performance relative to the faster one (100%: as \
-         fast). The report's results are qualitative (L408-L416); its last column says what \
-         it found.\n\n",
-        r.size
-    );
+/// One level's table: per configuration the three schedulers from column `base`, the faster
+/// baseline and the third relative to it, then `extra` columns (header, value of a cell).
+fn level_table(md: &mut String, r: &Results, base: usize, names: [&str; 3], extra: &[Extra]) {
     let _ = write!(md, "| workload | phases |");
     for c in &r.configs {
-        let _ = write!(md, " `{c}` LRR | GTO | PAWS | faster | PAWS / faster |");
+        let _ = write!(
+            md,
+            " `{c}` {} | {} | {} | faster | {} / faster |",
+            names[0], names[1], names[2], names[2]
+        );
+        for (h, _) in extra {
+            let _ = write!(md, " {h} |");
+        }
     }
     let _ = writeln!(md, " the report |");
     let _ = write!(md, "|---|---:|");
     for _ in &r.configs {
         let _ = write!(md, "---:|---:|---:|---|---:|");
+        for _ in extra {
+            let _ = write!(md, "---:|");
+        }
     }
     let _ = writeln!(md, "---|");
     for row in &r.rows {
@@ -158,18 +188,81 @@ fn markdown(r: &Results) -> String {
             let _ = write!(
                 md,
                 " {} | {} | {} | {} | {:.1}% |",
-                c.cycles[0],
-                c.cycles[1],
-                c.cycles[2],
-                c.better(),
-                100.0 * c.paws_of_best()
+                c.cycles[base],
+                c.cycles[base + 1],
+                c.cycles[base + 2],
+                c.better(base),
+                100.0 * c.of_best(base, base + 2)
             );
+            for (_, f) in extra {
+                let _ = write!(md, " {} |", f(c));
+            }
         }
         let _ = writeln!(md, " {} |", row.report);
     }
+}
+
+/// TL-PAWS's performance relative to TL-RR (1 = as good).
+fn tl_paws_of_tl_rr(c: &Cell) -> f64 {
+    c.cycles[TWO_LEVEL] as f64 / c.cycles[TWO_LEVEL + 2].max(1) as f64
+}
+
+/// An extra column of a level's table: its header and its value for a cell.
+type Extra = (&'static str, fn(&Cell) -> String);
+
+/// The Markdown report.
+fn markdown(r: &Results) -> String {
+    let mut md = format!(
+        "# PAWS (seed 002): LRR, GTO and PAWS, single level and two-level, size `{}`\n\n\
+         Cycles per scheduler on each configuration (the report's simulator first), which \
+         baseline is faster, and PAWS's performance relative to the faster one (100%: as \
+         fast). The report's results are qualitative (L408-L416); its last column says what \
+         it found for the single level (two-level: \"trends are similar\", L416).\n\n\
+         ## Single level\n\n",
+        r.size
+    );
+    level_table(&mut md, r, 0, ["LRR", "GTO", "PAWS"], &[]);
     let _ = write!(md, "| **geometric mean** | |");
     for g in &r.paws_of_best {
         let _ = write!(md, " | | | | **{:.1}%** |", 100.0 * g);
+    }
+    let _ = writeln!(md, " |");
+    let _ = write!(
+        md,
+        "\n## Two-level\n\n\
+         Active lists of `sm.two_level_max_active` warps per scheduler (6, the report's ready \
+         queue), demotion on a long-latency wait, promotion from the pending FIFO's head, inner \
+         LRR (P-R2): TL-RR never sorts the active list, TL-GTO sorts it oldest first after a \
+         promotion, TL-PAWS by (distance, age) (P-R1). TL-PAWS / TL-RR is the PACT paper's \
+         comparison (99.2% and 98% are against two-level RR, P-R5). *inner*: TL-PAWS granting \
+         the active warp of the smallest distance every cycle (spec C8, an extension, never \
+         compared with the report).\n\n"
+    );
+    let extra: [Extra; 3] = [
+        ("TL-PAWS / TL-RR", |c| {
+            format!("{:.1}%", 100.0 * tl_paws_of_tl_rr(c))
+        }),
+        ("inner", |c| c.cycles[TWO_LEVEL + 3].to_string()),
+        ("inner / faster", |c| {
+            format!("{:.1}%", 100.0 * c.of_best(TWO_LEVEL, TWO_LEVEL + 3))
+        }),
+    ];
+    level_table(
+        &mut md,
+        r,
+        TWO_LEVEL,
+        ["TL-RR", "TL-GTO", "TL-PAWS"],
+        &extra,
+    );
+    let _ = write!(md, "| **geometric mean** | |");
+    for c in 0..r.configs.len() {
+        let _ = write!(
+            md,
+            " | | | | **{:.1}%** | **{:.1}%** | | **{:.1}%** |",
+            100.0 * r.tl_paws_of_best[c],
+            100.0 * r.tl_paws_of_tl_rr[c],
+            100.0 * r.tl_inner_of_best[c]
+        );
     }
     let _ = writeln!(
         md,
@@ -178,19 +271,27 @@ fn markdown(r: &Results) -> String {
     md
 }
 
-/// The chart: per workload, PAWS relative to the faster baseline on each configuration.
+/// The chart: per workload, PAWS and TL-PAWS relative to the faster baseline of their level
+/// on each configuration.
 fn svg(r: &Results) -> Result<String> {
     let items: Vec<(String, Vec<Option<f64>>)> = r
         .rows
         .iter()
         .map(|row| {
-            let v = row.cells.iter().map(|c| Some(100.0 * c.paws_of_best()));
+            let v = row.cells.iter().flat_map(|c| {
+                [
+                    Some(100.0 * c.paws_of_best()),
+                    Some(100.0 * c.tl_paws_of_best()),
+                ]
+            });
             (row.workload.clone(), v.collect())
         })
         .collect();
-    let series: Vec<String> = r.configs.clone();
+    let series: Vec<String> = (r.configs.iter())
+        .flat_map(|c| [format!("PAWS, {c}"), format!("TL-PAWS, {c}")])
+        .collect();
     chart::grouped_bars(
-        "PAWS relative to the faster of LRR and GTO",
+        "PAWS relative to the faster of RR and GTO at its level",
         "% of the faster baseline's performance",
         &series,
         &items,
@@ -230,9 +331,15 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             cells: cells.by_ref().take(configs.len()).collect(),
         })
         .collect();
-    let paws_of_best = (0..configs.len())
-        .map(|c| geomean(rows.iter().map(|r| r.cells[c].paws_of_best())))
-        .collect();
+    let mean = |f: &dyn Fn(&Cell) -> f64| -> Vec<f64> {
+        (0..configs.len())
+            .map(|c| geomean(rows.iter().map(|r| f(&r.cells[c]))))
+            .collect()
+    };
+    let paws_of_best = mean(&Cell::paws_of_best);
+    let tl_paws_of_best = mean(&Cell::tl_paws_of_best);
+    let tl_inner_of_best = mean(&|c| c.of_best(TWO_LEVEL, TWO_LEVEL + 3));
+    let tl_paws_of_tl_rr = mean(&tl_paws_of_tl_rr);
     let results = Results {
         experiment: "paws",
         configs,
@@ -240,6 +347,9 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         policies: POLICIES.iter().map(|p| p.0).collect(),
         rows,
         paws_of_best,
+        tl_paws_of_best,
+        tl_inner_of_best,
+        tl_paws_of_tl_rr,
     };
     write(a, &results, out)
 }

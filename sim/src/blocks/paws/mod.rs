@@ -29,7 +29,7 @@
 pub mod stimulus;
 
 use crate::block::{clog2, low_bits, Block, Inspect, PortSpec};
-use crate::blocks::warp_arbiter::{oldest, stamp_launches};
+use crate::blocks::warp_arbiter::{oldest, stamp_launches, ListOrder, TwoLevelLists};
 use crate::port_bundle;
 
 /// Bits of a phase distance (spec C7, §4: 16-bit saturating).
@@ -44,17 +44,42 @@ pub struct Params {
     pub warps: usize,
     /// log2 of the table's entries (instructions of a kernel it holds), 1..=16.
     pub index_bits: u32,
+    /// Single level, or two-level with an active list.
+    pub levels: Levels,
 }
+
+/// PAWS single level (policy `base`) or two-level (`tl`, `tl_inner`; spec P-R1, C8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Levels {
+    /// Every ready warp competes on (distance, age).
+    Single,
+    /// Two-level active scheduling ([`TwoLevelLists`]) over `max_active` warps, ordered by
+    /// `order` on the key (waiting last, distance, age): `SortAtPromotion` is the report's
+    /// `PAWS_TL_FAITHFUL`, `SmallestKey` is `PAWS_TL_INNER`.
+    Two {
+        /// Active-list length, `1..=warps / 2`.
+        max_active: usize,
+        /// `ListOrder::SortAtPromotion` or `ListOrder::SmallestKey`.
+        order: ListOrder,
+    },
+}
+
+/// The block's policies: single level, two-level as the report built it, two-level with the
+/// PAWS key every cycle.
+pub const POLICIES: &[&str] = &["base", "tl", "tl_inner"];
 
 /// Presets: the GTX 480's schedulers (24 warps) and a small one (8 warps), both with a
 /// 1024-instruction table (16 kbit: one ECP5 DP16KD or 7-series RAMB18, four iCE40
 /// SB_RAM40_4K).
+/// Two-level presets take 6 active warps (fermi: the report's ready queue, L94) and 4 (proto,
+/// as the warp arbiter's).
 pub const PRESETS: &[(&str, Params)] = &[
     (
         "fermi",
         Params {
             warps: 24,
             index_bits: 10,
+            levels: Levels::Single,
         },
     ),
     (
@@ -62,6 +87,7 @@ pub const PRESETS: &[(&str, Params)] = &[
         Params {
             warps: 8,
             index_bits: 10,
+            levels: Levels::Single,
         },
     ),
 ];
@@ -81,6 +107,28 @@ impl Params {
     pub fn entries(&self) -> usize {
         1 << self.index_bits
     }
+
+    /// The parameters of `policy` (`base`, `tl`, `tl_inner`) and `preset`.
+    pub fn of(policy: &str, preset: &str) -> Self {
+        let p: Params = crate::block::preset_of(PRESETS, preset);
+        let max_active = if p.warps >= 24 { 6 } else { 4 };
+        p.with_levels(match policy {
+            "tl" => Levels::Two {
+                max_active,
+                order: ListOrder::SortAtPromotion,
+            },
+            "tl_inner" => Levels::Two {
+                max_active,
+                order: ListOrder::SmallestKey,
+            },
+            _ => Levels::Single,
+        })
+    }
+
+    /// The same parameters with `levels`.
+    pub fn with_levels(self, levels: Levels) -> Self {
+        Self { levels, ..self }
+    }
 }
 
 port_bundle! {
@@ -92,6 +140,9 @@ port_bundle! {
         pub launch: u64 = |p| p.warps,
         /// Warps that exit this cycle.
         pub exit: u64 = |p| p.warps,
+        /// Warps at a barrier, exited, or reading a long-op register: demoted from the active
+        /// list by two-level (never blocks a grant; unused by `base`).
+        pub long_stall: u64 = |p| p.warps,
         /// The SM reports the next instruction of the warp it issued last cycle.
         pub upd_valid: bool = |_p| 1,
         /// That warp.
@@ -127,6 +178,8 @@ pub enum Fault {
     /// The select does not see the entry read for last cycle's update (it waits for the
     /// register).
     NoBypass,
+    /// Two-level: the active list is never sorted (TL-RR's order).
+    NoSort,
 }
 
 /// Golden model of the select.
@@ -146,6 +199,8 @@ pub struct Golden {
     /// Launch sequence number of each warp slot (smaller is older).
     seq: [u64; 64],
     next_seq: u64,
+    /// Two-level: the active list and the pending FIFO.
+    lists: Option<TwoLevelLists>,
     fault: Option<Fault>,
 }
 
@@ -154,6 +209,12 @@ impl Golden {
     pub fn new(params: Params) -> Self {
         assert!((2..=64).contains(&params.warps), "2..=64 warps");
         assert!((1..=16).contains(&params.index_bits), "1..=16 index bits");
+        let lists = match params.levels {
+            Levels::Single => None,
+            Levels::Two { max_active, order } => {
+                Some(TwoLevelLists::new(params.warps, max_active, order))
+            }
+        };
         let mut g = Self {
             params,
             live: 0,
@@ -163,6 +224,7 @@ impl Golden {
             pending: None,
             seq: [0; 64],
             next_seq: 0,
+            lists,
             fault: None,
         };
         g.reset();
@@ -171,9 +233,13 @@ impl Golden {
 
     /// The same select with `fault` planted (tests).
     pub fn with_fault(params: Params, fault: Fault) -> Self {
+        let mut g = Self::new(params);
+        if let (Fault::NoSort, Levels::Two { max_active, .. }) = (fault, params.levels) {
+            g.lists = Some(TwoLevelLists::new(params.warps, max_active, ListOrder::Rr));
+        }
         Self {
             fault: Some(fault),
-            ..Self::new(params)
+            ..g
         }
     }
 
@@ -183,6 +249,28 @@ impl Golden {
             Some((p, d)) if p as usize == w && self.fault != Some(Fault::NoBypass) => d,
             _ => self.dist[w],
         }
+    }
+
+    /// Launch sequence number of `w` as the age ties see it (smaller first).
+    fn age(&self, w: usize) -> u64 {
+        match self.fault {
+            Some(Fault::YoungestFirst) => u64::MAX - self.seq[w],
+            _ => self.seq[w],
+        }
+    }
+
+    /// Two-level: the grant from the lists over `eligible` and `waiting` warps, the key's rank
+    /// (waiting last, distance) and age.
+    fn select_two_level(&mut self, eligible: u64, waiting: u64) -> Option<u8> {
+        let keys: [(u32, u64); 64] = std::array::from_fn(|w| {
+            if w >= self.params.warps {
+                return (0, 0);
+            }
+            let rank = ((waiting >> w & 1) as u32) << 16 | u32::from(self.distance(w));
+            (rank, self.age(w))
+        });
+        let lists = self.lists.as_mut().expect("two-level has lists");
+        lists.step(eligible, waiting, |w| keys[w as usize]).0
     }
 
     /// The granted warp among `eligible`.
@@ -216,11 +304,18 @@ impl Block for Golden {
             self.seq[w] = w as u64;
         }
         self.next_seq = self.params.warps as u64;
+        if let Some(l) = &mut self.lists {
+            l.reset();
+        }
     }
 
     fn step(&mut self, inp: &PawsIn) -> PawsOut {
         let m = self.params.warp_mask();
-        let grant = self.select(inp.ready & self.live & m);
+        let eligible = inp.ready & self.live & m;
+        let grant = match self.params.levels {
+            Levels::Single => self.select(eligible),
+            Levels::Two { .. } => self.select_two_level(eligible, (inp.long_stall | !self.live) & m),
+        };
         // The edge: last cycle's update lands, launches take the entry distance (after it).
         if let Some((w, d)) = self.pending.take().filter(|&(w, _)| (w as usize) < self.params.warps) {
             self.dist[w as usize] = d;
@@ -264,6 +359,9 @@ impl Inspect for Golden {
         for w in 0..p.warps {
             v.push(PortSpec::new(format!("launch_seq_{w}"), 64));
         }
+        if let Some(l) = &self.lists {
+            l.state_specs(p.id_bits(), &mut v);
+        }
         v
     }
 
@@ -275,6 +373,9 @@ impl Inspect for Golden {
         out.extend([self.pending.is_some() as u64, w.into(), d.into()]);
         out.extend(self.dist[..self.params.warps].iter().map(|&d| u64::from(d)));
         out.extend_from_slice(&self.seq[..self.params.warps]);
+        if let Some(l) = &self.lists {
+            l.state_values(out);
+        }
     }
 }
 
@@ -288,7 +389,7 @@ impl crate::block::BlockKind for Kind {
     const NAME: &'static str = "paws";
     const SUMMARY: &'static str =
         "PAWS's issue select: a per-instruction phase-distance table in block RAM, each warp's distance, the ready warp closest to its phase's end, ties to the oldest";
-    const POLICIES: &'static [&'static str] = &["base"];
+    const POLICIES: &'static [&'static str] = POLICIES;
     const PRESETS: &'static [&'static str] = &["fermi", "proto"];
     type Params = Params;
     type In = PawsIn;
@@ -296,8 +397,8 @@ impl crate::block::BlockKind for Kind {
     type Golden = Golden;
     type Stim = stimulus::Stimulus;
 
-    fn params(_policy: &str, preset: &str) -> Params {
-        crate::block::preset_of(PRESETS, preset)
+    fn params(policy: &str, preset: &str) -> Params {
+        Params::of(policy, preset)
     }
     fn golden(params: &Params) -> Golden {
         Golden::new(*params)
@@ -306,21 +407,36 @@ impl crate::block::BlockKind for Kind {
         stimulus::Stimulus::new(*params, seed)
     }
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
-        vec![
+        let mut v = vec![
             ("warps", p.warps as u64),
             ("id_bits", p.id_bits() as u64),
             ("index_bits", p.index_bits as u64),
-        ]
+        ];
+        if let Levels::Two { max_active, .. } = p.levels {
+            v.push(("max_active", max_active as u64));
+        }
+        v
     }
     fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
         let (n, e) = (p.warps as u64, p.entries() as u64);
+        let (list_bits, lists) = match p.levels {
+            Levels::Single => (0, String::new()),
+            // Every warp id once, in the active list or in the pending FIFO.
+            Levels::Two { .. } => (
+                n * u64::from(p.id_bits()),
+                format!(
+                    ", and the two-level active list and pending FIFO ({n} warp ids; GPGPU-Sim's \
+                     two_level_active_scheduler, the report's L339)"
+                ),
+            ),
+        };
         Some(crate::block::PaperBudget {
-            bits: Some(16 * e + 16 * n + n * n),
+            bits: Some(16 * e + 16 * n + n * n + list_bits),
             structure: format!(
                 "a 16-bit phase distance per instruction, {e} instructions, in a table loaded at \
                  kernel launch (spec C7; the report keeps it with each instruction, L117), the \
                  distance of each of {n} warps' next instruction and a {n} x {n} age matrix for \
-                 the oldest-first ties (spec §4; the report gives no hardware cost, L408)"
+                 the oldest-first ties (spec §4; the report gives no hardware cost, L408){lists}"
             ),
         })
     }
@@ -328,8 +444,18 @@ impl crate::block::BlockKind for Kind {
         out.grant_valid
     }
     fn describe(p: &Params) -> String {
+        let levels = match p.levels {
+            Levels::Single => String::new(),
+            Levels::Two { max_active, order } => format!(
+                ", two-level with {max_active} active ({})",
+                match order {
+                    ListOrder::SmallestKey => "the smallest distance of the active list",
+                    _ => "sorted after a promotion, inner LRR",
+                }
+            ),
+        };
         format!(
-            "{} warps per scheduler, {} table entries",
+            "{} warps per scheduler, {} table entries{levels}",
             p.warps,
             p.entries()
         )

@@ -1,6 +1,6 @@
 //! Constrained-random stimulus for PAWS's select: the warp arbiter's stimulus (warps launch in
 //! CTA-sized groups, become ready and not ready, stall, exit; one cycle in 64 unconstrained)
-//! gives `ready`, `launch` and `exit`. The table is written whole in the first cycles, updates
+//! gives `ready`, `launch`, `exit` and `long_stall`. The table is written whole in the first cycles, updates
 //! read only entries written before (the RAM is not reset), and one entry is rewritten now and
 //! then; distances come from a small set most of the time, so equal distances (the
 //! oldest-first ties) are common.
@@ -75,6 +75,7 @@ impl crate::block::Stimulus<PawsIn, PawsOut> for Stimulus {
             ready: w.ready,
             launch: w.launch,
             exit: w.exit,
+            long_stall: w.long_stall,
             ..Default::default()
         };
         if let Some(o) = prev.filter(|o| o.grant_valid) {

@@ -18,6 +18,9 @@ struct Checker {
     live: u64,
     order: Vec<u64>,
     next: u64,
+    /// Each warp's (waiting, distance) in the last cycle checked: the ranks a promotion
+    /// records for the next cycle's sort.
+    last_ranks: Vec<(u64, u16)>,
 }
 
 impl Checker {
@@ -31,33 +34,56 @@ impl Checker {
             live: 0,
             order: (0..p.warps as u64).collect(),
             next: p.warps as u64,
+            last_ranks: vec![(0, FAR); p.warps],
         }
     }
 
-    fn check(&mut self, i: &PawsIn, o: &PawsOut) -> Result<(), String> {
+    /// Checks one cycle: single level (`scope` `None`) every eligible warp competes; two-level
+    /// only those of the active list `(mask, keyed)`, and the key (waiting last, distance,
+    /// age) decides only when `keyed`: `Now`, or `Recorded` (a sort on the ranks of the last
+    /// cycle).
+    fn check(
+        &mut self,
+        i: &PawsIn,
+        o: &PawsOut,
+        scope: Option<(u64, Keyed)>,
+    ) -> Result<(), String> {
         if let Some((w, d)) = self.landing.take() {
             self.dist[w] = d;
         }
-        let eligible = i.ready & self.live & self.p.warp_mask();
+        let m = self.p.warp_mask();
+        let eligible = i.ready & self.live & m & scope.map_or(m, |(active, _)| active);
+        let waiting = scope.map_or(0, |_| (i.long_stall | !self.live) & m);
         // P-PS2: a grant only for an eligible warp, and one whenever a warp is eligible.
         if o.grant_valid != (eligible != 0) {
             return Err(format!("grant {} with eligible {eligible:#x}", o.grant_valid));
         }
+        let keyed = scope.map_or(Keyed::Now, |(_, k)| k);
+        let ranks: Vec<(u64, u16)> = (0..self.p.warps)
+            .map(|w| (waiting >> w & 1, self.dist[w]))
+            .collect();
+        let rank = if keyed == Keyed::Recorded {
+            &self.last_ranks
+        } else {
+            &ranks
+        };
         if let Some(g) = o.grant_valid.then_some(o.grant_warp as usize) {
             if eligible >> g & 1 == 0 {
                 return Err(format!("warp {g} granted, not eligible ({eligible:#x})"));
             }
-            // P-PS1: no eligible warp is closer, or as close and older.
-            for w in (0..self.p.warps).filter(|&w| eligible >> w & 1 == 1 && w != g) {
-                let (dw, dg) = (self.dist[w], self.dist[g]);
-                if dw < dg || (dw == dg && self.order[w] < self.order[g]) {
+            // P-PS1: no eligible warp is closer, or as close and older (not waiting, two-level).
+            let key = |w: usize| (rank[w], self.order[w]);
+            for w in (0..self.p.warps).filter(|&w| keyed != Keyed::No && eligible >> w & 1 == 1 && w != g) {
+                let (dw, dg) = (rank[w].1, rank[g].1);
+                if key(w) < key(g) {
                     return Err(format!(
                         "warp {g} (distance {dg}) granted over warp {w} (distance {dw}, {})",
-                        if dw < dg { "closer" } else { "older" }
+                        if dw < dg { "closer" } else { "older or not waiting" }
                     ));
                 }
             }
         }
+        self.last_ranks = ranks;
         for w in (0..self.p.warps).filter(|&w| i.launch >> w & 1 == 1) {
             self.dist[w] = self.entry;
             self.order[w] = self.next;
@@ -78,16 +104,51 @@ impl Checker {
     }
 }
 
+/// When the key decides a cycle's grant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keyed {
+    /// Not (two-level, a cycle that does not sort).
+    No,
+    /// On this cycle's distances.
+    Now,
+    /// On the ranks recorded in the last cycle (two-level, the sort after a promotion).
+    Recorded,
+}
+
 /// Runs `golden` on random stimulus for `cycles`; the first property violation, or the grants.
-fn run(mut golden: Golden, preset: &str, seed: u64, cycles: usize) -> Result<usize, String> {
-    let p = Kind::params("base", preset);
+/// Two-level: the active list is read from the golden model after each step (P-TL1 checked:
+/// active and pending hold every warp once), and whether the key decides: every cycle
+/// (`tl_inner`), or in the cycle after the active set changed (`tl` sorts then).
+fn run(mut golden: Golden, seed: u64, cycles: usize) -> Result<usize, String> {
+    let p = golden.params;
     let mut stim = Kind::stimulus(&p, seed);
     let mut checker = Checker::new(p);
     let (mut prev, mut grants) = (None, 0);
+    let (mut sorts, mut last_mask) = (false, golden.lists.as_ref().map_or(0, |l| {
+        l.active().iter().fold(0u64, |m, &w| m | 1 << w)
+    }));
     for c in 0..cycles {
         let i = stim.next(prev.as_ref());
         let o = golden.step(&i);
-        checker.check(&i, &o).map_err(|e| format!("cycle {c}: {e}"))?;
+        let scope = golden.lists.as_ref().map(|l| {
+            let mask = l.active().iter().fold(0u64, |m, &w| m | 1 << w);
+            let all = l.pending().iter().fold(mask, |m, &w| m | 1 << w);
+            assert_eq!(all, p.warp_mask(), "cycle {c}: P-TL1");
+            // A promotion changes the active set; the next cycle sorts (and promotes nothing).
+            let order = match p.levels {
+                Levels::Two { order, .. } => order,
+                Levels::Single => ListOrder::SmallestKey,
+            };
+            let keyed = match (order, sorts) {
+                (ListOrder::SmallestKey, _) => Keyed::Now,
+                (_, true) => Keyed::Recorded,
+                _ => Keyed::No,
+            };
+            sorts = order == ListOrder::SortAtPromotion && !sorts && mask != last_mask;
+            last_mask = mask;
+            (mask, keyed)
+        });
+        checker.check(&i, &o, scope).map_err(|e| format!("cycle {c}: {e}"))?;
         grants += usize::from(o.grant_valid);
         prev = Some(o);
     }
@@ -96,19 +157,26 @@ fn run(mut golden: Golden, preset: &str, seed: u64, cycles: usize) -> Result<usi
 
 #[test]
 fn the_select_keeps_the_properties_on_random_stimulus() {
-    for (preset, seed) in [("fermi", 1), ("proto", 2), ("fermi", 3)] {
-        let p = Kind::params("base", preset);
-        let grants = run(Golden::new(p), preset, seed, 100_000).unwrap();
-        assert!(grants > 20_000, "{preset}: {grants} grants");
+    for policy in POLICIES {
+        for (preset, seed) in [("fermi", 1), ("proto", 2), ("fermi", 3)] {
+            let p = Kind::params(policy, preset);
+            let grants = run(Golden::new(p), seed, 100_000).unwrap();
+            assert!(grants > 20_000, "{policy} {preset}: {grants} grants");
+        }
     }
 }
 
 #[test]
 fn the_checks_catch_planted_faults() {
-    for fault in [Fault::YoungestFirst, Fault::NoBypass] {
-        let p = Kind::params("base", "proto");
-        let err = run(Golden::with_fault(p, fault), "proto", 2, 100_000).unwrap_err();
-        eprintln!("{fault:?}: {err}");
+    for (policy, fault) in [
+        ("base", Fault::YoungestFirst),
+        ("base", Fault::NoBypass),
+        ("tl", Fault::NoSort),
+        ("tl_inner", Fault::YoungestFirst),
+    ] {
+        let p = Kind::params(policy, "proto");
+        let err = run(Golden::with_fault(p, fault), 2, 100_000).unwrap_err();
+        eprintln!("{policy} {fault:?}: {err}");
     }
 }
 

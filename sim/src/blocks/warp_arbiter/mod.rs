@@ -41,8 +41,10 @@
 //!   Reset: active list `0..max_active`, pending FIFO `max_active..warps`.
 
 pub mod stimulus;
+pub mod two_level;
 
 use crate::block::{clog2, low_bits, Block, Inspect, PortSpec};
+pub use two_level::{ListOrder, TwoLevelLists};
 use crate::port_bundle;
 use thiserror::Error;
 
@@ -55,20 +57,38 @@ pub enum Policy {
     Gto,
     /// Two-level active scheduling with inner LRR and outer FIFO.
     TwoLevel,
+    /// Two-level with the active list sorted oldest first after a warp is promoted (TL-GTO,
+    /// spec `locality_bypass_paws.md` P-R2; the sort in the next cycle, [`two_level`]).
+    TwoLevelGto,
 }
 
 impl Policy {
     /// Every policy, in catalog order.
-    pub const ALL: [Policy; 3] = [Policy::Lrr, Policy::Gto, Policy::TwoLevel];
+    pub const ALL: [Policy; 4] = [
+        Policy::Lrr,
+        Policy::Gto,
+        Policy::TwoLevel,
+        Policy::TwoLevelGto,
+    ];
     /// Policy names as they appear in module names and on the command line.
-    pub const NAMES: &'static [&'static str] = &["lrr", "gto", "two_level"];
+    pub const NAMES: &'static [&'static str] = &["lrr", "gto", "two_level", "two_level_gto"];
 
-    /// The policy's name (`lrr`, `gto`, `two_level`).
+    /// The policy's name (`lrr`, `gto`, `two_level`, `two_level_gto`).
     pub fn name(self) -> &'static str {
         match self {
             Policy::Lrr => "lrr",
             Policy::Gto => "gto",
             Policy::TwoLevel => "two_level",
+            Policy::TwoLevelGto => "two_level_gto",
+        }
+    }
+
+    /// How a two-level policy orders its active list; `None` for a single-level one.
+    pub fn list_order(self) -> Option<ListOrder> {
+        match self {
+            Policy::TwoLevel => Some(ListOrder::Rr),
+            Policy::TwoLevelGto => Some(ListOrder::SortAtPromotion),
+            Policy::Lrr | Policy::Gto => None,
         }
     }
 
@@ -158,7 +178,7 @@ impl Params {
         if !(2..=64).contains(&warps) {
             return Err(ParamsError::Warps(warps));
         }
-        if policy == Policy::TwoLevel && !(1..=warps / 2).contains(&max_active) {
+        if policy.list_order().is_some() && !(1..=warps / 2).contains(&max_active) {
             return Err(ParamsError::MaxActive {
                 got: max_active,
                 max: warps / 2,
@@ -230,18 +250,12 @@ pub struct Golden {
     last: u8,
     /// GTO: `last` holds a granted warp (false after reset).
     last_valid: bool,
-    /// GTO: launch sequence number of each warp slot (smaller is older).
+    /// GTO, TL-GTO: launch sequence number of each warp slot (smaller is older).
     seq: [u64; 64],
-    /// GTO: next launch sequence number.
+    /// GTO, TL-GTO: next launch sequence number.
     next_seq: u64,
-    /// Two-level: the active list, `max_active` entries, in priority order.
-    act: [u8; 64],
-    /// Two-level: the pending FIFO as a ring of `warps - max_active` entries starting at `head`.
-    pend: [u8; 64],
-    /// Two-level: index of the front of the pending FIFO.
-    head: usize,
-    /// Two-level: the warps of the active list, as a mask (derived from `act`, kept with it).
-    act_mask: u64,
+    /// Two-level policies: the active list and the pending FIFO.
+    lists: Option<TwoLevelLists>,
 }
 
 impl Golden {
@@ -254,10 +268,8 @@ impl Golden {
             last_valid: false,
             seq: [0; 64],
             next_seq: 0,
-            act: [0; 64],
-            pend: [0; 64],
-            head: 0,
-            act_mask: 0,
+            lists: (params.policy.list_order())
+                .map(|order| TwoLevelLists::new(params.warps, params.max_active, order)),
         };
         g.reset();
         g
@@ -288,64 +300,14 @@ impl Golden {
         oldest(&self.seq, eligible)
     }
 
-    /// Two-level steps 1-4: returns (grant, active mask) and updates the lists.
+    /// Two-level: returns (grant, active mask) and updates the lists. TL-GTO's key: waiting
+    /// warps last, then the oldest first (GPGPU-Sim's `sort_warps_by_oldest_dynamic_id`).
     fn step_two_level(&mut self, eligible: u64, waiting: u64) -> (Option<u8>, u64) {
-        let k = self.params.max_active;
-        if self.act_mask & waiting == 0 {
-            // Nothing to demote: the list stays, and rotates only on a grant.
-            if eligible & self.act_mask == 0 {
-                return (None, self.act_mask);
-            }
-            let act = &mut self.act[..k];
-            let j = act
-                .iter()
-                .position(|&w| eligible >> w & 1 == 1)
-                .expect("an eligible active warp");
-            let granted = act[j];
-            act.rotate_left(j + 1);
-            return (Some(granted), self.act_mask);
-        }
-        let plen = self.params.pending_len();
-        // One pass: kept warps in order into `list`; each demoted warp takes the FIFO slot at
-        // its front (the FIFO always holds `plen` warps, so the slot popped is the one pushed
-        // into) and the warp popped from it goes, in order, to `promoted`.
-        let (mut list, mut promoted) = ([0u8; 64], [0u8; 64]);
-        let (mut kept, mut ndem, mut head) = (0, 0, self.head);
-        let mut active = self.act_mask & !waiting;
-        for &w in &self.act[..k] {
-            if waiting >> w & 1 == 1 {
-                let up = self.pend[head];
-                active |= 1 << up;
-                promoted[ndem] = up;
-                self.pend[head] = w;
-                ndem += 1;
-                head += 1;
-                if head == plen {
-                    head = 0;
-                }
-            } else {
-                list[kept] = w;
-                kept += 1;
-            }
-        }
-        self.head = head;
-        for (slot, &w) in list[kept..k].iter_mut().zip(&promoted[..ndem]) {
-            *slot = w;
-        }
-        self.act_mask = active;
-        let list = &list[..k];
-        match list.iter().position(|&w| eligible >> w & 1 == 1) {
-            Some(j) => {
-                // Inner LRR: the list becomes `list[j+1..] ++ list[..=j]`.
-                self.act[..k - j - 1].copy_from_slice(&list[j + 1..]);
-                self.act[k - j - 1..k].copy_from_slice(&list[..=j]);
-                (Some(list[j]), active)
-            }
-            None => {
-                self.act[..k].copy_from_slice(list);
-                (None, active)
-            }
-        }
+        let seq = &self.seq;
+        let lists = self.lists.as_mut().expect("a two-level policy has lists");
+        lists.step(eligible, waiting, |w| {
+            ((waiting >> w & 1) as u32, seq[w as usize])
+        })
     }
 }
 
@@ -395,16 +357,9 @@ impl Block for Golden {
             self.seq[w] = w as u64;
         }
         self.next_seq = p.warps as u64;
-        if p.policy == Policy::TwoLevel {
-            for s in 0..p.max_active {
-                self.act[s] = s as u8;
-            }
-            for j in 0..p.pending_len() {
-                self.pend[j] = (p.max_active + j) as u8;
-            }
-            self.act_mask = low_bits(p.max_active);
+        if let Some(l) = &mut self.lists {
+            l.reset();
         }
-        self.head = 0;
     }
 
     fn step(&mut self, inp: &ArbiterIn) -> ArbiterOut {
@@ -419,7 +374,9 @@ impl Block for Golden {
         let (grant, active) = match self.params.policy {
             Policy::Lrr => (self.select_lrr(eligible), self.live),
             Policy::Gto => (self.select_gto(eligible), self.live),
-            Policy::TwoLevel => self.step_two_level(eligible, stall | (!self.live & m)),
+            Policy::TwoLevel | Policy::TwoLevelGto => {
+                self.step_two_level(eligible, stall | (!self.live & m))
+            }
         };
         if let Some(w) = grant {
             self.last = w;
@@ -449,14 +406,15 @@ impl Inspect for Golden {
                     v.push(PortSpec::new(format!("launch_seq_{w}"), 64));
                 }
             }
-            Policy::TwoLevel => {
-                for s in 0..p.max_active {
-                    v.push(PortSpec::new(format!("act_{s}"), idw));
+            Policy::TwoLevel | Policy::TwoLevelGto => {
+                if let Some(l) = &self.lists {
+                    l.state_specs(idw, &mut v);
                 }
-                for j in 0..p.pending_len() {
-                    v.push(PortSpec::new(format!("pend_{j}"), idw));
+                if p.policy == Policy::TwoLevelGto {
+                    for w in 0..p.warps {
+                        v.push(PortSpec::new(format!("launch_seq_{w}"), 64));
+                    }
                 }
-                v.push(PortSpec::new("pend_head", clog2(p.pending_len())));
             }
         }
         v
@@ -473,10 +431,13 @@ impl Inspect for Golden {
                 out.push(self.last_valid as u64);
                 out.extend_from_slice(&self.seq[..p.warps]);
             }
-            Policy::TwoLevel => {
-                out.extend(self.act[..p.max_active].iter().map(|&w| w as u64));
-                out.extend(self.pend[..p.pending_len()].iter().map(|&w| w as u64));
-                out.push(self.head as u64);
+            Policy::TwoLevel | Policy::TwoLevelGto => {
+                if let Some(l) = &self.lists {
+                    l.state_values(out);
+                }
+                if p.policy == Policy::TwoLevelGto {
+                    out.extend_from_slice(&self.seq[..p.warps]);
+                }
             }
         }
     }
@@ -491,7 +452,7 @@ pub struct Kind;
 impl crate::block::BlockKind for Kind {
     const NAME: &'static str = "warp_arbiter";
     const SUMMARY: &'static str =
-        "warp-issue arbiter of one warp scheduler (GPGPU-Sim LRR, GTO, two-level active)";
+        "warp-issue arbiter of one warp scheduler (GPGPU-Sim LRR, GTO, two-level active; two-level sorted oldest first at promotion)";
     const POLICIES: &'static [&'static str] = Policy::NAMES;
     const PRESETS: &'static [&'static str] = Preset::NAMES;
     type Params = Params;
@@ -513,7 +474,7 @@ impl crate::block::BlockKind for Kind {
     }
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
         let mut v = vec![("warps", p.warps as u64), ("id_bits", p.id_bits() as u64)];
-        if p.policy == Policy::TwoLevel {
+        if p.policy.list_order().is_some() {
             v.push(("max_active", p.max_active as u64));
         }
         v
@@ -523,7 +484,7 @@ impl crate::block::BlockKind for Kind {
     }
     fn describe(p: &Params) -> String {
         match p.policy {
-            Policy::TwoLevel => format!(
+            Policy::TwoLevel | Policy::TwoLevelGto => format!(
                 "{} {} warps per scheduler, {} active",
                 p.policy.name(),
                 p.warps,

@@ -117,6 +117,8 @@ fn dead_warps_are_never_granted_and_long_stall_never_blocks_a_grant() {
         });
         match policy {
             Policy::TwoLevel => assert_eq!(grant(o), None, "{policy:?}"),
+            // TL-GTO: this cycle sorts after the last cycle's promotion and demotes nothing.
+            Policy::TwoLevelGto => assert_eq!(grant(o), Some(0), "{policy:?}"),
             _ => assert!(grant(o).is_some_and(|w| w < 4), "{policy:?}"),
         }
     }
@@ -219,8 +221,46 @@ fn two_level_waiting_promoted_warp_is_demoted_next_cycle() {
     );
 }
 
+/// TL-GTO (spec P-R2): the cycle after a promotion sorts the active list oldest first, a warp
+/// that waited in the promotion cycle last, and demotes nothing; inner LRR rotation as TL-RR. Warps 4..8 are
+/// launched before 0..4: older.
+#[test]
+fn two_level_gto_sorts_the_active_list_oldest_first_after_a_promotion() {
+    let run = |policy, stall_promoted: bool| {
+        let mut a = arb(policy, 8, 4);
+        // Warps 0..4 wait while 4..8 launch: 4..8 are promoted, then demoted on a stall.
+        launch(&mut a, 0xf0);
+        launch(&mut a, 0x0f);
+        a.step(&ArbiterIn {
+            long_stall: 0xf0,
+            ..Default::default()
+        });
+        assert_eq!(a.lists.as_ref().unwrap().active(), [0, 1, 2, 3]);
+        a.step(&inp(0)); // TL-GTO's sort of [0, 1, 2, 3]
+        // Warp 0 demoted, warp 4 (the oldest) promoted: [1, 2, 3, 4], unsorted this cycle.
+        let o = a.step(&ArbiterIn {
+            ready: 0xff,
+            long_stall: if stall_promoted { 0b1_0001 } else { 0b1 },
+            ..Default::default()
+        });
+        let next = a.step(&inp(0xff));
+        (grant(o), grant(next), a.lists.as_ref().unwrap().active().to_vec())
+    };
+    // TL-RR: grant 1, rotate to [2, 3, 4, 1], then 2.
+    assert_eq!(run(Policy::TwoLevel, false), (Some(1), Some(2), vec![3, 4, 1, 2]));
+    // TL-GTO: grant 1 from the unsorted list, [2, 3, 4, 1]; sorted [4, 1, 2, 3], grant 4.
+    assert_eq!(run(Policy::TwoLevelGto, false), (Some(1), Some(4), vec![1, 2, 3, 4]));
+    // The promoted warp waited when it was promoted (its rank then): last, [1, 2, 3, 4].
+    assert_eq!(run(Policy::TwoLevelGto, true), (Some(1), Some(1), vec![2, 3, 4, 1]));
+}
+
 fn policies() -> impl Strategy<Value = Policy> {
-    prop_oneof![Just(Policy::Lrr), Just(Policy::Gto), Just(Policy::TwoLevel)]
+    prop_oneof![
+        Just(Policy::Lrr),
+        Just(Policy::Gto),
+        Just(Policy::TwoLevel),
+        Just(Policy::TwoLevelGto)
+    ]
 }
 
 proptest! {
@@ -247,14 +287,14 @@ proptest! {
                 prop_assert!(o.active >> o.grant_warp & 1 == 1);
             } else {
                 prop_assert_eq!(o.grant_warp, 0);
-                if policy != Policy::TwoLevel {
+                if policy.list_order().is_none() {
                     prop_assert_eq!(eligible, 0);
                 }
             }
-            if policy == Policy::TwoLevel {
+            if let Some(l) = &a.lists {
                 prop_assert_eq!(o.active.count_ones() as usize, k);
                 let mut seen = 0u64;
-                for &w in a.act[..k].iter().chain(&a.pend[..warps - k]) {
+                for &w in l.active().iter().chain(l.pending()) {
                     seen |= 1 << w;
                 }
                 prop_assert_eq!(seen, p.warp_mask());
