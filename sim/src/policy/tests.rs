@@ -80,7 +80,7 @@ fn options_the_chosen_policies_do_not_take_are_errors_naming_who_takes_them() {
     );
     assert_eq!(
         err("--warp-sched elf --paired-issue"),
-        "--paired-issue needs --warp-sched lrr, gto, two_level, laws, paws or kernel_lrr"
+        "--paired-issue needs --warp-sched lrr, gto, two_level, two_level_gto, laws, paws or kernel_lrr"
     );
     assert_eq!(
         err("--la-window 4"),
@@ -88,7 +88,7 @@ fn options_the_chosen_policies_do_not_take_are_errors_naming_who_takes_them() {
     );
     assert_eq!(
         err("--warp-sched fifo"),
-        "unknown warp scheduler `fifo`; choose lrr, gto, two_level, laws, paws, kernel_lrr, elf, elf++"
+        "unknown warp scheduler `fifo`; choose lrr, gto, two_level, two_level_gto, laws, paws, kernel_lrr, elf, elf++"
     );
     assert!(err("--tb-sched x").starts_with("unknown thread-block scheduler `x`"));
     assert_eq!(err("--bogus"), "unknown option --bogus");
