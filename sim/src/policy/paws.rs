@@ -397,6 +397,20 @@ mod tests {
         assert_ne!(paws.counters.cycles, gto.counters.cycles);
     }
 
+    /// Two-level PAWS needs an active list of at most half a scheduler's warps; the error
+    /// names the setting and the bound.
+    #[test]
+    fn two_level_paws_checks_the_active_list_length() {
+        let mut cfg = GpuConfig::preset("gtx480").unwrap();
+        cfg.sm.two_level_max_active = 13;
+        let opts = crate::gpu::SimOptions::parse("--warp-sched paws --paws-levels two").unwrap();
+        let err = crate::gpu::Gpu::golden(&cfg, opts).err().unwrap().to_string();
+        assert!(
+            err.contains("sm.two_level_max_active in 1..=12 (24 warps per scheduler)"),
+            "{err}"
+        );
+    }
+
     /// A kernel whose code does not fit the blocks' tables is refused, naming the sizes.
     #[test]
     fn a_kernel_larger_than_the_table_is_refused() {
