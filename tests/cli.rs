@@ -1441,11 +1441,7 @@ fn regress_runs_the_gpu_lockstep_stage() {
         workloads.len(),
         "every workload also runs PAWS with its blocks: {v}"
     );
-    assert_eq!(
-        count("paws_tl"),
-        workloads.len(),
-        "and two-level PAWS: {v}"
-    );
+    assert_eq!(count("paws_tl"), workloads.len(), "and two-level PAWS: {v}");
     let traces = workloads
         .iter()
         .filter(|w| w.is_some_and(|w| w.contains('-')))
