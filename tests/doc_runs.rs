@@ -28,7 +28,7 @@ type Column = fn(&Value, &str) -> String;
 
 /// The columns a rerun table may have: header (a backticked workload name stands for `W`)
 /// and how the figure is read; `sim --json` reports, then `paver graph --json`.
-const COLUMNS: [(&str, Column); 17] = [
+const COLUMNS: [(&str, Column); 20] = [
     ("cycles", |v, _| grouped(v["cycles"].as_u64().unwrap())),
     ("`W` turnaround", |v, w| {
         let kernels = v["kernels"].as_array().unwrap();
@@ -94,6 +94,20 @@ const COLUMNS: [(&str, Column); 17] = [
     }),
     ("L1D refused accesses", |v, _| {
         grouped(v["l1d"]["fails"].as_u64().unwrap())
+    }),
+    ("L1D hit-reserved", |v, _| {
+        grouped(v["l1d"]["hit_reserved"].as_u64().unwrap())
+    }),
+    ("L2 accesses", |v, _| {
+        grouped(v["l2"]["accesses"].as_u64().unwrap())
+    }),
+    ("cached loads", |v, _| {
+        let loads = v["bypass_plan"]["kernels"][0]["loads"].as_array().unwrap();
+        let cached = loads.iter().filter(|l| l["cached"].as_bool().unwrap());
+        let pcs: Vec<String> = cached
+            .map(|l| format!("{:#x}", l["pc"].as_u64().unwrap()))
+            .collect();
+        pcs.join(", ")
     }),
     ("L2 read misses", |v, _| {
         grouped(v["l2"]["misses"].as_u64().unwrap())

@@ -9,7 +9,7 @@ use clap::Args;
 use gpusched_tb::bridge::{run_on_board, BoardSite, Target};
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
-use gpusim::analysis::bypass::profile::{profile_golden, Plan};
+use gpusim::analysis::bypass::profile::{select_golden, Plan};
 use gpusim::config::GpuConfig;
 use gpusim::gpu::caching::Bypass;
 use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG};
@@ -354,7 +354,7 @@ pub fn simulate(
 /// The bypass framework's choice per kernel: each global load, cached or bypassed, with
 /// its profile and weight.
 fn print_bypass_plan(p: &Plan) -> Result<()> {
-    outln!("  bypass plan ({} profiling runs):", p.runs);
+    outln!("  bypass plan ({} runs before this one):", p.runs);
     for k in &p.kernels {
         outln!(
             "    kernel {}: {:?}, T(G') {:.0} B{}",
@@ -382,7 +382,7 @@ fn print_bypass_plan(p: &Plan) -> Result<()> {
     Ok(())
 }
 
-/// With `--bypass exact|heuristic`: the bypass framework's profiling runs (golden, with a
+/// With `--bypass exact|heuristic|empirical`: the bypass framework's profiling runs (golden, with a
 /// progress bar unless `quiet`), whose plan then replaces the selection in `opts`.
 pub fn select_loads(
     cfg: &GpuConfig,
@@ -405,7 +405,7 @@ pub fn select_loads(
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
-    let plan = profile_golden(cfg, opts, workload, &mut tick)?.plan(by, source)?;
+    let plan = select_golden(cfg, opts, workload, (by, source), &mut tick)?;
     bar.finish_and_clear();
     opts.bypass = plan.bypass();
     Ok(Some(plan))

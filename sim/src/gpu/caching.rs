@@ -12,13 +12,16 @@ use crate::workload::cache_op::CacheOp;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// How the selection of the cached loads is made (`--bypass exact|heuristic`).
+/// How the selection of the cached loads is made (`--bypass exact|heuristic|empirical`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SelectBy {
     /// The optimum of the traffic model over every subset of the loads (exhaustive search).
     Exact,
     /// The paper's greedy Algorithm 1.
     Heuristic,
+    /// B-R5 `ORACLE_EMPIRICAL`: every mask of the most accessed loads simulated, the fastest
+    /// kept (`analysis::bypass::empirical`).
+    Empirical,
 }
 
 /// A run's L1D policy for global loads (`--bypass`).
@@ -31,7 +34,7 @@ pub enum Bypass {
     None,
     /// `all`: every global load bypasses the L1D (`-dlcm=cg`).
     All,
-    /// `exact`, `heuristic`: to be chosen by profiling runs before the run (the command that
+    /// `exact`, `heuristic`, `empirical`: to be chosen by profiling runs before the run (the command that
     /// runs it resolves this into [`Bypass::Cached`]; a GPU refuses it).
     Select(SelectBy, EffSource),
     /// Per kernel name, the PCs of the global loads that are cached; every other global load
@@ -49,6 +52,7 @@ impl Bypass {
             "all" => Bypass::All,
             "exact" => Bypass::Select(SelectBy::Exact, eff),
             "heuristic" => Bypass::Select(SelectBy::Heuristic, eff),
+            "empirical" => Bypass::Select(SelectBy::Empirical, eff),
             _ => return None,
         })
     }
@@ -61,6 +65,7 @@ impl Bypass {
             Bypass::All => "+bypass-all",
             Bypass::Select(SelectBy::Exact, _) => "+bypass(exact)",
             Bypass::Select(SelectBy::Heuristic, _) => "+bypass(heuristic)",
+            Bypass::Select(SelectBy::Empirical, _) => "+bypass(empirical)",
             Bypass::Cached(_) => "+bypass(selected)",
         }
     }
@@ -137,7 +142,7 @@ mod tests {
         assert!(!sel
             .for_kernel("other", false)
             .bypasses(16, CacheOp::Default));
-        for v in ["trace", "none", "all", "exact", "heuristic"] {
+        for v in ["trace", "none", "all", "exact", "heuristic", "empirical"] {
             assert!(Bypass::parse(v, EffSource::Global).is_some(), "{v}");
         }
         assert_eq!(Bypass::parse("some", EffSource::Global), None);

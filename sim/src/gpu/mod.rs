@@ -121,7 +121,7 @@ impl SimOptions {
             return Err(OptError::Invalid {
                 name: BYPASS_EFF.name.into(),
                 value: values.raw(&BYPASS_EFF)?.into(),
-                why: "only --bypass exact or heuristic selects loads by their efficiencies".into(),
+                why: "only --bypass exact, heuristic or empirical selects loads by their efficiencies".into(),
             });
         }
         Ok(bypass)
@@ -353,7 +353,7 @@ pub struct Report {
     /// the default cache operator), one note each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown_modifiers: Vec<String>,
-    /// With `--bypass exact|heuristic`: what the bypass framework's profiling runs measured
+    /// With `--bypass exact|heuristic|empirical`: what the bypass framework's profiling runs measured
     /// and chose (set by the command that made the plan; a GPU leaves it `None`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bypass_plan: Option<crate::analysis::bypass::profile::Plan>,
@@ -399,7 +399,7 @@ impl<'a> Gpu<'a> {
         }
         if let caching::Bypass::Select(..) = opts.bypass {
             return Err(SimError::Config(
-                "`--bypass exact|heuristic` selects the loads by profiling runs first: the \
+                "`--bypass exact|heuristic|empirical` selects the loads by profiling runs first: the \
                  `sim` command does that; a GPU runs a selection it is given"
                     .into(),
             ));

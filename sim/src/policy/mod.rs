@@ -404,16 +404,17 @@ pub const BYPASS: OptSpec = OptSpec::value(
      configuration's `gmem_skip_l1d` say; `none` caches every one (-dlcm=ca); `all` bypasses \
      every one (-dlcm=cg); `exact` and `heuristic` cache the loads the bypass framework \
      selects from profiling runs (seed 001: the optimum of its traffic model, or its greedy \
-     Algorithm 1)",
+     Algorithm 1); `empirical` simulates every cached/bypassed combination of each kernel's six \
+     most accessed loads and keeps the fastest (B-R5, the rest as the heuristic chooses)",
 )
-.one_of(&["trace", "none", "all", "exact", "heuristic"]);
+.one_of(&["trace", "none", "all", "exact", "heuristic", "empirical"]);
 
-/// `--bypass-eff FROM`: where `--bypass exact|heuristic` takes the loads' efficiencies.
+/// `--bypass-eff FROM`: where `--bypass exact|heuristic|empirical` takes the loads' efficiencies.
 pub const BYPASS_EFF: OptSpec = OptSpec::value(
     "bypass-eff",
     "FROM",
     "global",
-    "Where --bypass exact|heuristic takes each load's efficiencies E_on / E_off (seed 001 \
+    "Where --bypass exact|heuristic|empirical takes each load's efficiencies E_on / E_off (seed 001 \
      Table II): global, Table II where the load's lanes fit one of its patterns, otherwise the \
      kernel's whole efficiency measured (the paper's profiler figure); oracle, every load's \
      own, measured",

@@ -12,22 +12,24 @@
 use super::chart;
 use super::ReproArgs;
 use anyhow::{Context, Result};
+use gpusim::analysis::bypass::empirical::empirical;
 use gpusim::analysis::bypass::profile::{profile_golden, EffSource, Plan, Profiled};
 use gpusim::analysis::bypass::split::{SplitModel, SplitPoint};
 use gpusim::config::{presets, GpuConfig};
 use gpusim::core::occupancy::{occupancy, Footprint};
 use gpusim::gpu::caching::{Bypass, SelectBy};
-use gpusim::gpu::{Gpu, SimError, SimOptions};
+use gpusim::gpu::{Gpu, Report, SimError, SimOptions};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The suite's kernels that mirror the paper's benchmarks (Table III: BAA, BFS, KMI, SRP/SRR,
+/// The suite's kernels that mirror the paper's benchmarks (Table III: BAA as `bp_smem` and `bp`, BFS, KMI, SRP/SRR,
 /// SPM, SRK, GEM) and its synthetic mix of streaming, scattered and reused loads (§2.5).
 const KERNELS: &[&str] = &[
     "bypass_mix",
+    "bp_smem",
     "bp",
     "bfs",
     "km",
@@ -67,10 +69,16 @@ pub struct Cell {
     pub exact: u64,
     /// Cycles with the heuristic's loads cached, each load's own measured efficiencies.
     pub heuristic_oracle: u64,
+    /// Cycles of the fastest combination of the loads (B-R5 `ORACLE_EMPIRICAL`).
+    pub empirical: u64,
     /// PCs the heuristic caches.
     pub heuristic_cached: Vec<u32>,
     /// PCs the exact optimum caches.
     pub exact_cached: Vec<u32>,
+    /// PCs the fastest combination caches.
+    pub empirical_cached: Vec<u32>,
+    /// Runs the empirical search made (2^k, k the loads it combines).
+    pub empirical_runs: usize,
     /// Theoretical occupancy at this split (resident threads over the SM's maximum, B-R4).
     pub occupancy: f64,
     /// L1D hit rate of the cache-all run (read hits over reads).
@@ -106,6 +114,8 @@ pub struct Mean {
     pub exact: f64,
     /// Heuristic with each load's own efficiencies.
     pub heuristic_oracle: f64,
+    /// The fastest combination (B-R5).
+    pub empirical: f64,
     /// The paper's cache-all.
     pub paper_cache_all: f64,
     /// The paper's heuristic.
@@ -144,21 +154,6 @@ pub struct Results {
     pub unified: Option<Unified>,
 }
 
-/// The cycles of the workload `open` opens on `cfg` under `opts` with `bypass`.
-fn cycles(
-    cfg: &GpuConfig,
-    opts: &SimOptions,
-    bypass: Bypass,
-    open: &mut dyn FnMut() -> Result<Box<dyn gpusim::workload::kernel::WorkloadSource>, SimError>,
-) -> Result<u64, SimError> {
-    let o = SimOptions {
-        bypass,
-        ..opts.clone()
-    };
-    let mut gpu = Gpu::golden(cfg, o)?;
-    Ok(gpu.run(open()?.as_mut(), &mut |_| {})?.counters.cycles)
-}
-
 /// The cached PCs of the plan's only kernel.
 fn cached_pcs(p: &Plan) -> Vec<u32> {
     p.kernels
@@ -167,24 +162,39 @@ fn cached_pcs(p: &Plan) -> Vec<u32> {
         .collect()
 }
 
-/// Measures `kernel` at `size` on `cfg`: one profiling, then a run per distinct selection.
+/// Measures `kernel` at `size` on `cfg`: one profiling, then a run per distinct selection
+/// (the empirical search's runs shared with the others').
 fn measure(kernel: &str, size: &str, cfg: &GpuConfig, l1_kb: u32) -> Result<Cell> {
     let opts = SimOptions::parse("--warp-sched gto").expect("GTO parses");
     let mut open = || Ok(gpusim::workload::open_named(kernel, size)?);
     let p: Profiled = profile_golden(cfg, &opts, &mut open, &mut |_, _| {})?;
-    let mut by_mask: HashMap<Vec<u32>, u64> = HashMap::new();
-    let mut run_plan = |plan: &Plan| -> Result<(u64, Vec<u32>)> {
-        let pcs = cached_pcs(plan);
-        if let Some(&c) = by_mask.get(&pcs) {
-            return Ok((c, pcs));
+    let mut by_mask: HashMap<Vec<u32>, Report> = HashMap::new();
+    let mut run = |bypass: &Bypass| -> Result<Report, SimError> {
+        let key = match bypass {
+            Bypass::Cached(map) => Some(map.values().flatten().copied().collect::<Vec<u32>>()),
+            _ => None,
+        };
+        if let Some(r) = key.as_ref().and_then(|k| by_mask.get(k)) {
+            return Ok(r.clone());
         }
-        let c = cycles(cfg, &opts, plan.bypass(), &mut open)?;
-        by_mask.insert(pcs.clone(), c);
-        Ok((c, pcs))
+        let o = SimOptions {
+            bypass: bypass.clone(),
+            ..opts.clone()
+        };
+        let r = Gpu::golden(cfg, o)?.run(open()?.as_mut(), &mut |_| {})?;
+        if let Some(k) = key {
+            by_mask.insert(k, r.clone());
+        }
+        Ok(r)
+    };
+    let empirical_plan = empirical(&p, EffSource::Global, &mut run, &mut |_, _| {})?;
+    let mut run_plan = |plan: &Plan| -> Result<(u64, Vec<u32>)> {
+        Ok((run(&plan.bypass())?.counters.cycles, cached_pcs(plan)))
     };
     let (heuristic, heuristic_cached) = run_plan(&p.plan(SelectBy::Heuristic, EffSource::Global)?)?;
     let (exact, exact_cached) = run_plan(&p.plan(SelectBy::Exact, EffSource::Global)?)?;
     let (heuristic_oracle, _) = run_plan(&p.plan(SelectBy::Heuristic, EffSource::Oracle)?)?;
+    let (empirical, empirical_cached) = run_plan(&empirical_plan)?;
     let loads = p.plan(SelectBy::Heuristic, EffSource::Global)?.kernels[0]
         .loads
         .len();
@@ -207,8 +217,11 @@ fn measure(kernel: &str, size: &str, cfg: &GpuConfig, l1_kb: u32) -> Result<Cell
         heuristic,
         exact,
         heuristic_oracle,
+        empirical,
         heuristic_cached,
         exact_cached,
+        empirical_cached,
+        empirical_runs: empirical_plan.runs - p.runs,
         occupancy: f64::from(blocks * threads) / f64::from(cfg.sm.max_threads),
         hit_rate: l1d.hits as f64 / reads.max(1) as f64,
     })
@@ -287,6 +300,7 @@ fn means(rows: &[Row]) -> Vec<Mean> {
                 heuristic: of(&|c| c.heuristic),
                 exact: of(&|c| c.exact),
                 heuristic_oracle: of(&|c| c.heuristic_oracle),
+                empirical: of(&|c| c.empirical),
                 paper_cache_all: paper.1,
                 paper_heuristic: paper.2,
             }
@@ -299,6 +313,15 @@ fn pct(x: f64) -> String {
     format!("{x:+.1}%")
 }
 
+/// `0x20, 0x28`, or `none`.
+fn pc_list(pcs: &[u32]) -> String {
+    if pcs.is_empty() {
+        return "none".into();
+    }
+    let v: Vec<String> = pcs.iter().map(|p| format!("{p:#x}")).collect();
+    v.join(", ")
+}
+
 /// The Markdown report.
 fn markdown(r: &Results) -> String {
     let mut md = format!(
@@ -306,27 +329,25 @@ fn markdown(r: &Results) -> String {
          Gains in cycles over bypass-all (every global load `ld.cg`), GTO. Heuristic: the \
          paper's Algorithm 1; exact: the optimum of its traffic model (its ILP); both with \
          Table II's efficiencies where a load's lanes fit a pattern, else the kernel's \
-         measured (B-R1 `GLOBAL`); oracle: each load's own measured efficiencies.\n",
+         measured (B-R1 `GLOBAL`); oracle: each load's own measured efficiencies; empirical: \
+         the fastest of every cached/bypassed combination of the loads, simulated (B-R5 \
+         `ORACLE_EMPIRICAL`, 2^k runs for k loads), the bar the selections are measured \
+         against.\n",
         r.config, r.size
     );
     for (i, &l1) in L1_KB.iter().enumerate() {
         let _ = write!(
             md,
             "\n## L1D {l1} kB, shared memory {} kB\n\n\
-             | workload | loads | profiling runs | cache-all | heuristic | exact | heuristic (oracle) | cached by the heuristic |\n\
-             |---|---:|---:|---:|---:|---:|---:|---|\n",
+             | workload | loads | profiling runs | cache-all | heuristic | exact | heuristic (oracle) | empirical | cached by the heuristic | cached by the empirical |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
             64 - l1
         );
         for row in &r.rows {
             let c = &row.cells[i];
-            let pcs: Vec<String> = c
-                .heuristic_cached
-                .iter()
-                .map(|p| format!("{p:#x}"))
-                .collect();
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 row.workload,
                 c.loads,
                 c.profiling_runs,
@@ -334,22 +355,21 @@ fn markdown(r: &Results) -> String {
                 pct(c.gain(c.heuristic)),
                 pct(c.gain(c.exact)),
                 pct(c.gain(c.heuristic_oracle)),
-                if pcs.is_empty() {
-                    "none".into()
-                } else {
-                    pcs.join(", ")
-                }
+                pct(c.gain(c.empirical)),
+                pc_list(&c.heuristic_cached),
+                pc_list(&c.empirical_cached),
             );
         }
         let m = &r.means[i];
         let _ = writeln!(
             md,
-            "| **geometric mean** | | | **{}** | **{}** | **{}** | **{}** | |\n\
-             | paper (Fig. 6, 15 benchmarks, GTX 680) | | | {} | {} | | | |",
+            "| **geometric mean** | | | **{}** | **{}** | **{}** | **{}** | **{}** | | |\n\
+             | paper (Fig. 6, 15 benchmarks, GTX 680) | | | {} | {} | | | | | |",
             pct(m.cache_all),
             pct(m.heuristic),
             pct(m.exact),
             pct(m.heuristic_oracle),
+            pct(m.empirical),
             pct(m.paper_cache_all),
             pct(m.paper_heuristic)
         );

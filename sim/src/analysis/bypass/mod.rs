@@ -16,8 +16,11 @@
 //!
 //! * [`profile`]: the profiling runs on the GPU model (B-R2's access and hit counts, B-R1's
 //!   measured efficiencies for loads no pattern fits), and the plan they lead to per kernel.
+//! * [`empirical`](mod@empirical): B-R5's `ORACLE_EMPIRICAL`, the fastest combination of each
+//!   kernel's most accessed loads found by simulating all of them.
 
 pub mod efficiency;
+pub mod empirical;
 pub mod graph;
 pub mod profile;
 pub mod select;

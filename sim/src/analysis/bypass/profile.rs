@@ -9,7 +9,7 @@
 
 use super::efficiency::{classify, AccessPattern, Efficiency, L1_BLOCK_BYTES};
 use super::graph::{LoadProfile, TrafficGraph};
-use super::select::{select, Method};
+use super::select::{select, Method, Selection};
 use crate::gpu::caching::{Bypass, SelectBy};
 use crate::gpu::stats::LoadCounts;
 use crate::gpu::{Report, SimError};
@@ -126,7 +126,7 @@ pub struct KernelPlan {
 pub struct Plan {
     /// Per kernel, by name.
     pub kernels: Vec<KernelPlan>,
-    /// Profiling runs made.
+    /// Runs made to choose it: the profiling runs, plus the combinations of `--bypass empirical`.
     pub runs: usize,
 }
 
@@ -254,6 +254,50 @@ impl Profiled {
     }
 }
 
+impl Profiled {
+    /// Per kernel name, its global loads in PC order with their accesses in the cache-all run.
+    pub fn load_accesses(&self) -> BTreeMap<String, Vec<(u32, u64)>> {
+        self.kernels
+            .iter()
+            .map(|(name, k)| {
+                let acc = |pc: &u32| k.cached.get(pc).map_or(0, |c| c.accesses);
+                (
+                    name.clone(),
+                    k.pcs.iter().map(|pc| (*pc, acc(pc))).collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// The plan caching, per kernel, the loads `masks` names (`masks[name][i]`: its i-th load
+    /// in PC order), chosen by `method` outside the model; weights and T(G') as under
+    /// `source`. A kernel `masks` does not name keeps the heuristic's choice.
+    pub fn plan_masks(
+        &self,
+        source: EffSource,
+        method: Method,
+        masks: &BTreeMap<String, Vec<bool>>,
+    ) -> Result<Plan, SimError> {
+        let kernels = self
+            .kernels
+            .iter()
+            .map(|(name, k)| match masks.get(name) {
+                Some(m) if m.len() == k.pcs.len() => k.plan_with(name, source, &|g| Selection {
+                    cached: m.clone(),
+                    method_used: method,
+                    objective: g.objective(m),
+                    note: None,
+                }),
+                _ => k.plan(name, SelectBy::Heuristic, source),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Plan {
+            kernels,
+            runs: self.runs,
+        })
+    }
+}
+
 /// The runs that cache each load of `pcs` alone, then each pair: per load its counters
 /// alone, and the pairs' hit matrix.
 #[allow(clippy::type_complexity)]
@@ -307,6 +351,21 @@ impl KernelProfile {
 
     /// The graph and the selection of kernel `name`.
     fn plan(&self, name: &str, by: SelectBy, source: EffSource) -> Result<KernelPlan, SimError> {
+        let method = match by {
+            SelectBy::Exact => Method::Exact,
+            SelectBy::Heuristic => Method::Heuristic,
+            SelectBy::Empirical => Method::Empirical,
+        };
+        self.plan_with(name, source, &|g| select(g, method))
+    }
+
+    /// Kernel `name`'s graph under `source` and the selection `choose` makes on it.
+    fn plan_with(
+        &self,
+        name: &str,
+        source: EffSource,
+        choose: &dyn Fn(&TrafficGraph) -> Selection,
+    ) -> Result<KernelPlan, SimError> {
         let mut unmeasured = vec![];
         let profiles: Vec<LoadProfile> = self
             .pcs
@@ -324,11 +383,7 @@ impl KernelProfile {
             .collect();
         let g = TrafficGraph::build(&profiles, &self.pair_hits)
             .map_err(|e| SimError::Config(format!("kernel `{name}`: {e}")))?;
-        let method = match by {
-            SelectBy::Exact => Method::Exact,
-            SelectBy::Heuristic => Method::Heuristic,
-        };
-        let s = select(&g, method);
+        let s = choose(&g);
         let loads = profiles
             .iter()
             .enumerate()
@@ -381,15 +436,44 @@ pub fn profile_golden(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Profiled, SimError> {
     let samples = sample_loads(open()?.as_mut())?;
-    let mut run = |bypass: &Bypass| -> Result<Report, SimError> {
+    profile(&samples, &mut golden_runs(cfg, opts, open), progress)
+}
+
+/// The plan `by` makes for the workload `open` opens on the golden GPU model: the profiling
+/// runs, then for [`SelectBy::Empirical`] its runs of every combination ([`empirical`]);
+/// `progress(done, total)` after each run (each stage counts from zero).
+///
+/// [`empirical`]: super::empirical::empirical
+pub fn select_golden(
+    cfg: &crate::config::GpuConfig,
+    opts: &crate::gpu::SimOptions,
+    open: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
+    (by, source): (SelectBy, EffSource),
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Plan, SimError> {
+    let p = profile_golden(cfg, opts, open, progress)?;
+    match by {
+        SelectBy::Empirical => {
+            super::empirical::empirical(&p, source, &mut golden_runs(cfg, opts, open), progress)
+        }
+        _ => p.plan(by, source),
+    }
+}
+
+/// `run(bypass)`: one golden run of the workload `open` opens with its loads rewritten.
+fn golden_runs<'a>(
+    cfg: &'a crate::config::GpuConfig,
+    opts: &'a crate::gpu::SimOptions,
+    open: &'a mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
+) -> impl FnMut(&Bypass) -> Result<Report, SimError> + 'a {
+    move |bypass: &Bypass| {
         let o = crate::gpu::SimOptions {
             bypass: bypass.clone(),
             ..opts.clone()
         };
         let mut gpu = crate::gpu::Gpu::golden(cfg, o)?;
         gpu.run(open()?.as_mut(), &mut |_| {})
-    };
-    profile(&samples, &mut run, progress)
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,9 @@ pub enum Method {
     Exact,
     /// Algorithm 1 ([`heuristic`]).
     Heuristic,
+    /// B-R5 `ORACLE_EMPIRICAL`: the mask of the fewest cycles, found by simulating every mask of
+    /// the most accessed loads ([`empirical`](super::empirical)); not a choice on the model.
+    Empirical,
 }
 
 /// A chosen cache/bypass mask and how it was chosen.
@@ -74,6 +77,7 @@ pub fn select(g: &TrafficGraph, method: Method) -> Selection {
             Some(cached) => (cached, method, None),
             None => (heuristic(g), Method::Heuristic, Some(fallback_note(n))),
         },
+        Method::Empirical => (heuristic(g), Method::Heuristic, Some(EMPIRICAL_NOTE.into())),
     };
     Selection {
         objective: g.objective(&cached),
@@ -82,6 +86,10 @@ pub fn select(g: &TrafficGraph, method: Method) -> Selection {
         note,
     }
 }
+
+/// The note of [`Method::Empirical`] asked of the model alone.
+const EMPIRICAL_NOTE: &str = "the empirical optimum is chosen by simulation runs \
+     (analysis::bypass::empirical), not on the traffic model; used the heuristic (Algorithm 1)";
 
 /// The note of an exact search that fell back to the heuristic for `loads` loads.
 fn fallback_note(loads: usize) -> String {

@@ -1103,6 +1103,13 @@ fn phases(name: &str, s: usize, alus: [usize; 3]) -> SynthDef {
     def(name, s, dim(g, 1), dim(256, 1), 32, 0, p)
 }
 
+/// The phase kernel of `alus` FFMAs per phase at size index `s`, named `phase_<a>_<b>_<c>`
+/// (`repro paws`'s sweep from App A to App B).
+pub fn phases_of(alus: [usize; 3], s: usize) -> SynthDef {
+    let [a, b, c] = alus;
+    phases(&format!("phase_{a}_{b}_{c}"), s, alus)
+}
+
 /// App A of spec §3.5: medium (40), short (4), long (200) phases.
 fn phase_msl(s: usize) -> SynthDef {
     phases("phase_msl", s, [40, 4, 200])
@@ -1142,6 +1149,38 @@ fn bypass_mix(s: usize) -> SynthDef {
     p.store(Space::Global, 13, 3, global(ARRAY[3], v(Var::Gx)));
     p.exit();
     def("bypass_mix", s, dim(g, 1), dim(256, 1), 16, 0, p)
+}
+
+/// BAA of seed 001 (backprop with shared memory, Table III: 16 kB of it per block, L438): the
+/// L1D/shared split sets its residency, 3 / 2 / 1 blocks at 16 / 32 / 48 kB of L1D. Per
+/// iteration each thread stages a streaming element in shared memory, then reads its
+/// neighbour's and a weight from an 8 kB table every thread reuses.
+fn bp_smem(s: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 240]);
+    let total = g as i64 * 256;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    p.load(
+        Space::Global,
+        10,
+        3,
+        global(ARRAY[0], v(Var::Gx).plus(total, Var::Loop(0))),
+    );
+    p.store(Space::Shared, 10, 3, shared(v(Var::Thread)));
+    p.barrier();
+    let weight = v(Var::Hash {
+        salt: 43,
+        range: 2048,
+    });
+    p.load(Space::Global, 11, 3, global(ARRAY[1], weight));
+    p.load(Space::Shared, 12, 3, shared(v(Var::Thread).offset(1)));
+    p.alu(Fp, &[13], &[13, 11, 12]).alu(Fp, &[13], &[13, 10]);
+    p.barrier();
+    p.end_loop(Expr::c(pick(s, [4, 8, 16])));
+    p.store(Space::Global, 13, 3, global(ARRAY[2], v(Var::Gx)));
+    p.exit();
+    def("bp_smem", s, dim(g, 1), dim(256, 1), 16, 16 * 1024, p)
 }
 
 // ---------------------------------------------------------------- seed 003 ch. IV-V (Chimera)
@@ -1454,6 +1493,12 @@ pub const SUITE: &[Entry] = &[
         mirrors: "seed 001 (cache bypassing): streaming, scattered and high-reuse loads",
         pattern: "per iteration a streaming load (used once), a scattered load over 16 MB and a load from a 2 kB table every thread reuses",
         build: bypass_mix,
+    },
+    Entry {
+        name: "bp_smem",
+        mirrors: "backprop with shared memory (BAA of seed 001 Table III: 16 kB shared per block)",
+        pattern: "per iteration a streaming load staged in 16 kB of shared memory, a neighbour's element read back and a weight from an 8 kB table every thread reuses; residency set by the L1D/shared split",
+        build: bp_smem,
     },
     Entry {
         name: "chimera_bs",
