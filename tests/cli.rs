@@ -2715,7 +2715,11 @@ fn the_result_pages_hold_what_repro_writes_now() {
     let samples: [(&str, &str, &[&str]); 7] = [
         ("locality", "tran", &["| tran |"]),
         ("bypass", "syrk", &["| syrk |"]),
-        ("paws", "bp", &["| bp |"]),
+        (
+            "paws",
+            "bp,phase_40_68_136",
+            &["| bp |", "| 40 / 68 / 136 |"],
+        ),
         ("paver", "htw", &["| htw |"]),
         ("elf", "nw", &["| nw |"]),
         ("chimera", "chimera_lud", &["| chimera_lud |"]),
@@ -2939,7 +2943,10 @@ fn sim_bypass_selects_loads_and_reports_the_plan() {
     let o = gpusched(&[&base[..], &["--bypass", "heuristic"]].concat());
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("bypass plan (8 profiling runs):"), "{out}");
+    assert!(
+        out.contains("bypass plan (8 runs before this one):"),
+        "{out}"
+    );
     assert!(out.contains("pc 0x0030 cached"), "{out}");
     assert!(out.contains("pc 0x0028 bypassed"), "{out}");
     let v = json(&gpusched(
@@ -2967,9 +2974,22 @@ fn sim_bypass_selects_loads_and_reports_the_plan() {
     ));
     assert_eq!(all["l1d"]["hits"], 0);
     assert!(all.get("bypass_plan").is_none());
+    let v = json(&gpusched(
+        &[&base[..], &["--bypass", "empirical", "--json"]].concat(),
+    ));
+    let plan = &v["bypass_plan"];
+    assert_eq!(plan["kernels"][0]["method"], "Empirical");
+    assert_eq!(
+        plan["runs"],
+        8 + 8,
+        "the profiling runs and 2^3 combinations"
+    );
     let o = gpusched(&[&base[..], &["--bypass-eff", "oracle"]].concat());
     assert!(!o.status.success());
-    says(&o, "only --bypass exact or heuristic selects loads");
+    says(
+        &o,
+        "only --bypass exact, heuristic or empirical selects loads",
+    );
 }
 
 /// `repro bypass` writes its three files with every kernel at each L1D size, the paper's
@@ -3005,6 +3025,16 @@ fn repro_bypass_writes_each_l1_size_beside_the_paper() {
             .unwrap();
     assert_eq!(v["rows"].as_array().unwrap().len(), 2);
     assert_eq!(v["means"].as_array().unwrap().len(), 3);
+    // The empirical optimum (every combination simulated) is no slower than any selection.
+    for row in v["rows"].as_array().unwrap() {
+        for c in row["cells"].as_array().unwrap() {
+            let e = c["empirical"].as_u64().unwrap();
+            for other in ["bypass_all", "cache_all", "heuristic", "exact"] {
+                assert!(e <= c[other].as_u64().unwrap(), "{other}: {c}");
+            }
+            assert_eq!(c["empirical_runs"], 1 << c["loads"].as_u64().unwrap());
+        }
+    }
     let svg = std::fs::read_to_string(dir.path().join("bypass.svg")).unwrap();
     assert!(svg.contains("48 kB heuristic"));
 }

@@ -262,15 +262,15 @@ impl Golden {
     /// Two-level: the grant from the lists over `eligible` and `waiting` warps, the key's rank
     /// (waiting last, distance) and age.
     fn select_two_level(&mut self, eligible: u64, waiting: u64) -> Option<u8> {
-        let keys: [(u32, u64); 64] = std::array::from_fn(|w| {
-            if w >= self.params.warps {
-                return (0, 0);
-            }
+        let mut lists = self.lists.take().expect("two-level has lists");
+        let key = |w: u8| {
+            let w = usize::from(w);
             let rank = ((waiting >> w & 1) as u32) << 16 | u32::from(self.distance(w));
             (rank, self.age(w))
-        });
-        let lists = self.lists.as_mut().expect("two-level has lists");
-        lists.step(eligible, waiting, |w| keys[w as usize]).0
+        };
+        let grant = lists.step(eligible, waiting, key).0;
+        self.lists = Some(lists);
+        grant
     }
 
     /// The granted warp among `eligible`.

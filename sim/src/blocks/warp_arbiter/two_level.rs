@@ -181,11 +181,6 @@ impl TwoLevelLists {
         &self.pend[..self.plen]
     }
 
-    /// Whether the next cycle sorts the list ([`ListOrder::SortAtPromotion`]).
-    pub fn sort_pending(&self) -> bool {
-        self.sort_pending
-    }
-
     /// The lists' state for waveforms, `id_bits`-wide warp ids: `act_<s>`, `pend_<j>` (from
     /// the front), and `sort_pending` under [`ListOrder::SortAtPromotion`].
     pub fn state_specs(&self, id_bits: u32, v: &mut Vec<PortSpec>) {

@@ -26,16 +26,17 @@ pub fn build(name: &str, size: &str) -> Result<SynthDef, WorkloadError> {
             crate::workload::names().join(", ")
         ))
     })?;
-    let s = suite::SIZES
-        .iter()
-        .position(|x| *x == size)
-        .ok_or_else(|| {
-            WorkloadError::Invalid(format!(
-                "unknown size `{size}`; sizes: {}",
-                suite::SIZES.join(", ")
-            ))
-        })?;
-    Ok((e.build)(s))
+    Ok((e.build)(size_index(size)?))
+}
+
+/// The index of `size` in [`suite::SIZES`].
+pub fn size_index(size: &str) -> Result<usize, WorkloadError> {
+    suite::SIZES.iter().position(|x| *x == size).ok_or_else(|| {
+        WorkloadError::Invalid(format!(
+            "unknown size `{size}`; sizes: {}",
+            suite::SIZES.join(", ")
+        ))
+    })
 }
 
 /// One synthetic kernel as a workload.

@@ -6,7 +6,10 @@
 //! the spec's two phase-structured kernels, on GPGPU-Sim 3.2.2's GTX480 (the report ran
 //! GPGPU-Sim 3.x with a Fermi C2050) and the calibrated one side by side. The report's results
 //! are qualitative: which of RR and GTO is better on each benchmark, and PAWS close to the
-//! better one (the PACT paper's 99.2% and 98%, against two-level RR).
+//! better one (the PACT paper's 99.2% and 98%, against two-level RR). A sweep of phase
+//! kernels from App A to App B follows ([`sweep`]).
+
+mod sweep;
 
 use super::chart;
 use super::ReproArgs;
@@ -119,6 +122,8 @@ pub struct Results {
     pub tl_inner_of_best: Vec<f64>,
     /// Per configuration: TL-PAWS relative to TL-RR (the PACT paper's comparison).
     pub tl_paws_of_tl_rr: Vec<f64>,
+    /// The phase kernels from App A to App B ([`sweep`]; those `--only` names).
+    pub sweep: Vec<sweep::Point>,
 }
 
 /// Opens workload `name`: a suite kernel at `size`, or a trace under `traces`.
@@ -132,13 +137,22 @@ fn open(name: &str, size: &str, traces: &Path) -> Result<Box<dyn WorkloadSource>
 
 /// Runs `name` under every scheduler on `config`.
 fn measure(name: &str, size: &str, traces: &Path, config: &str) -> Result<Cell> {
+    measure_with(&|| open(name, size, traces), config, &POLICIES)
+}
+
+/// Runs the workload `open` opens under each of `policies` on `config`.
+fn measure_with(
+    open: &dyn Fn() -> Result<Box<dyn WorkloadSource>>,
+    config: &str,
+    policies: &[(&str, &str)],
+) -> Result<Cell> {
     let cfg = crate::cmd::sim::load_config(config)?;
     let mut cycles = vec![];
     let mut phases = 0;
-    for (_, args) in POLICIES {
+    for (_, args) in policies {
         let opts = SimOptions::parse(args).expect("the columns parse");
         let mut gpu = Gpu::golden(&cfg, opts)?;
-        let r = gpu.run(open(name, size, traces)?.as_mut(), &mut |_| {})?;
+        let r = gpu.run(open()?.as_mut(), &mut |_| {})?;
         cycles.push(r.counters.cycles);
         let found = r
             .kernels
@@ -268,6 +282,9 @@ fn markdown(r: &Results) -> String {
         md,
         " PACT: 99.2% (GTO-favoured), 98% (RR-favoured), vs two-level RR |"
     );
+    if !r.sweep.is_empty() {
+        sweep::markdown(&mut md, &r.configs, &r.sweep);
+    }
     md
 }
 
@@ -309,11 +326,14 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         .copied()
         .filter(|(w, _)| !w.contains('-') || a.traces.join(w).join("kernelslist.g").is_file())
         .collect();
-    if !a.only.is_empty() {
-        workloads.retain(|(w, _)| a.only.iter().any(|o| o == w));
-    }
+    let keep = |w: &str| a.only.is_empty() || a.only.iter().any(|o| o == w);
+    workloads.retain(|(w, _)| keep(w));
     if workloads.is_empty() {
-        anyhow::bail!("no workload to run (--only names none of the experiment's)");
+        anyhow::bail!(
+            "no workload to run (--only names none of the experiment's; a point of the sweep \
+             from App A to App B, such as {}, runs beside one of them)",
+            sweep::name(sweep::MIDDLE[0])
+        );
     }
     let points: Vec<(usize, usize)> = (0..workloads.len())
         .flat_map(|w| (0..configs.len()).map(move |c| (w, c)))
@@ -340,6 +360,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let tl_paws_of_best = mean(&Cell::tl_paws_of_best);
     let tl_inner_of_best = mean(&|c| c.of_best(TWO_LEVEL, TWO_LEVEL + 3));
     let tl_paws_of_tl_rr = mean(&tl_paws_of_tl_rr);
+    let sweep = sweep::run(size, &configs, jobs, &keep)?;
     let results = Results {
         experiment: "paws",
         configs,
@@ -350,6 +371,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         tl_paws_of_best,
         tl_inner_of_best,
         tl_paws_of_tl_rr,
+        sweep,
     };
     write(a, &results, out)
 }
