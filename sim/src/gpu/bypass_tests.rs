@@ -1,5 +1,5 @@
 //! Loads that bypass the L1D (seed 001; spec `locality_bypass_paws.md` §2.1.6, properties
-//! P-BY1 to P-BY4): the L1D is never touched by them, they move 32 B sectors, a mask of all
+//! P-BY1 to P-BY4): the L1D is never touched by them (under every mask, mixed ones included), they move 32 B sectors, a mask of all
 //! ones or all zeros is bypass-all or cache-all, trace operators and the GPU's default decide
 //! as documented, and nothing changes for loads that do not bypass.
 
@@ -116,6 +116,34 @@ fn bypassed_loads_move_their_sectors_and_never_touch_the_l1d() {
     let sum: u64 = loads(&cached).values().map(|l| l.accesses).sum();
     let l1d = &cached.counters.l1d;
     assert_eq!(l1d.accesses - l1d.writes, sum);
+}
+
+/// P-BY1 and P-BY3 under a mixed mask (the reused table cached, the streaming and the
+/// scattered load bypassed): the L1D sees exactly the cached load's accesses, one per line,
+/// each a hit or a miss fetching its 128 B line; the bypassed loads move their distinct 32 B
+/// sectors and never look the L1D up.
+#[test]
+fn a_mixed_mask_caches_only_its_loads() {
+    let def = suite("bypass_mix");
+    let expected = distinct_sectors_and_lines(&def);
+    let table = *expected.keys().last().expect("three loads");
+    let mask = BTreeMap::from([(def.name.clone(), BTreeSet::from([table]))]);
+    let r = run_def(&gtx480(), &def, Bypass::Cached(Arc::new(mask)));
+    let by_pc = loads(&r);
+    let bypassed: BTreeMap<u32, (u64, u64)> = expected
+        .iter()
+        .filter(|(&pc, _)| pc != table)
+        .map(|(&pc, &v)| (pc, v))
+        .collect();
+    check_bypass_traffic(&bypassed, &by_pc).unwrap();
+    let t = &by_pc[&table];
+    assert_eq!((t.accesses, t.bypassed), (expected[&table].1, 0), "{t:?}");
+    assert_eq!(t.hits + t.hit_reserved + t.misses, t.accesses, "{t:?}");
+    assert_eq!(t.l2_bytes, 128 * t.misses, "{t:?}");
+    assert!(t.hits > 0, "the reused table hits: {t:?}");
+    let l1d = &r.counters.l1d;
+    assert_eq!(l1d.accesses - l1d.writes, t.accesses, "{l1d:?}");
+    assert_eq!(l1d.hits + l1d.misses, t.hits + t.misses, "{l1d:?}");
 }
 
 /// The traffic check fails on a run whose bypassed loads were coalesced as cached ones

@@ -544,6 +544,11 @@ impl Gpu<'_> {
 
 #[cfg(test)]
 impl<'a> Gpu<'a> {
+    /// The long-stall rule of SM `sm`'s issue unit.
+    pub(crate) fn sm_long_op_rule(&self, sm: usize) -> sites::issue::LongOpRule {
+        self.sms[sm].long_op_rule()
+    }
+
     /// Replaces the kernel scheduler (tests drive preemptions directly; it must have as many
     /// slots).
     pub(crate) fn set_kernel_sched(&mut self, unit: Box<dyn KernelSchedUnit + 'a>) {

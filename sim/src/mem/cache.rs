@@ -483,6 +483,53 @@ impl<R> MshrTable<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The misses of the accesses of `seq` ((load, line) pairs) whose load `counted` keeps, on
+    /// an LRU tag array of 2 sets x 2 ways filled at each miss, with the accesses of the loads
+    /// `bypassed` keeps left out (a bypassed load never looks the L1D up).
+    fn misses(
+        seq: &[(u8, u64)],
+        bypassed: impl Fn(u8) -> bool,
+        counted: impl Fn(u8) -> bool,
+    ) -> usize {
+        let mut t = TagArray::new(2, 2, 128, SetIndex::Linear);
+        let mut n = 0;
+        for &(load, line) in seq.iter().filter(|(l, _)| !bypassed(*l)) {
+            if !matches!(t.access(line * 128), Lookup::Hit { .. }) {
+                t.fill(line * 128);
+                n += usize::from(counted(load));
+            }
+        }
+        n
+    }
+
+    proptest! {
+        /// P-BY2: bypassing loads whose lines no cached load touches never raises the cached
+        /// loads' misses (on LRU their stack distances can only shrink). Loads 0-2 touch lines
+        /// 0-7, loads 3-4 lines 8-15: bypassing any subset of 3-4 is within the restriction.
+        #[test]
+        fn bypassing_loads_of_disjoint_lines_never_adds_misses(
+            seq in proptest::collection::vec((0u8..5, 0u64..8), 1..200),
+            which in 1u8..4,
+        ) {
+            let seq: Vec<(u8, u64)> =
+                seq.into_iter().map(|(l, x)| (l, if l >= 3 { x + 8 } else { x })).collect();
+            let bypassed = |l: u8| l >= 3 && (which >> (l - 3)) & 1 == 1;
+            let kept = |l: u8| l < 3;
+            prop_assert!(misses(&seq, bypassed, kept) <= misses(&seq, |_| false, kept));
+        }
+    }
+
+    /// Without P-BY2's restriction the property is false: a bypassed load that brought a line
+    /// in for another load (a prefetch, a positive gain edge) leaves that load a miss.
+    #[test]
+    fn bypassing_a_load_that_prefetches_for_another_adds_its_misses() {
+        let seq = [(0u8, 4u64), (1, 4), (1, 4)];
+        let kept = |l: u8| l == 1;
+        assert_eq!(misses(&seq, |_| false, kept), 0);
+        assert_eq!(misses(&seq, |l| l == 0, kept), 1);
+    }
 
     #[test]
     fn lru_evicts_the_least_recently_used_way() {

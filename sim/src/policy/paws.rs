@@ -20,7 +20,7 @@ use crate::blocks::warp_arbiter::ListOrder;
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
 use crate::gpu::kernel::{KernelCtx, Prepared};
-use crate::gpu::sites::issue::{IssueMode, IssueUnit, SchedIn};
+use crate::gpu::sites::issue::{IssueMode, IssueUnit, LongOpRule, Marked, SchedIn};
 use crate::gpu::sites::Slot;
 use crate::gpu::SimError;
 use crate::workload::kernel::{KernelSource, WarpInst};
@@ -222,6 +222,7 @@ impl WarpIssuePolicy for Paws {
         Ok(Box::new(PawsUnit {
             slots: scheduler_slots(cfg, provider, sm, &p)?,
             mode: self.mode(),
+            long_loads: self.phase.long_loads,
             writes: vec![VecDeque::new(); scheds],
             table: None,
             last_grant: vec![None; scheds],
@@ -275,6 +276,8 @@ impl PhaseTable {
 struct PawsUnit<'a> {
     slots: Vec<Slot<'a, paws_block::Kind>>,
     mode: IssueMode,
+    /// The loads that end a phase, and that demote a warp under two-level (P-R4).
+    long_loads: LongLoads,
     /// Per scheduler: table writes (entry, distance) still to make.
     writes: Vec<VecDeque<(u16, u16)>>,
     /// The table in (or being written into) the blocks.
@@ -288,6 +291,14 @@ struct PawsUnit<'a> {
 impl<'a> IssueUnit<'a> for PawsUnit<'a> {
     fn mode(&self) -> IssueMode {
         self.mode
+    }
+
+    /// Two-level demotion uses the phase analysis's long-latency loads (P-R4).
+    fn long_op_rule(&self) -> LongOpRule {
+        LongOpRule::Mark(match self.long_loads {
+            LongLoads::Default => Marked::Loads,
+            LongLoads::AllLoads => Marked::AllLoads,
+        })
     }
 
     fn what(&self) -> &'static str {
@@ -354,6 +365,34 @@ impl<'a> IssueUnit<'a> for PawsUnit<'a> {
 mod tests {
     use super::*;
     use crate::analysis::paws::PhaseInfo;
+
+    /// P-R4: two-level demotion uses the loads the phase analysis ends phases at, in both
+    /// `--paws-loads` modes: the instructions that put a warp on a long stall under PAWS are
+    /// exactly the long-latency loads (no atomic; shared and constant loads under `all`),
+    /// while the other schedulers keep GPGPU-Sim's set (atomics included).
+    #[test]
+    fn demotion_follows_the_phase_analysis_long_loads() {
+        use crate::workload::sass::OpClass;
+        for (arg, long) in [("long", LongLoads::Default), ("all", LongLoads::AllLoads)] {
+            let opts = crate::gpu::SimOptions::parse(&format!(
+                "--warp-sched paws --paws-levels two --paws-loads {arg}"
+            ))
+            .unwrap();
+            let cfg = GpuConfig::preset("gtx480").unwrap();
+            let mut gpu = crate::gpu::Gpu::golden(&cfg, opts).unwrap();
+            let rule = gpu.sm_long_op_rule(0);
+            let LongOpRule::Mark(marked) = rule else {
+                panic!("PAWS keeps GPGPU-Sim's mark rule, got {rule:?}")
+            };
+            for c in OpClass::ALL {
+                assert_eq!(marked.marks(c), long.is_long(c), "{arg}: {c:?}");
+            }
+            let mut w = crate::workload::open_named("phase_mls", "small").unwrap();
+            gpu.run(w.as_mut(), &mut |_| {}).unwrap();
+        }
+        assert!(Marked::GpgpuSim.marks(OpClass::AtomicGlobal));
+        assert!(!Marked::Loads.marks(OpClass::AtomicGlobal));
+    }
 
     fn run(args: &str) -> Result<crate::gpu::Report, SimError> {
         let cfg = GpuConfig::preset("gtx480").unwrap();

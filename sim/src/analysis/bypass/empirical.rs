@@ -48,6 +48,18 @@ fn mask_of(base: &[bool], cand: &[usize], m: usize) -> Vec<bool> {
     mask
 }
 
+/// One kernel as the search sees it.
+struct Searched {
+    /// Kernel name.
+    name: String,
+    /// Its global loads' PCs, in order.
+    pcs: Vec<u32>,
+    /// The heuristic's mask (kept for the loads beyond the candidates).
+    base: Vec<bool>,
+    /// The candidates' indices into `pcs`.
+    cand: Vec<usize>,
+}
+
 /// The empirical plan of the profiled workload: `run(bypass)` runs it with the loads'
 /// operators rewritten; the loads beyond the candidates keep the heuristic's choice under
 /// `source`; `progress(done, total)` after each run. The plan's `runs` counts the profiling
@@ -60,36 +72,41 @@ pub fn empirical(
 ) -> Result<Plan, SimError> {
     let heuristic = p.plan(crate::gpu::caching::SelectBy::Heuristic, source)?;
     let loads = p.load_accesses();
-    let kernels: Vec<(String, Vec<u32>, Vec<bool>, Vec<usize>)> = heuristic
+    let kernels: Vec<Searched> = heuristic
         .kernels
         .iter()
-        .map(|k| {
-            let pcs: Vec<u32> = k.loads.iter().map(|l| l.pc).collect();
-            let base: Vec<bool> = k.loads.iter().map(|l| l.cached).collect();
-            let cand = candidates(loads.get(&k.kernel).map_or(&[][..], Vec::as_slice));
-            (k.kernel.clone(), pcs, base, cand)
+        .map(|k| Searched {
+            name: k.kernel.clone(),
+            pcs: k.loads.iter().map(|l| l.pc).collect(),
+            base: k.loads.iter().map(|l| l.cached).collect(),
+            cand: candidates(loads.get(&k.kernel).map_or(&[][..], Vec::as_slice)),
         })
         .collect();
-    let width = kernels.iter().map(|k| k.3.len()).max().unwrap_or(0);
+    let width = kernels.iter().map(|k| k.cand.len()).max().unwrap_or(0);
     let total = 1usize << width;
     // Per kernel: (cycles, cached loads, mask) of the best combination so far.
     let mut best: Vec<Option<(u64, usize, usize)>> = vec![None; kernels.len()];
     for m in 0..total {
         let map: BTreeMap<String, BTreeSet<u32>> = kernels
             .iter()
-            .map(|(name, pcs, base, cand)| {
-                let mask = mask_of(base, cand, m);
-                let cached = pcs.iter().zip(&mask).filter(|(_, &c)| c).map(|(pc, _)| *pc);
-                (name.clone(), cached.collect())
+            .map(|k| {
+                let mask = mask_of(&k.base, &k.cand, m);
+                let cached = k
+                    .pcs
+                    .iter()
+                    .zip(&mask)
+                    .filter(|(_, &c)| c)
+                    .map(|(pc, _)| *pc);
+                (k.name.clone(), cached.collect())
             })
             .collect();
         let r = run(&Bypass::Cached(Arc::new(map)))?;
         progress(m + 1, total);
-        for (b, (name, _, _, cand)) in best.iter_mut().zip(&kernels) {
-            if m >> cand.len() != 0 {
+        for (b, k) in best.iter_mut().zip(&kernels) {
+            if m >> k.cand.len() != 0 {
                 continue;
             }
-            let key = (kernel_cycles(&r, name), m.count_ones() as usize, m);
+            let key = (kernel_cycles(&r, &k.name), m.count_ones() as usize, m);
             if b.is_none_or(|old| key < old) {
                 *b = Some(key);
             }
@@ -98,9 +115,9 @@ pub fn empirical(
     let masks: BTreeMap<String, Vec<bool>> = kernels
         .iter()
         .zip(&best)
-        .map(|((name, _, base, cand), b)| {
+        .map(|(k, b)| {
             let m = b.map_or(0, |(_, _, m)| m);
-            (name.clone(), mask_of(base, cand, m))
+            (k.name.clone(), mask_of(&k.base, &k.cand, m))
         })
         .collect();
     let mut plan = p.plan_masks(source, Method::Empirical, &masks)?;

@@ -254,6 +254,58 @@ fn two_level_gto_sorts_the_active_list_oldest_first_after_a_promotion() {
     assert_eq!(run(Policy::TwoLevelGto, true), (Some(1), Some(1), vec![2, 3, 4, 1]));
 }
 
+/// One step of the two-level lists from (`act`, `pend`) to (`act2`, `pend2`) with `waiting`
+/// warps, against the spec (P-TL3, P-TL4, and P-TL2 as built): either a sort step (the same
+/// warps active, the FIFO unchanged) or a demote-promote step, in which the waiting active
+/// warps go to the FIFO's back in list order and as many come from its front (P-TL3: as
+/// many promoted as demoted; P-TL4: FIFO order kept). P-TL2 holds as the hardware has it: a
+/// waiting warp is active after a step only if the step promoted it (promotion ignores
+/// readiness, C12's faithful mode) or sorted the list (a sort step neither demotes nor
+/// promotes).
+///
+/// `may_sort`: the step before promoted a warp under a list that sorts after promotions, so
+/// this step may be a sort step. Returns whether this step promoted a warp.
+fn list_step_is_as_specified(
+    (act, pend): (&[u8], &[u8]),
+    waiting: u64,
+    (act2, pend2): (&[u8], &[u8]),
+    may_sort: bool,
+) -> Result<bool, TestCaseError> {
+    let mask = |ws: &[u8]| ws.iter().fold(0u64, |m, &w| m | 1 << w);
+    let demoted: Vec<u8> = act.iter().copied().filter(|&w| waiting >> w & 1 == 1).collect();
+    if may_sort && mask(act) == mask(act2) && pend == pend2 {
+        return Ok(false);
+    }
+    let d = demoted.len();
+    let mut want_pend = pend[d..].to_vec();
+    want_pend.extend(&demoted);
+    prop_assert_eq!(pend2, &want_pend[..], "P-TL4: demoted to the back in order");
+    let promoted = &pend[..d];
+    let kept: Vec<u8> = act.iter().copied().filter(|&w| waiting >> w & 1 == 0).collect();
+    prop_assert_eq!(mask(act2), mask(&kept) | mask(promoted), "P-TL3: promoted from the front");
+    for &w in act2 {
+        let fresh = promoted.contains(&w);
+        prop_assert!(waiting >> w & 1 == 0 || fresh, "P-TL2: waiting warp {} stayed active", w);
+    }
+    Ok(d > 0)
+}
+
+/// The list-step check fails on a step out of the spec: a promotion from behind the FIFO's
+/// front, and a waiting warp kept active outside a sort step.
+#[test]
+fn a_list_step_out_of_the_spec_is_caught() {
+    let before: (&[u8], &[u8]) = (&[0, 1], &[2, 3, 4]);
+    let waiting = 0b10;
+    let step = |act: &[u8], pend: &[u8], may_sort| {
+        list_step_is_as_specified(before, waiting, (act, pend), may_sort)
+    };
+    assert!(step(&[0, 2], &[3, 4, 1], false).unwrap());
+    assert!(step(&[0, 3], &[2, 4, 1], false).is_err(), "promoted from behind the front");
+    assert!(step(&[0, 2], &[3, 1, 4], false).is_err(), "demoted into the middle");
+    assert!(step(&[0, 1], &[2, 3, 4], false).is_err(), "a waiting warp kept active");
+    assert!(!step(&[1, 0], &[2, 3, 4], true).unwrap(), "a sort step moves no warp");
+}
+
 fn policies() -> impl Strategy<Value = Policy> {
     prop_oneof![
         Just(Policy::Lrr),
@@ -276,12 +328,19 @@ proptest! {
         let p = Params::new(policy, warps, k).unwrap();
         let mut a = Golden::new(p);
         let mut s = Stimulus::new(p, seed);
-        let mut prev = None;
+        let (mut prev, mut promoted) = (None, false);
         for _ in 0..2000 {
             let i = s.next(prev.as_ref());
             let live = a.live;
             let eligible = i.ready & live;
+            let before = a.lists.as_ref().map(|l| (l.active().to_vec(), l.pending().to_vec()));
             let o = a.step(&i);
+            if let (Some(l), Some((act, pend))) = (&a.lists, before) {
+                let waiting = (i.long_stall | !live) & p.warp_mask();
+                let after = (l.active(), l.pending());
+                let may_sort = promoted && policy.list_order() == Some(ListOrder::SortAtPromotion);
+                promoted = list_step_is_as_specified((&act, &pend), waiting, after, may_sort)?;
+            }
             if o.grant_valid {
                 prop_assert!(eligible >> o.grant_warp & 1 == 1);
                 prop_assert!(o.active >> o.grant_warp & 1 == 1);
@@ -320,6 +379,27 @@ proptest! {
             let o = a.step(&inp(rng | 1 << target));
             if o.grant_valid && o.grant_warp as usize == target { waited = 0 } else { waited += 1 }
             prop_assert!(waited < warps);
+        }
+    }
+
+    /// P-PS6 (LRR): every grant is the first eligible warp in cyclic order after the last
+    /// granted one (the last one itself coming last), under the block's random stimulus.
+    #[test]
+    fn lrr_grants_the_first_eligible_after_the_last(seed in any::<u64>()) {
+        let p = Params::preset(Policy::Lrr, Preset::Fermi);
+        let mut a = Golden::new(p);
+        let mut s = Stimulus::new(p, seed);
+        let mut prev: Option<ArbiterOut> = None;
+        for _ in 0..3000 {
+            let i = s.next(prev.as_ref());
+            let eligible = i.ready & a.live;
+            let last = if a.last_valid { a.last as usize } else { p.warps - 1 };
+            let o = a.step(&i);
+            let want = (1..=p.warps)
+                .map(|d| (last + d) % p.warps)
+                .find(|&w| eligible >> w & 1 == 1);
+            prop_assert_eq!(o.grant_valid.then_some(o.grant_warp as usize), want);
+            prev = Some(o);
         }
     }
 

@@ -9,6 +9,7 @@
 use crate::gpu::kernel::KernelCtx;
 use crate::gpu::SimError;
 use crate::workload::kernel::WarpInst;
+use crate::workload::sass::OpClass;
 
 /// Most warp schedulers per SM (the configuration's limit).
 pub const MAX_SCHEDULERS: usize = crate::config::MAX_SCHEDULERS as usize;
@@ -41,10 +42,35 @@ impl IssueMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LongOpRule {
     /// GPGPU-Sim's rule: a source carries the long-op mark (`shader.cc`'s `order_warps` tests
-    /// `islongop` on `in[]`), whether or not its value has arrived.
-    Mark,
+    /// `islongop` on `in[]`), whether or not its value has arrived; the instructions that set
+    /// the mark as [`Marked`] says.
+    Mark(Marked),
     /// A source waits on a load in flight.
     InFlight,
+}
+
+/// The instructions whose destinations get the long-op mark under [`LongOpRule::Mark`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marked {
+    /// GPGPU-Sim's: global and local loads and global atomics (`reserveRegisters`).
+    GpgpuSim,
+    /// Global and local loads: the PAWS report's long-latency loads (P-R4's default), so that
+    /// two-level PAWS demotes on the loads its phase analysis ends phases at.
+    Loads,
+    /// Every load: global, local, shared and constant (P-R4's `ALL_LD`).
+    AllLoads,
+}
+
+impl Marked {
+    /// Whether an instruction of `class` marks its destinations.
+    pub fn marks(self, class: OpClass) -> bool {
+        use OpClass::*;
+        match self {
+            Marked::GpgpuSim => matches!(class, LoadGlobal | LoadLocal | AtomicGlobal),
+            Marked::Loads => matches!(class, LoadGlobal | LoadLocal),
+            Marked::AllLoads => matches!(class, LoadGlobal | LoadLocal | LoadShared | LoadConst),
+        }
+    }
 }
 
 /// One scheduler's warps for one cycle (local warp ids).
@@ -136,7 +162,7 @@ pub trait IssueUnit<'a> {
     fn mode(&self) -> IssueMode;
     /// Which sources put a warp on a long stall.
     fn long_op_rule(&self) -> LongOpRule {
-        LongOpRule::Mark
+        LongOpRule::Mark(Marked::GpgpuSim)
     }
     /// What the unit is, for protocol errors (`arbiter`, `ELF block`).
     fn what(&self) -> &'static str;

@@ -31,6 +31,7 @@
 use super::lsu::LsuOp;
 use super::RZ;
 use crate::config::OperandCollectorConfig;
+use crate::workload::sass::OpClass;
 use std::collections::VecDeque;
 
 /// An instruction's entry in the collector.
@@ -507,7 +508,7 @@ impl super::Sm<'_> {
         let (w, dsts, ndst) = (inst.warp, inst.dsts, inst.ndst as usize);
         c.retired(id);
         let t = &self.timing;
-        let (ready, mark) = match at_lsu {
+        let (ready, mark, class) = match at_lsu {
             Some(AtLsu::Access(op)) => {
                 if let Some(token) = op.token {
                     self.pending[token as usize].ready_at = now + 1 + t.around;
@@ -520,6 +521,8 @@ impl super::Sm<'_> {
                 (
                     now + conflict + t.shared + t.around,
                     super::issue::Mark::Keep,
+                    // Its destinations are a shared load's (or a shared atomic's).
+                    OpClass::LoadShared,
                 )
             }
             Some(AtLsu::Const) => {
@@ -528,10 +531,12 @@ impl super::Sm<'_> {
                 (
                     now + t.l1d_hit + t.around,
                     super::issue::Mark::ClearAtWriteback,
+                    OpClass::LoadConst,
                 )
             }
             None => unreachable!("only memory instructions leave OC_EX_MEM"),
         };
+        let mark = super::issue::mark_for(self.long_ops, class, mark);
         super::issue::set_regs(&mut self.warps[w], &dsts[..ndst], ready, mark);
         self.mark_for_scan(w);
     }

@@ -257,7 +257,7 @@ fn operands(warp: &Warp, tb: &TbSlot, inst: &WarpInst, rule: LongOpRule) -> (u64
             until = until.max(reg.ready);
             if i >= inst.ndst as usize {
                 long = long.max(match rule {
-                    LongOpRule::Mark => reg.long_op_until,
+                    LongOpRule::Mark(_) => reg.long_op_until,
                     LongOpRule::InFlight if reg.ready == u64::MAX => u64::MAX,
                     LongOpRule::InFlight => 0,
                 });
@@ -265,6 +265,17 @@ fn operands(warp: &Warp, tb: &TbSlot, inst: &WarpInst, rule: LongOpRule) -> (u64
         }
     }
     (until, long)
+}
+
+/// The mark an instruction of `class` gives its destinations under `rule`: `gpgpu_sim`, the
+/// one GPGPU-Sim gives, unless the rule's [`Marked`] set differs on `class` (then
+/// [`Mark::Set`] if the set has it, else the mark left as it was).
+pub(super) fn mark_for(rule: LongOpRule, class: OpClass, gpgpu_sim: Mark) -> Mark {
+    match rule {
+        LongOpRule::Mark(m) if m.marks(class) => Mark::Set,
+        LongOpRule::Mark(_) if gpgpu_sim == Mark::Set => Mark::Keep,
+        _ => gpgpu_sim,
+    }
 }
 
 /// Writes registers `regs` of `warp`: readable from cycle `at`, long-op marks as `mark` says.
@@ -722,7 +733,8 @@ impl Sm<'_> {
                 } else {
                     self.lsu_busy_until = now + c;
                     let ready = now + c + t.shared + t.around;
-                    self.write_dsts(w, &inst, ready, Mark::Keep);
+                    let mark = mark_for(self.long_ops, inst.class, Mark::Keep);
+                    self.write_dsts(w, &inst, ready, mark);
                 }
             }
             OpClass::LoadConst => {
@@ -732,7 +744,8 @@ impl Sm<'_> {
                     self.lsu_busy_until = now + 1;
                     let ready = now + t.l1d_hit + t.around;
                     // GPGPU-Sim: LDC is an ALU op in trace mode; its writeback clears the mark.
-                    self.write_dsts(w, &inst, ready, Mark::ClearAtWriteback);
+                    let mark = mark_for(self.long_ops, inst.class, Mark::ClearAtWriteback);
+                    self.write_dsts(w, &inst, ready, mark);
                 }
             }
             OpClass::LoadGlobal
@@ -753,7 +766,8 @@ impl Sm<'_> {
                 }
                 let token = (kind != LsuKind::Store).then(|| {
                     self.warps[w].loads += 1;
-                    self.write_dsts(w, &inst, u64::MAX, Mark::Set);
+                    let mark = mark_for(self.long_ops, inst.class, Mark::Set);
+                    self.write_dsts(w, &inst, u64::MAX, mark);
                     self.new_pending(PendingLoad {
                         warp: w,
                         tb,
@@ -901,6 +915,7 @@ impl Sm<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::sites::issue::Marked;
     use crate::workload::kernel::BlockInsts;
 
     fn slot(insts: BlockInsts) -> TbSlot {
@@ -937,7 +952,7 @@ mod tests {
         warp.regs[1] = reg(u64::MAX, u64::MAX);
         warp.regs[3] = reg(40, 0);
         let inst = |i: u32| tb.insts.inst(0, i);
-        for rule in [LongOpRule::Mark, LongOpRule::InFlight] {
+        for rule in [LongOpRule::Mark(Marked::GpgpuSim), LongOpRule::InFlight] {
             assert_eq!(
                 operands(&warp, &tb, &inst(0), rule),
                 (u64::MAX, 0),
@@ -962,14 +977,17 @@ mod tests {
         warp.regs[3] = reg(30, 30);
         let inst = |i: u32| tb.insts.inst(0, i);
         assert_eq!(
-            operands(&warp, &tb, &inst(0), LongOpRule::Mark),
+            operands(&warp, &tb, &inst(0), LongOpRule::Mark(Marked::GpgpuSim)),
             (10, u64::MAX)
         );
         assert_eq!(
             operands(&warp, &tb, &inst(0), LongOpRule::InFlight),
             (10, 0)
         );
-        assert_eq!(operands(&warp, &tb, &inst(1), LongOpRule::Mark), (30, 30));
+        assert_eq!(
+            operands(&warp, &tb, &inst(1), LongOpRule::Mark(Marked::GpgpuSim)),
+            (30, 30)
+        );
         assert_eq!(
             operands(&warp, &tb, &inst(1), LongOpRule::InFlight),
             (30, 0)
@@ -980,7 +998,16 @@ mod tests {
         warp.head = Some(inst(0));
         let warps = [warp];
         let tbs = [tb];
-        let at = classify(&warps, &tbs, 0, 0, 20, LongOpRule::Mark, false, &mut st);
+        let at = classify(
+            &warps,
+            &tbs,
+            0,
+            0,
+            20,
+            LongOpRule::Mark(Marked::GpgpuSim),
+            false,
+            &mut st,
+        );
         assert_eq!((at, st.long_op, st.by_unit[1]), (u64::MAX, 1, 1));
     }
 }

@@ -294,6 +294,12 @@ fn lat(l: crate::config::Latency) -> (u64, u64) {
 }
 
 impl<'a> Sm<'a> {
+    /// The rule its issue unit put warps on a long stall by.
+    #[cfg(test)]
+    pub(crate) fn long_op_rule(&self) -> LongOpRule {
+        self.long_ops
+    }
+
     /// SM `id` of `cfg` with the units `blocks` and the SM options of `opts` (`perfect_l1i`,
     /// `iprefetch`).
     pub fn new(id: usize, cfg: &GpuConfig, blocks: SmBlocks<'a>, opts: &SimOptions) -> Self {
