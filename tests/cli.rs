@@ -3,6 +3,7 @@
 mod common;
 
 use common::{export_nn_small, gpusched, json, says, text};
+use gpusim::policy::RegressOn;
 use std::path::Path;
 use std::process::Command;
 
@@ -1401,25 +1402,35 @@ fn regress_runs_the_gpu_lockstep_stage() {
         .iter()
         .filter(|r| r["workload"] == "stream_small" || r["workload"] == "compute_small")
         .count();
+    // The runs are what the policies' registry entries declare (`PolicyEntry::regress`).
+    let declared = gpusim::policy::regress_runs();
+    let on = |o: RegressOn| declared.iter().filter(|r| r.on == o).count();
+    assert_eq!(
+        kernels,
+        2 * on(RegressOn::Kernels),
+        "two kernels x every declared run on the kernels: {v}"
+    );
     assert_eq!(
         kernels, 20,
         "two kernels x (four arbiter policies + elf++ + paws at one and two levels (two \
          orders) + PAVER with and without stealing): {v}"
     );
-    let chimera: Vec<_> = rows
+    let mut chimera: Vec<_> = rows
         .iter()
         .filter(|r| r["workload"] == "two_streams")
         .map(|r| r["warp_sched"].as_str().unwrap())
         .collect();
+    chimera.sort_unstable();
+    assert_eq!(chimera.len(), on(RegressOn::TwoStreams), "{v}");
     assert_eq!(
         chimera,
         [
             "gto+chimera(21000)",
-            "gto+switch_only(21000)",
             "gto+drain_only(21000)",
             "gto+flush_only(21000)",
-            "gto+smk+twoway",
             "gto+maestro(switch)(epoch=10000)",
+            "gto+smk+twoway",
+            "gto+switch_only(21000)",
             "kernel_lrr+maestro(drain)(epoch=10000)"
         ],
         "the example mix under Chimera's schedulers, chimera_tb in every SM, and GPU \

@@ -24,6 +24,7 @@ use gpusched_tb::lockstep::LockstepConfig;
 use gpusim::blocks::catalog;
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{SimError, SimOptions};
+use gpusim::policy::RegressOn;
 use gpusim::workload::builtin;
 use gpusim::workload::kernel::WorkloadSource;
 use gpusim::workload::mix::Mix;
@@ -150,30 +151,17 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
     } else {
         BlockMode::Golden
     });
-    // (row label, options, real traces only). LAWS and LA-TB on the real traces only: their
-    // Verilated `fermi` modules run about 0.01 M (30 of them) and 0.02 M cycles/s, minutes on
-    // the built-in kernels (issue 12). The locality-aware dispatcher runs with the `fermi`
-    // module's window.
-    let runs: Vec<(String, SimOptions, bool)> = [
-        ("", "--warp-sched lrr", false),
-        ("", "--warp-sched gto", false),
-        ("", "--warp-sched two-level", false),
-        ("", "--warp-sched elf++", false),
-        ("", "--warp-sched paws", false),
-        ("", "--warp-sched two-level-gto", false),
-        ("", "--warp-sched paws --paws-levels two", false),
-        ("", "--warp-sched paws --paws-levels two-inner", false),
-        ("", "--warp-sched laws", true),
-        ("+la_tb32", "--tb-sched locality --la-window 32", true),
-        ("+rb_ts", "--tb-sched rb-ts", false),
-        ("+mst_ts", "--tb-sched mst-ts", false),
-    ]
-    .into_iter()
-    .map(|(suffix, args, traces_only)| {
-        let opts = SimOptions::parse(args).expect("the regression's options parse");
-        (format!("{}{suffix}", opts.label()), opts, traces_only)
-    })
-    .collect();
+    // Every policy's GPU-lockstep runs, as its registry entry declares them (`regress`):
+    // (row label, options, real traces only). LAWS and LA-TB run on the real traces only:
+    // their Verilated `fermi` modules run about 0.01 M (30 of them) and 0.02 M cycles/s,
+    // minutes on the built-in kernels (issue 12).
+    let declared = gpusim::policy::regress_runs();
+    let mut runs: Vec<(String, SimOptions, bool)> = vec![];
+    for r in declared.iter().filter(|r| r.on != RegressOn::TwoStreams) {
+        let opts = SimOptions::parse(r.args)?;
+        let label = format!("{}{}", opts.label(), r.suffix);
+        runs.push((label, opts, r.on == RegressOn::Traces));
+    }
     let mut rows = vec![];
     for (name, dir) in &names {
         for (policy, opts, traces_only) in &runs {
@@ -186,26 +174,12 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
             rows.push(gpu_row(&cfg, run, &mut open, &modes, &lockstep, rtl)?);
         }
     }
-    // On the example mix (`mm`, then `chimera_bs` at cycle 3,000): Chimera's kernel
-    // schedulers, the SMs' chimera_tb planning each preemption; GPU Maestro's 2-way
-    // allocator (twoway_alloc in every SM) under SMK and under Maestro's partitioning, with
-    // its kernel-aware warp scheduler (kernel_lrr in every scheduler) in the last row.
-    // (row label suffix: what the label does not say, options)
-    for (suffix, args) in [
-        ("", "--kernel-sched chimera"),
-        ("", "--kernel-sched switch-only"),
-        ("", "--kernel-sched drain-only"),
-        ("", "--kernel-sched flush-only"),
-        ("+twoway", "--kernel-sched smk --sm-alloc twoway"),
-        (
-            "(epoch=10000)",
-            "--kernel-sched maestro --epoch 10000 --preempt switch",
-        ),
-        (
-            "(epoch=10000)",
-            "--warp-sched kernel_lrr --kernel-sched maestro --epoch 10000 --preempt drain",
-        ),
-    ] {
+    // On the example mix (`mm`, then `chimera_bs` at cycle 3,000): the kernel schedulers'
+    // and allocators' runs (Chimera's, each SM's chimera_tb planning each preemption; GPU
+    // Maestro's 2-way allocator under SMK and under Maestro's partitioning, and its
+    // kernel-aware warp scheduler). (row label suffix: what the label does not say, options)
+    let mix_runs = declared.iter().filter(|r| r.on == RegressOn::TwoStreams);
+    for (suffix, args) in mix_runs.map(|r| (r.suffix, r.args)) {
         let opts = SimOptions::parse(args)?;
         let mut open = || -> Result<Box<dyn WorkloadSource>, SimError> {
             let path = Path::new("mixes/two_streams.toml");

@@ -4,7 +4,9 @@
 //! scheduler (GPGPU-Sim's order) or paired (`--paired-issue`: every scheduler's warps scanned
 //! before any grant, as ELF issues).
 
-use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, WarpIssuePolicy};
+use super::{
+    OptError, OptSpec, OptValues, PolicyEntry, RegressRun, SiteKind, SitePolicy, WarpIssuePolicy,
+};
 use crate::blocks::warp_arbiter::{self, ArbiterIn, Policy};
 use crate::block::BlockKind;
 use crate::blocks::DynProvider;
@@ -55,6 +57,7 @@ const fn entry(
     name: &'static str,
     summary: &'static str,
     parse: fn(&OptValues) -> Result<SitePolicy, OptError>,
+    regress: &'static [RegressRun],
 ) -> PolicyEntry {
     PolicyEntry {
         site: SiteKind::WarpIssue,
@@ -65,6 +68,7 @@ const fn entry(
         flag: None,
         implies: &[],
         parse,
+        regress,
     }
 }
 
@@ -72,22 +76,26 @@ static LRR: PolicyEntry = entry(
     "lrr",
     "loose round robin from the warp after the last granted (GPGPU-Sim's lrr)",
     |v| parse(v, Policy::Lrr, &LRR),
+    &[RegressRun::kernels("--warp-sched lrr")],
 );
 static GTO: PolicyEntry = entry(
     "gto",
     "greedy then oldest (GPGPU-Sim's gto)",
     |v| parse(v, Policy::Gto, &GTO),
+    &[RegressRun::kernels("--warp-sched gto")],
 );
 static TWO_LEVEL: PolicyEntry = entry(
     "two_level",
     "two-level active scheduling, inner LRR, outer FIFO (GPGPU-Sim's two_level_active)",
     |v| parse(v, Policy::TwoLevel, &TWO_LEVEL),
+    &[RegressRun::kernels("--warp-sched two-level")],
 );
 static TWO_LEVEL_GTO: PolicyEntry = entry(
     "two_level_gto",
     "two-level active scheduling, the active list sorted oldest first when a warp is promoted, \
      inner LRR (TL-GTO, the PAWS report's `sort_with_gto`)",
     |v| parse(v, Policy::TwoLevelGto, &TWO_LEVEL_GTO),
+    &[RegressRun::kernels("--warp-sched two-level-gto")],
 );
 
 fn parse(

@@ -29,6 +29,7 @@ static EVEN: PolicyEntry = PolicyEntry {
     options: &[KERNEL_SLOTS, PREEMPT],
     flag: None,
     implies: &[],
+    regress: &[],
     parse,
 };
 

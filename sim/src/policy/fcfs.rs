@@ -25,6 +25,7 @@ static FCFS: PolicyEntry = PolicyEntry {
     options: &[KERNEL_SLOTS],
     flag: None,
     implies: &[],
+    regress: &[],
     parse,
 };
 

@@ -5,6 +5,7 @@
 //! blocks per SM, R5). A warp is on a long stall while a source waits on a load in flight
 //! (thesis R1).
 
+use super::{RegressOn, RegressRun};
 use super::arbiters::{per_scheduler_label, per_scheduler_mode, scheduler_slots, PAIRED_ISSUE};
 use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, WarpIssuePolicy};
 use crate::analysis::locality::{self, Footprints, RectMode};
@@ -40,6 +41,7 @@ static LAWS: PolicyEntry = PolicyEntry {
     options: &[LA_ACTIVE, PAIRED_ISSUE],
     flag: None,
     implies: &[],
+    regress: &[RegressRun::new(RegressOn::Traces, "", "--warp-sched laws")],
     parse,
 };
 

@@ -159,6 +159,52 @@ pub struct PolicyEntry {
     pub implies: &'static [(&'static str, &'static str)],
     /// Reads its options into the policy.
     pub parse: fn(&OptValues) -> Result<SitePolicy, OptError>,
+    /// The runs `gpusched regress` makes of it in the GPU model with its blocks Verilated in
+    /// lockstep (none: its blocks are checked on their own only).
+    pub regress: &'static [RegressRun],
+}
+
+/// What a [`RegressRun`] runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegressOn {
+    /// The real traces and the built-in kernels.
+    Kernels,
+    /// The real traces only (a block whose Verilated model is too slow for the rest).
+    Traces,
+    /// The example mix `mixes/two_streams.toml` (a kernel scheduler's or an allocator's).
+    TwoStreams,
+}
+
+/// One GPU-lockstep run of `gpusched regress`: `gpusched sim ARGS` on what `on` says, its row
+/// labelled by the options' label and `suffix`.
+#[derive(Clone, Copy, Debug)]
+pub struct RegressRun {
+    /// What the row's label adds to the options' (`+la_tb32`).
+    pub suffix: &'static str,
+    /// The options.
+    pub args: &'static str,
+    /// What it runs on.
+    pub on: RegressOn,
+}
+
+impl RegressRun {
+    /// `args` on the real traces and the built-in kernels.
+    pub const fn kernels(args: &'static str) -> Self {
+        Self::new(RegressOn::Kernels, "", args)
+    }
+
+    /// A run on `on`, labelled with `suffix`.
+    pub const fn new(on: RegressOn, suffix: &'static str, args: &'static str) -> Self {
+        RegressRun { suffix, args, on }
+    }
+}
+
+/// Every policy's regress runs, in registry order.
+pub fn regress_runs() -> Vec<RegressRun> {
+    registry()
+        .iter()
+        .flat_map(|e| e.regress.iter().copied())
+        .collect()
 }
 
 impl Debug for PolicyEntry {

@@ -34,6 +34,7 @@ static NEWCAR: PolicyEntry = PolicyEntry {
          --lsu-queue newcar)",
     )),
     implies: &[],
+    regress: &[],
     parse,
 };
 

@@ -19,6 +19,7 @@ static NONE: PolicyEntry = PolicyEntry {
     options: &[],
     flag: None,
     implies: &[],
+    regress: &[],
     parse,
 };
 

@@ -23,6 +23,7 @@ static OCCUPANCY: PolicyEntry = PolicyEntry {
     options: &[],
     flag: None,
     implies: &[],
+    regress: &[],
     parse,
 };
 

@@ -4,6 +4,7 @@
 //! The unit holds the group tables as the kernel's global memory would and answers the block's
 //! reads after `--paver-fetch-lat` cycles; the reads are not cache traffic (V-R6).
 
+use super::{RegressOn, RegressRun};
 use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, TbDispatchPolicy};
 use crate::analysis::paver::{self, Granularity, LeafRule, Scheme, Schedule};
 use crate::block::BlockKind;
@@ -74,6 +75,7 @@ static MST: PolicyEntry = PolicyEntry {
     options: &[GRANULARITY, FETCH_LAT],
     flag: None,
     implies: &[],
+    regress: &[RegressRun::new(RegressOn::Kernels, "+mst_ts", "--tb-sched mst-ts")],
     parse: |v| parse(v, Scheme::Mst, &MST),
 };
 
@@ -86,6 +88,7 @@ static KWAY: PolicyEntry = PolicyEntry {
     options: &[NO_STEAL, STEAL, RECIPIENT, GRANULARITY, FETCH_LAT],
     flag: None,
     implies: &[],
+    regress: &[],
     parse: |v| parse(v, Scheme::Kway, &KWAY),
 };
 
@@ -98,6 +101,7 @@ static RB: PolicyEntry = PolicyEntry {
     options: &[NO_STEAL, STEAL, RECIPIENT, GRANULARITY, LEAF, FETCH_LAT],
     flag: None,
     implies: &[],
+    regress: &[RegressRun::new(RegressOn::Kernels, "+rb_ts", "--tb-sched rb-ts")],
     parse: |v| parse(v, Scheme::Rb, &RB),
 };
 

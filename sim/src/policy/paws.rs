@@ -11,6 +11,7 @@
 //! smallest PC step; a PC outside the code is `upd_far`). The block's timing (its table is
 //! block RAM) puts an issue's new distance into the selects two cycles after the issue.
 
+use super::RegressRun;
 use super::arbiters::{per_scheduler_label, per_scheduler_mode, scheduler_slots, PAIRED_ISSUE};
 use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, WarpIssuePolicy};
 use crate::analysis::paws::{phases, Latencies, LongLoads, Operands, PhaseOptions, Phases};
@@ -82,6 +83,11 @@ static PAWS: PolicyEntry = PolicyEntry {
     options: &[PAWS_LOADS, PAWS_OPERANDS, PAWS_TABLE_BITS, PAWS_LEVELS, PAIRED_ISSUE],
     flag: None,
     implies: &[],
+    regress: &[
+        RegressRun::kernels("--warp-sched paws"),
+        RegressRun::kernels("--warp-sched paws --paws-levels two"),
+        RegressRun::kernels("--warp-sched paws --paws-levels two-inner"),
+    ],
     parse,
 };
 

@@ -20,6 +20,7 @@ static SERIAL: PolicyEntry = PolicyEntry {
     options: &[],
     flag: None,
     implies: &[],
+    regress: &[],
     parse,
 };
 

@@ -26,6 +26,7 @@ static SMK: PolicyEntry = PolicyEntry {
     options: &[KERNEL_SLOTS],
     flag: None,
     implies: &[],
+    regress: &[],
     parse,
 };
 

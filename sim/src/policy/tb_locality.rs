@@ -4,6 +4,7 @@
 //! order, from the address pre-computation ([`crate::analysis::locality`], standing in for the
 //! thesis's in-order processor); the GPU reports which of its slots' blocks finished.
 
+use super::{RegressOn, RegressRun};
 use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, TbDispatchPolicy};
 use crate::analysis::locality::{self, Footprints, RectMode};
 use crate::block::BlockKind;
@@ -46,6 +47,11 @@ static LOCALITY: PolicyEntry = PolicyEntry {
     options: &[LA_WINDOW, LA_RECT],
     flag: None,
     implies: &[],
+    regress: &[RegressRun::new(
+        RegressOn::Traces,
+        "+la_tb32",
+        "--tb-sched locality --la-window 32",
+    )],
     parse,
 };
 

@@ -24,6 +24,7 @@ static LRR: PolicyEntry = PolicyEntry {
     options: &[],
     flag: None,
     implies: &[],
+    regress: &[],
     parse: |_| Ok(policy(Policy::Lrr, &LRR)),
 };
 
@@ -35,6 +36,7 @@ static BCS: PolicyEntry = PolicyEntry {
     options: &[],
     flag: None,
     implies: &[],
+    regress: &[],
     parse: |_| Ok(policy(Policy::Bcs, &BCS)),
 };
 

@@ -35,6 +35,7 @@ static TIMESLICE: PolicyEntry = PolicyEntry {
     options: &[KERNEL_SLOTS, PREEMPT, QUANTUM],
     flag: None,
     implies: &[],
+    regress: &[],
     parse,
 };
 

@@ -13,6 +13,7 @@ mod partition;
 mod tables;
 mod unit;
 
+use super::{RegressOn, RegressRun};
 use crate::blocks::DynProvider;
 use super::{
     KernelSchedPolicy, OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy,
@@ -110,27 +111,32 @@ static CHIMERA: PolicyEntry = entry(
     "Chimera: SMs split evenly between kernels; a kernel's share taken back block by block with \
      the cheapest of switch, drain and flush that meets the latency limit",
     |v| parse(v, &CHIMERA, Mode::Chimera),
+    &[RegressRun::new(RegressOn::TwoStreams, "", "--kernel-sched chimera")],
 );
 static SWITCH_ONLY: PolicyEntry = entry(
     "switch_only",
     "Chimera's SM partitioning and victim choice, every block context switched",
     |v| parse(v, &SWITCH_ONLY, Mode::Only(Technique::Switch)),
+    &[RegressRun::new(RegressOn::TwoStreams, "", "--kernel-sched switch-only")],
 );
 static DRAIN_ONLY: PolicyEntry = entry(
     "drain_only",
     "Chimera's SM partitioning and victim choice, every block drained",
     |v| parse(v, &DRAIN_ONLY, Mode::Only(Technique::Drain)),
+    &[RegressRun::new(RegressOn::TwoStreams, "", "--kernel-sched drain-only")],
 );
 static FLUSH_ONLY: PolicyEntry = entry(
     "flush_only",
     "Chimera's SM partitioning and victim choice, every block flushed (drained if it cannot be)",
     |v| parse(v, &FLUSH_ONLY, Mode::Only(Technique::Flush)),
+    &[RegressRun::new(RegressOn::TwoStreams, "", "--kernel-sched flush-only")],
 );
 
 const fn entry(
     name: &'static str,
     summary: &'static str,
     parse: fn(&OptValues) -> Result<SitePolicy, OptError>,
+    regress: &'static [RegressRun],
 ) -> PolicyEntry {
     PolicyEntry {
         site: SiteKind::KernelSched,
@@ -140,6 +146,7 @@ const fn entry(
         options: OPTIONS,
         flag: None,
         implies: &[],
+        regress,
         parse,
     }
 }

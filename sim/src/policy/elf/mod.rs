@@ -73,6 +73,7 @@ static ELF: PolicyEntry = PolicyEntry {
     options: OPTIONS,
     flag: None,
     implies: &[],
+    regress: &[],
     parse: |v| parse(v, &ELF),
 };
 
@@ -84,6 +85,7 @@ static ELF_PLUS_PLUS: PolicyEntry = PolicyEntry {
     options: OPTIONS,
     flag: None,
     implies: &[("lsu-queue", super::newcar::NAME), ("iprefetch", "16")],
+    regress: &[super::RegressRun::kernels("--warp-sched elf++")],
     parse: |v| parse(v, &ELF_PLUS_PLUS),
 };
 

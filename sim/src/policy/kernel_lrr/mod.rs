@@ -4,6 +4,7 @@
 //! it each warp's kernel, boundary and drain marks ([`SchedIn`]). With one kernel it issues
 //! as `--warp-sched gto` does.
 
+use super::{RegressOn, RegressRun};
 use super::arbiters::{per_scheduler_label, per_scheduler_mode, scheduler_slots, PAIRED_ISSUE};
 use super::{OptError, OptValues, PolicyEntry, SiteKind, SitePolicy, WarpIssuePolicy};
 use crate::block::BlockKind;
@@ -28,6 +29,11 @@ static KERNEL_LRR: PolicyEntry = PolicyEntry {
     options: &[PAIRED_ISSUE],
     flag: None,
     implies: &[],
+    regress: &[RegressRun::new(
+        RegressOn::TwoStreams,
+        "(epoch=10000)",
+        "--warp-sched kernel_lrr --kernel-sched maestro --epoch 10000 --preempt drain",
+    )],
     parse,
 };
 

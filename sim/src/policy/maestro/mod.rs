@@ -20,6 +20,7 @@ mod partition;
 mod preempt;
 mod unit;
 
+use super::{RegressOn, RegressRun};
 use super::{
     KernelSchedPolicy, OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy,
     KERNEL_SLOTS, PREEMPT,
@@ -65,6 +66,11 @@ static MAESTRO: PolicyEntry = PolicyEntry {
     options: &[KERNEL_SLOTS, PREEMPT, LAT_LIMIT, EPOCH, PARTITION],
     flag: None,
     implies: &[("sm-alloc", "twoway")],
+    regress: &[RegressRun::new(
+        RegressOn::TwoStreams,
+        "(epoch=10000)",
+        "--kernel-sched maestro --epoch 10000 --preempt switch",
+    )],
     parse,
 };
 

@@ -11,6 +11,7 @@
 //! would round to fewer blocks per SM than the byte-exact rule is refused before the run
 //! (M-R5).
 
+use super::{RegressOn, RegressRun};
 use super::{OptError, OptValues, PolicyEntry, SiteKind, SitePolicy, SmAllocPolicy};
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
@@ -36,6 +37,11 @@ static TWOWAY: PolicyEntry = PolicyEntry {
     options: &[],
     flag: None,
     implies: &[],
+    regress: &[RegressRun::new(
+        RegressOn::TwoStreams,
+        "+twoway",
+        "--kernel-sched smk --sm-alloc twoway",
+    )],
     parse,
 };
 
@@ -47,6 +53,7 @@ static FIRST_FIT: PolicyEntry = PolicyEntry {
     options: &[],
     flag: None,
     implies: &[],
+    regress: &[],
     parse: parse_first_fit,
 };
 
