@@ -1122,8 +1122,10 @@ fn phase_mls(s: usize) -> SynthDef {
 
 // ---------------------------------------------------------------- seed 001 (cache bypassing)
 
-fn bypass_mix(s: usize) -> SynthDef {
-    let g = pick(s, [30, 120, 240]);
+/// The start of seed 001's kernels over `g` blocks of 256 threads: the prologue, then a loop
+/// whose body begins with a streaming load into r10 (each iteration the next `g x 256`
+/// words).
+fn streaming_loop(g: u32) -> Program {
     let total = g as i64 * 256;
     let mut p = Program::new();
     prologue(&mut p);
@@ -1134,6 +1136,12 @@ fn bypass_mix(s: usize) -> SynthDef {
         3,
         global(ARRAY[0], v(Var::Gx).plus(total, Var::Loop(0))),
     );
+    p
+}
+
+fn bypass_mix(s: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 240]);
+    let mut p = streaming_loop(g);
     let scattered = v(Var::Hash {
         salt: 41,
         range: 1 << 22,
@@ -1157,16 +1165,7 @@ fn bypass_mix(s: usize) -> SynthDef {
 /// neighbour's and a weight from an 8 kB table every thread reuses.
 fn bp_smem(s: usize) -> SynthDef {
     let g = pick(s, [30, 120, 240]);
-    let total = g as i64 * 256;
-    let mut p = Program::new();
-    prologue(&mut p);
-    p.begin_loop(0);
-    p.load(
-        Space::Global,
-        10,
-        3,
-        global(ARRAY[0], v(Var::Gx).plus(total, Var::Loop(0))),
-    );
+    let mut p = streaming_loop(g);
     p.store(Space::Shared, 10, 3, shared(v(Var::Thread)));
     p.barrier();
     let weight = v(Var::Hash {
