@@ -192,6 +192,23 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
     Ok(rows)
 }
 
+/// What the GPU-lockstep rows check, from the registry: per declared run, its row's label and
+/// every block of the run, Verilated in lockstep with the golden ones.
+fn lockstep_scope() -> Result<String> {
+    let mut parts = vec![];
+    for r in gpusim::policy::regress_runs() {
+        let on = match r.on {
+            RegressOn::Kernels => "",
+            RegressOn::Traces => " (real traces only)",
+            RegressOn::TwoStreams => " (two_streams)",
+        };
+        let opts = SimOptions::parse(r.args)?;
+        let blocks = opts.plan.blocks().join(", ");
+        parts.push(format!("{}{}{on}: {blocks}", opts.label(), r.suffix));
+    }
+    Ok(format!("Verilated in lockstep: {}", parts.join("; ")))
+}
+
 /// The example mix, as in `mixes/`.
 const TWO_STREAMS: &str = include_str!("../../mixes/two_streams.toml");
 
@@ -361,9 +378,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
                 outln!("{m:<32} {x:>6} {v:>11} {c:>12} {mm:>10}");
             }
         }
-        outln!(
-            "\n== GPU lockstep: gtx480; lrr/gto/two_level/two_level_gto: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; paws, paws_tl, paws_tl_inner: Verilated paws in all 30 schedulers; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; gto+rb_ts, gto+mst_ts: Verilated paver_tb (with and without its task stealer) in place of tb_dispatch; two_streams: chimera_tb in all 15 SMs under the chimera rows, twoway_alloc in all 15 SMs (in place of sm_alloc) under +twoway and maestro, kernel_lrr in all 30 schedulers under kernel_lrr; Verilated tb_dispatch and 15 sm_alloc in every other run"
-        );
+        outln!("\n== GPU lockstep: gtx480; {}", lockstep_scope()?);
         let pw = gpu_rows
             .iter()
             .map(|r| r.1.len())

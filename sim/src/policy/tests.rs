@@ -78,17 +78,40 @@ fn options_the_chosen_policies_do_not_take_are_errors_naming_who_takes_them() {
         err("--rr-fetch"),
         "--rr-fetch needs --warp-sched elf or elf++"
     );
+    // The policies that take an option and a site's choices are the registry's, in its order.
+    let takers: Vec<&str> = registry()
+        .into_iter()
+        .filter(|e| e.options.iter().any(|o| o.name == "paired-issue"))
+        .map(|e| e.name)
+        .collect();
+    assert!(
+        takers.starts_with(&["lrr", "gto"]) && takers.len() > 2,
+        "{takers:?}"
+    );
+    let (last, rest) = takers.split_last().unwrap();
     assert_eq!(
         err("--warp-sched elf --paired-issue"),
-        "--paired-issue needs --warp-sched lrr, gto, two_level, two_level_gto, laws, paws or kernel_lrr"
+        format!(
+            "--paired-issue needs --warp-sched {} or {last}",
+            rest.join(", ")
+        )
     );
     assert_eq!(
         err("--la-window 4"),
         "--la-window needs --tb-sched locality"
     );
+    let warp: Vec<&str> = registry()
+        .into_iter()
+        .filter(|e| e.site == SiteKind::WarpIssue)
+        .map(|e| e.name)
+        .collect();
+    assert!(
+        warp.contains(&"elf++") && warp.contains(&"paws"),
+        "{warp:?}"
+    );
     assert_eq!(
         err("--warp-sched fifo"),
-        "unknown warp scheduler `fifo`; choose lrr, gto, two_level, two_level_gto, laws, paws, kernel_lrr, elf, elf++"
+        format!("unknown warp scheduler `fifo`; choose {}", warp.join(", "))
     );
     assert!(err("--tb-sched x").starts_with("unknown thread-block scheduler `x`"));
     assert_eq!(err("--bogus"), "unknown option --bogus");
