@@ -13,14 +13,15 @@ use super::chart;
 use super::ReproArgs;
 use anyhow::{Context, Result};
 use gpusim::analysis::bypass::empirical::empirical;
-use gpusim::analysis::bypass::profile::{profile_golden, EffSource, Plan, Profiled};
+use gpusim::analysis::bypass::profile::{
+    golden_runs, memoized, profile, sample_loads, EffSource, Plan, Profiled,
+};
 use gpusim::analysis::bypass::split::{SplitModel, SplitPoint};
 use gpusim::config::{presets, GpuConfig};
 use gpusim::core::occupancy::{occupancy, Footprint};
-use gpusim::gpu::caching::{Bypass, SelectBy};
-use gpusim::gpu::{Gpu, Report, SimError, SimOptions};
+use gpusim::gpu::caching::SelectBy;
+use gpusim::gpu::SimOptions;
 use serde::Serialize;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -163,30 +164,13 @@ fn cached_pcs(p: &Plan) -> Vec<u32> {
 }
 
 /// Measures `kernel` at `size` on `cfg`: one profiling, then a run per distinct selection
-/// (the empirical search's runs shared with the others').
+/// (each selection run once: the profiling's, the empirical search's and the plans').
 fn measure(kernel: &str, size: &str, cfg: &GpuConfig, l1_kb: u32) -> Result<Cell> {
     let opts = SimOptions::parse("--warp-sched gto").expect("GTO parses");
     let mut open = || Ok(gpusim::workload::open_named(kernel, size)?);
-    let p: Profiled = profile_golden(cfg, &opts, &mut open, &mut |_, _| {})?;
-    let mut by_mask: HashMap<Vec<u32>, Report> = HashMap::new();
-    let mut run = |bypass: &Bypass| -> Result<Report, SimError> {
-        let key = match bypass {
-            Bypass::Cached(map) => Some(map.values().flatten().copied().collect::<Vec<u32>>()),
-            _ => None,
-        };
-        if let Some(r) = key.as_ref().and_then(|k| by_mask.get(k)) {
-            return Ok(r.clone());
-        }
-        let o = SimOptions {
-            bypass: bypass.clone(),
-            ..opts.clone()
-        };
-        let r = Gpu::golden(cfg, o)?.run(open()?.as_mut(), &mut |_| {})?;
-        if let Some(k) = key {
-            by_mask.insert(k, r.clone());
-        }
-        Ok(r)
-    };
+    let samples = sample_loads(open()?.as_mut())?;
+    let mut run = memoized(golden_runs(cfg, &opts, &mut open));
+    let p: Profiled = profile(&samples, &mut run, &mut |_, _| {})?;
     let empirical_plan = empirical(&p, EffSource::Global, &mut run, &mut |_, _| {})?;
     let mut run_plan = |plan: &Plan| -> Result<(u64, Vec<u32>)> {
         Ok((run(&plan.bypass())?.counters.cycles, cached_pcs(plan)))

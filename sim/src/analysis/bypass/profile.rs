@@ -126,7 +126,8 @@ pub struct KernelPlan {
 pub struct Plan {
     /// Per kernel, by name.
     pub kernels: Vec<KernelPlan>,
-    /// Runs made to choose it: the profiling runs, plus the combinations of `--bypass empirical`.
+    /// Runs made to choose it: the profiling runs, plus the combinations of `--bypass empirical`
+    /// (each counted, also when an earlier run of the same selection served it).
     pub runs: usize,
 }
 
@@ -252,9 +253,7 @@ impl Profiled {
             runs: self.runs,
         })
     }
-}
 
-impl Profiled {
     /// Per kernel name, its global loads in PC order with their accesses in the cache-all run.
     pub fn load_accesses(&self) -> BTreeMap<String, Vec<(u32, u64)>> {
         self.kernels
@@ -440,8 +439,9 @@ pub fn profile_golden(
 }
 
 /// The plan `by` makes for the workload `open` opens on the golden GPU model: the profiling
-/// runs, then for [`SelectBy::Empirical`] its runs of every combination ([`empirical`]);
-/// `progress(done, total)` after each run (each stage counts from zero).
+/// runs, then for [`SelectBy::Empirical`] its runs of every combination ([`empirical`]; a
+/// combination the profiling already ran is not run again); `progress(done, total)` after
+/// each run (each stage counts from zero).
 ///
 /// [`empirical`]: super::empirical::empirical
 pub fn select_golden(
@@ -451,17 +451,17 @@ pub fn select_golden(
     (by, source): (SelectBy, EffSource),
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Plan, SimError> {
-    let p = profile_golden(cfg, opts, open, progress)?;
+    let samples = sample_loads(open()?.as_mut())?;
+    let mut run = memoized(golden_runs(cfg, opts, open));
+    let p = profile(&samples, &mut run, progress)?;
     match by {
-        SelectBy::Empirical => {
-            super::empirical::empirical(&p, source, &mut golden_runs(cfg, opts, open), progress)
-        }
+        SelectBy::Empirical => super::empirical::empirical(&p, source, &mut run, progress),
         _ => p.plan(by, source),
     }
 }
 
 /// `run(bypass)`: one golden run of the workload `open` opens with its loads rewritten.
-fn golden_runs<'a>(
+pub fn golden_runs<'a>(
     cfg: &'a crate::config::GpuConfig,
     opts: &'a crate::gpu::SimOptions,
     open: &'a mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
@@ -473,6 +473,22 @@ fn golden_runs<'a>(
         };
         let mut gpu = crate::gpu::Gpu::golden(cfg, o)?;
         gpu.run(open()?.as_mut(), &mut |_| {})
+    }
+}
+
+/// `run`, each distinct `Bypass` run once: a second call with an equal one returns the first
+/// run's report (the runs are deterministic, so it is the report a second run would give).
+pub fn memoized<'a>(
+    mut run: impl FnMut(&Bypass) -> Result<Report, SimError> + 'a,
+) -> impl FnMut(&Bypass) -> Result<Report, SimError> + 'a {
+    let mut done: Vec<(Bypass, Report)> = vec![];
+    move |bypass: &Bypass| {
+        if let Some((_, r)) = done.iter().find(|(b, _)| b == bypass) {
+            return Ok(r.clone());
+        }
+        let r = run(bypass)?;
+        done.push((bypass.clone(), r.clone()));
+        Ok(r)
     }
 }
 

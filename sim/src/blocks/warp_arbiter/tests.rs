@@ -386,47 +386,56 @@ proptest! {
     /// granted one (the last one itself coming last), under the block's random stimulus.
     #[test]
     fn lrr_grants_the_first_eligible_after_the_last(seed in any::<u64>()) {
-        let p = Params::preset(Policy::Lrr, Preset::Fermi);
-        let mut a = Golden::new(p);
-        let mut s = Stimulus::new(p, seed);
-        let mut prev: Option<ArbiterOut> = None;
-        for _ in 0..3000 {
-            let i = s.next(prev.as_ref());
+        fermi_under_stimulus(Policy::Lrr, seed, |a, i, o| {
+            let warps = a.params.warps;
             let eligible = i.ready & a.live;
-            let last = if a.last_valid { a.last as usize } else { p.warps - 1 };
-            let o = a.step(&i);
-            let want = (1..=p.warps)
-                .map(|d| (last + d) % p.warps)
+            let last = if a.last_valid { a.last as usize } else { warps - 1 };
+            let want = (1..=warps)
+                .map(|d| (last + d) % warps)
                 .find(|&w| eligible >> w & 1 == 1);
             prop_assert_eq!(o.grant_valid.then_some(o.grant_warp as usize), want);
-            prev = Some(o);
-        }
+            Ok(())
+        })?;
     }
 
     /// GTO: any grant other than the last granted warp is the oldest eligible warp.
     #[test]
     fn gto_switches_only_to_the_oldest(seed in any::<u64>()) {
-        let p = Params::preset(Policy::Gto, Preset::Fermi);
-        let mut a = Golden::new(p);
-        let mut s = Stimulus::new(p, seed);
-        let mut prev: Option<ArbiterOut> = None;
-        for _ in 0..3000 {
-            let i = s.next(prev.as_ref());
+        fermi_under_stimulus(Policy::Gto, seed, |a, i, o| {
             let eligible = i.ready & a.live;
             let (last, last_valid) = (a.last, a.last_valid);
-            let seq = a.seq;
-            let o = a.step(&i);
             if o.grant_valid && !(last_valid && o.grant_warp == last) {
                 prop_assert!(!(last_valid && eligible >> last & 1 == 1));
-                for w in 0..p.warps {
+                for w in 0..a.params.warps {
                     if eligible >> w & 1 == 1 {
-                        prop_assert!(seq[o.grant_warp as usize] <= seq[w]);
+                        prop_assert!(a.seq[o.grant_warp as usize] <= a.seq[w]);
                     }
                 }
             }
-            prev = Some(o);
-        }
+            Ok(())
+        })?;
     }
+}
+
+/// `policy`'s `fermi` golden arbiter for 3000 cycles of the block's random stimulus from `seed`;
+/// `check(before, input, output)` each cycle, `before` the arbiter's state before the step.
+fn fermi_under_stimulus(
+    policy: Policy,
+    seed: u64,
+    mut check: impl FnMut(&Golden, &ArbiterIn, &ArbiterOut) -> Result<(), TestCaseError>,
+) -> Result<(), TestCaseError> {
+    let p = Params::preset(policy, Preset::Fermi);
+    let mut a = Golden::new(p);
+    let mut s = Stimulus::new(p, seed);
+    let mut prev: Option<ArbiterOut> = None;
+    for _ in 0..3000 {
+        let i = s.next(prev.as_ref());
+        let before = a.clone();
+        let o = a.step(&i);
+        check(&before, &i, &o)?;
+        prev = Some(o);
+    }
+    Ok(())
 }
 
 #[test]
