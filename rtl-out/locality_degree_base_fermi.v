@@ -3021,6 +3021,27 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     reg  tri_275__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [23:0] row_oh__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] row_oh__q;
+    // verilator lint_off UNOPTFLAT
+    reg  row_oh__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_vreg__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [54:0] row_vreg__q;
+    // verilator lint_off UNOPTFLAT
+    reg  row_vreg__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_vsub__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [79:0] row_vsub__q;
+    // verilator lint_off UNOPTFLAT
+    reg  row_vsub__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [23:0] grant_index__onehot;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] grant_index__index;
@@ -12198,6 +12219,21 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         .q(tri_275__q),
         .clock(tri_275__clock)
     );
+    locality_degree_base_fermi__row_oh row_oh(
+        .d(row_oh__d),
+        .q(row_oh__q),
+        .clock(row_oh__clock)
+    );
+    locality_degree_base_fermi__row_vreg row_vreg(
+        .d(row_vreg__d),
+        .q(row_vreg__q),
+        .clock(row_vreg__clock)
+    );
+    locality_degree_base_fermi__row_vsub row_vsub(
+        .d(row_vsub__d),
+        .q(row_vsub__q),
+        .clock(row_vsub__clock)
+    );
     locality_degree_base_fermi__grant_index grant_index(
         .onehot(grant_index__onehot),
         .index(grant_index__index)
@@ -12439,6 +12475,9 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         act__clock = clock;
         last__clock = clock;
         dirty__clock = clock;
+        row_oh__clock = clock;
+        row_vreg__clock = clock;
+        row_vsub__clock = clock;
         older_0__clock = clock;
         gap_0__clock = clock;
         vreg_0__clock = clock;
@@ -41074,148 +41113,151 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         row_pick__req = dirty__q;
         row_region__sel = row_pick__onehot;
         row_sub__sel = row_pick__onehot;
+        row_oh__d = row_pick__onehot;
+        row_vreg__d = row_region__out;
+        row_vsub__d = row_sub__out;
         row_region__data_0 = vreg_0__q;
         row_sub__data_0 = vsub_0__q;
-        unit_0__region_a = row_region__out;
-        unit_0__sub_a = row_sub__out;
+        unit_0__region_a = row_vreg__q;
+        unit_0__sub_a = row_vsub__q;
         unit_0__region_b = vreg_0__q;
         unit_0__sub_b = vsub_0__q;
         row_region__data_1 = vreg_1__q;
         row_sub__data_1 = vsub_1__q;
-        unit_1__region_a = row_region__out;
-        unit_1__sub_a = row_sub__out;
+        unit_1__region_a = row_vreg__q;
+        unit_1__sub_a = row_vsub__q;
         unit_1__region_b = vreg_1__q;
         unit_1__sub_b = vsub_1__q;
         row_region__data_2 = vreg_2__q;
         row_sub__data_2 = vsub_2__q;
-        unit_2__region_a = row_region__out;
-        unit_2__sub_a = row_sub__out;
+        unit_2__region_a = row_vreg__q;
+        unit_2__sub_a = row_vsub__q;
         unit_2__region_b = vreg_2__q;
         unit_2__sub_b = vsub_2__q;
         row_region__data_3 = vreg_3__q;
         row_sub__data_3 = vsub_3__q;
-        unit_3__region_a = row_region__out;
-        unit_3__sub_a = row_sub__out;
+        unit_3__region_a = row_vreg__q;
+        unit_3__sub_a = row_vsub__q;
         unit_3__region_b = vreg_3__q;
         unit_3__sub_b = vsub_3__q;
         row_region__data_4 = vreg_4__q;
         row_sub__data_4 = vsub_4__q;
-        unit_4__region_a = row_region__out;
-        unit_4__sub_a = row_sub__out;
+        unit_4__region_a = row_vreg__q;
+        unit_4__sub_a = row_vsub__q;
         unit_4__region_b = vreg_4__q;
         unit_4__sub_b = vsub_4__q;
         row_region__data_5 = vreg_5__q;
         row_sub__data_5 = vsub_5__q;
-        unit_5__region_a = row_region__out;
-        unit_5__sub_a = row_sub__out;
+        unit_5__region_a = row_vreg__q;
+        unit_5__sub_a = row_vsub__q;
         unit_5__region_b = vreg_5__q;
         unit_5__sub_b = vsub_5__q;
         row_region__data_6 = vreg_6__q;
         row_sub__data_6 = vsub_6__q;
-        unit_6__region_a = row_region__out;
-        unit_6__sub_a = row_sub__out;
+        unit_6__region_a = row_vreg__q;
+        unit_6__sub_a = row_vsub__q;
         unit_6__region_b = vreg_6__q;
         unit_6__sub_b = vsub_6__q;
         row_region__data_7 = vreg_7__q;
         row_sub__data_7 = vsub_7__q;
-        unit_7__region_a = row_region__out;
-        unit_7__sub_a = row_sub__out;
+        unit_7__region_a = row_vreg__q;
+        unit_7__sub_a = row_vsub__q;
         unit_7__region_b = vreg_7__q;
         unit_7__sub_b = vsub_7__q;
         row_region__data_8 = vreg_8__q;
         row_sub__data_8 = vsub_8__q;
-        unit_8__region_a = row_region__out;
-        unit_8__sub_a = row_sub__out;
+        unit_8__region_a = row_vreg__q;
+        unit_8__sub_a = row_vsub__q;
         unit_8__region_b = vreg_8__q;
         unit_8__sub_b = vsub_8__q;
         row_region__data_9 = vreg_9__q;
         row_sub__data_9 = vsub_9__q;
-        unit_9__region_a = row_region__out;
-        unit_9__sub_a = row_sub__out;
+        unit_9__region_a = row_vreg__q;
+        unit_9__sub_a = row_vsub__q;
         unit_9__region_b = vreg_9__q;
         unit_9__sub_b = vsub_9__q;
         row_region__data_10 = vreg_10__q;
         row_sub__data_10 = vsub_10__q;
-        unit_10__region_a = row_region__out;
-        unit_10__sub_a = row_sub__out;
+        unit_10__region_a = row_vreg__q;
+        unit_10__sub_a = row_vsub__q;
         unit_10__region_b = vreg_10__q;
         unit_10__sub_b = vsub_10__q;
         row_region__data_11 = vreg_11__q;
         row_sub__data_11 = vsub_11__q;
-        unit_11__region_a = row_region__out;
-        unit_11__sub_a = row_sub__out;
+        unit_11__region_a = row_vreg__q;
+        unit_11__sub_a = row_vsub__q;
         unit_11__region_b = vreg_11__q;
         unit_11__sub_b = vsub_11__q;
         row_region__data_12 = vreg_12__q;
         row_sub__data_12 = vsub_12__q;
-        unit_12__region_a = row_region__out;
-        unit_12__sub_a = row_sub__out;
+        unit_12__region_a = row_vreg__q;
+        unit_12__sub_a = row_vsub__q;
         unit_12__region_b = vreg_12__q;
         unit_12__sub_b = vsub_12__q;
         row_region__data_13 = vreg_13__q;
         row_sub__data_13 = vsub_13__q;
-        unit_13__region_a = row_region__out;
-        unit_13__sub_a = row_sub__out;
+        unit_13__region_a = row_vreg__q;
+        unit_13__sub_a = row_vsub__q;
         unit_13__region_b = vreg_13__q;
         unit_13__sub_b = vsub_13__q;
         row_region__data_14 = vreg_14__q;
         row_sub__data_14 = vsub_14__q;
-        unit_14__region_a = row_region__out;
-        unit_14__sub_a = row_sub__out;
+        unit_14__region_a = row_vreg__q;
+        unit_14__sub_a = row_vsub__q;
         unit_14__region_b = vreg_14__q;
         unit_14__sub_b = vsub_14__q;
         row_region__data_15 = vreg_15__q;
         row_sub__data_15 = vsub_15__q;
-        unit_15__region_a = row_region__out;
-        unit_15__sub_a = row_sub__out;
+        unit_15__region_a = row_vreg__q;
+        unit_15__sub_a = row_vsub__q;
         unit_15__region_b = vreg_15__q;
         unit_15__sub_b = vsub_15__q;
         row_region__data_16 = vreg_16__q;
         row_sub__data_16 = vsub_16__q;
-        unit_16__region_a = row_region__out;
-        unit_16__sub_a = row_sub__out;
+        unit_16__region_a = row_vreg__q;
+        unit_16__sub_a = row_vsub__q;
         unit_16__region_b = vreg_16__q;
         unit_16__sub_b = vsub_16__q;
         row_region__data_17 = vreg_17__q;
         row_sub__data_17 = vsub_17__q;
-        unit_17__region_a = row_region__out;
-        unit_17__sub_a = row_sub__out;
+        unit_17__region_a = row_vreg__q;
+        unit_17__sub_a = row_vsub__q;
         unit_17__region_b = vreg_17__q;
         unit_17__sub_b = vsub_17__q;
         row_region__data_18 = vreg_18__q;
         row_sub__data_18 = vsub_18__q;
-        unit_18__region_a = row_region__out;
-        unit_18__sub_a = row_sub__out;
+        unit_18__region_a = row_vreg__q;
+        unit_18__sub_a = row_vsub__q;
         unit_18__region_b = vreg_18__q;
         unit_18__sub_b = vsub_18__q;
         row_region__data_19 = vreg_19__q;
         row_sub__data_19 = vsub_19__q;
-        unit_19__region_a = row_region__out;
-        unit_19__sub_a = row_sub__out;
+        unit_19__region_a = row_vreg__q;
+        unit_19__sub_a = row_vsub__q;
         unit_19__region_b = vreg_19__q;
         unit_19__sub_b = vsub_19__q;
         row_region__data_20 = vreg_20__q;
         row_sub__data_20 = vsub_20__q;
-        unit_20__region_a = row_region__out;
-        unit_20__sub_a = row_sub__out;
+        unit_20__region_a = row_vreg__q;
+        unit_20__sub_a = row_vsub__q;
         unit_20__region_b = vreg_20__q;
         unit_20__sub_b = vsub_20__q;
         row_region__data_21 = vreg_21__q;
         row_sub__data_21 = vsub_21__q;
-        unit_21__region_a = row_region__out;
-        unit_21__sub_a = row_sub__out;
+        unit_21__region_a = row_vreg__q;
+        unit_21__sub_a = row_vsub__q;
         unit_21__region_b = vreg_21__q;
         unit_21__sub_b = vsub_21__q;
         row_region__data_22 = vreg_22__q;
         row_sub__data_22 = vsub_22__q;
-        unit_22__region_a = row_region__out;
-        unit_22__sub_a = row_sub__out;
+        unit_22__region_a = row_vreg__q;
+        unit_22__sub_a = row_vsub__q;
         unit_22__region_b = vreg_22__q;
         unit_22__sub_b = vsub_22__q;
         row_region__data_23 = vreg_23__q;
         row_sub__data_23 = vsub_23__q;
-        unit_23__region_a = row_region__out;
-        unit_23__sub_a = row_sub__out;
+        unit_23__region_a = row_vreg__q;
+        unit_23__sub_a = row_vsub__q;
         unit_23__region_b = vreg_23__q;
         unit_23__sub_b = vsub_23__q;
         tri_0__d = tri_0__q;
@@ -41495,10 +41537,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         tri_274__d = tri_274__q;
         tri_275__d = tri_275__q;
         if (above_n_0[0]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_0__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_0__d = unit_0__degree;
             end
             if (launched[0] | launched[0]) begin
@@ -41506,10 +41548,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[1]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_0__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_0__d = unit_0__degree;
             end
             if (launched[0] | launched[1]) begin
@@ -41517,10 +41559,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[2]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_1__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_1__d = unit_0__degree;
             end
             if (launched[0] | launched[2]) begin
@@ -41528,10 +41570,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[3]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_3__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_3__d = unit_0__degree;
             end
             if (launched[0] | launched[3]) begin
@@ -41539,10 +41581,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[4]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_6__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_6__d = unit_0__degree;
             end
             if (launched[0] | launched[4]) begin
@@ -41550,10 +41592,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[5]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_10__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_10__d = unit_0__degree;
             end
             if (launched[0] | launched[5]) begin
@@ -41561,10 +41603,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[6]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_15__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_15__d = unit_0__degree;
             end
             if (launched[0] | launched[6]) begin
@@ -41572,10 +41614,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[7]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_21__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_21__d = unit_0__degree;
             end
             if (launched[0] | launched[7]) begin
@@ -41583,10 +41625,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[8]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_28__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_28__d = unit_0__degree;
             end
             if (launched[0] | launched[8]) begin
@@ -41594,10 +41636,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[9]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_36__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_36__d = unit_0__degree;
             end
             if (launched[0] | launched[9]) begin
@@ -41605,10 +41647,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[10]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_45__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_45__d = unit_0__degree;
             end
             if (launched[0] | launched[10]) begin
@@ -41616,10 +41658,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[11]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_55__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_55__d = unit_0__degree;
             end
             if (launched[0] | launched[11]) begin
@@ -41627,10 +41669,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[12]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_66__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_66__d = unit_0__degree;
             end
             if (launched[0] | launched[12]) begin
@@ -41638,10 +41680,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[13]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_78__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_78__d = unit_0__degree;
             end
             if (launched[0] | launched[13]) begin
@@ -41649,10 +41691,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[14]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_91__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_91__d = unit_0__degree;
             end
             if (launched[0] | launched[14]) begin
@@ -41660,10 +41702,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[15]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_105__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_105__d = unit_0__degree;
             end
             if (launched[0] | launched[15]) begin
@@ -41671,10 +41713,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[16]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_120__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_120__d = unit_0__degree;
             end
             if (launched[0] | launched[16]) begin
@@ -41682,10 +41724,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[17]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_136__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_136__d = unit_0__degree;
             end
             if (launched[0] | launched[17]) begin
@@ -41693,10 +41735,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[18]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_153__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_153__d = unit_0__degree;
             end
             if (launched[0] | launched[18]) begin
@@ -41704,10 +41746,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[19]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_171__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_171__d = unit_0__degree;
             end
             if (launched[0] | launched[19]) begin
@@ -41715,10 +41757,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[20]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_190__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_190__d = unit_0__degree;
             end
             if (launched[0] | launched[20]) begin
@@ -41726,10 +41768,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[21]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_210__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_210__d = unit_0__degree;
             end
             if (launched[0] | launched[21]) begin
@@ -41737,10 +41779,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[22]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_231__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_231__d = unit_0__degree;
             end
             if (launched[0] | launched[22]) begin
@@ -41748,10 +41790,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[23]) begin
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_253__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_253__d = unit_0__degree;
             end
             if (launched[0] | launched[23]) begin
@@ -41759,10 +41801,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[0]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_1__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_1__d = unit_1__degree;
             end
             if (launched[1] | launched[0]) begin
@@ -41770,10 +41812,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[1]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_1__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_1__d = unit_1__degree;
             end
             if (launched[1] | launched[1]) begin
@@ -41781,10 +41823,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[2]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_2__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_2__d = unit_1__degree;
             end
             if (launched[1] | launched[2]) begin
@@ -41792,10 +41834,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[3]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_4__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_4__d = unit_1__degree;
             end
             if (launched[1] | launched[3]) begin
@@ -41803,10 +41845,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[4]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_7__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_7__d = unit_1__degree;
             end
             if (launched[1] | launched[4]) begin
@@ -41814,10 +41856,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[5]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_11__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_11__d = unit_1__degree;
             end
             if (launched[1] | launched[5]) begin
@@ -41825,10 +41867,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[6]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_16__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_16__d = unit_1__degree;
             end
             if (launched[1] | launched[6]) begin
@@ -41836,10 +41878,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[7]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_22__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_22__d = unit_1__degree;
             end
             if (launched[1] | launched[7]) begin
@@ -41847,10 +41889,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[8]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_29__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_29__d = unit_1__degree;
             end
             if (launched[1] | launched[8]) begin
@@ -41858,10 +41900,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[9]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_37__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_37__d = unit_1__degree;
             end
             if (launched[1] | launched[9]) begin
@@ -41869,10 +41911,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[10]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_46__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_46__d = unit_1__degree;
             end
             if (launched[1] | launched[10]) begin
@@ -41880,10 +41922,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[11]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_56__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_56__d = unit_1__degree;
             end
             if (launched[1] | launched[11]) begin
@@ -41891,10 +41933,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[12]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_67__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_67__d = unit_1__degree;
             end
             if (launched[1] | launched[12]) begin
@@ -41902,10 +41944,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[13]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_79__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_79__d = unit_1__degree;
             end
             if (launched[1] | launched[13]) begin
@@ -41913,10 +41955,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[14]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_92__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_92__d = unit_1__degree;
             end
             if (launched[1] | launched[14]) begin
@@ -41924,10 +41966,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[15]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_106__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_106__d = unit_1__degree;
             end
             if (launched[1] | launched[15]) begin
@@ -41935,10 +41977,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[16]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_121__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_121__d = unit_1__degree;
             end
             if (launched[1] | launched[16]) begin
@@ -41946,10 +41988,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[17]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_137__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_137__d = unit_1__degree;
             end
             if (launched[1] | launched[17]) begin
@@ -41957,10 +41999,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[18]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_154__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_154__d = unit_1__degree;
             end
             if (launched[1] | launched[18]) begin
@@ -41968,10 +42010,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[19]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_172__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_172__d = unit_1__degree;
             end
             if (launched[1] | launched[19]) begin
@@ -41979,10 +42021,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[20]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_191__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_191__d = unit_1__degree;
             end
             if (launched[1] | launched[20]) begin
@@ -41990,10 +42032,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[21]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_211__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_211__d = unit_1__degree;
             end
             if (launched[1] | launched[21]) begin
@@ -42001,10 +42043,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[22]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_232__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_232__d = unit_1__degree;
             end
             if (launched[1] | launched[22]) begin
@@ -42012,10 +42054,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[23]) begin
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_254__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_254__d = unit_1__degree;
             end
             if (launched[1] | launched[23]) begin
@@ -42023,10 +42065,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[0]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_2__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_2__d = unit_2__degree;
             end
             if (launched[2] | launched[0]) begin
@@ -42034,10 +42076,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[1]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_2__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_2__d = unit_2__degree;
             end
             if (launched[2] | launched[1]) begin
@@ -42045,10 +42087,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[2]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_3__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_3__d = unit_2__degree;
             end
             if (launched[2] | launched[2]) begin
@@ -42056,10 +42098,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[3]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_5__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_5__d = unit_2__degree;
             end
             if (launched[2] | launched[3]) begin
@@ -42067,10 +42109,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[4]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_8__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_8__d = unit_2__degree;
             end
             if (launched[2] | launched[4]) begin
@@ -42078,10 +42120,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[5]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_12__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_12__d = unit_2__degree;
             end
             if (launched[2] | launched[5]) begin
@@ -42089,10 +42131,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[6]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_17__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_17__d = unit_2__degree;
             end
             if (launched[2] | launched[6]) begin
@@ -42100,10 +42142,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[7]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_23__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_23__d = unit_2__degree;
             end
             if (launched[2] | launched[7]) begin
@@ -42111,10 +42153,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[8]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_30__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_30__d = unit_2__degree;
             end
             if (launched[2] | launched[8]) begin
@@ -42122,10 +42164,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[9]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_38__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_38__d = unit_2__degree;
             end
             if (launched[2] | launched[9]) begin
@@ -42133,10 +42175,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[10]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_47__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_47__d = unit_2__degree;
             end
             if (launched[2] | launched[10]) begin
@@ -42144,10 +42186,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[11]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_57__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_57__d = unit_2__degree;
             end
             if (launched[2] | launched[11]) begin
@@ -42155,10 +42197,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[12]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_68__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_68__d = unit_2__degree;
             end
             if (launched[2] | launched[12]) begin
@@ -42166,10 +42208,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[13]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_80__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_80__d = unit_2__degree;
             end
             if (launched[2] | launched[13]) begin
@@ -42177,10 +42219,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[14]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_93__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_93__d = unit_2__degree;
             end
             if (launched[2] | launched[14]) begin
@@ -42188,10 +42230,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[15]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_107__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_107__d = unit_2__degree;
             end
             if (launched[2] | launched[15]) begin
@@ -42199,10 +42241,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[16]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_122__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_122__d = unit_2__degree;
             end
             if (launched[2] | launched[16]) begin
@@ -42210,10 +42252,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[17]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_138__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_138__d = unit_2__degree;
             end
             if (launched[2] | launched[17]) begin
@@ -42221,10 +42263,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[18]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_155__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_155__d = unit_2__degree;
             end
             if (launched[2] | launched[18]) begin
@@ -42232,10 +42274,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[19]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_173__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_173__d = unit_2__degree;
             end
             if (launched[2] | launched[19]) begin
@@ -42243,10 +42285,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[20]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_192__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_192__d = unit_2__degree;
             end
             if (launched[2] | launched[20]) begin
@@ -42254,10 +42296,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[21]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_212__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_212__d = unit_2__degree;
             end
             if (launched[2] | launched[21]) begin
@@ -42265,10 +42307,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[22]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_233__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_233__d = unit_2__degree;
             end
             if (launched[2] | launched[22]) begin
@@ -42276,10 +42318,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[23]) begin
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_255__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_255__d = unit_2__degree;
             end
             if (launched[2] | launched[23]) begin
@@ -42287,10 +42329,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[0]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_3__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_3__d = unit_3__degree;
             end
             if (launched[3] | launched[0]) begin
@@ -42298,10 +42340,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[1]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_3__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_3__d = unit_3__degree;
             end
             if (launched[3] | launched[1]) begin
@@ -42309,10 +42351,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[2]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_4__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_4__d = unit_3__degree;
             end
             if (launched[3] | launched[2]) begin
@@ -42320,10 +42362,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[3]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_6__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_6__d = unit_3__degree;
             end
             if (launched[3] | launched[3]) begin
@@ -42331,10 +42373,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[4]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_9__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_9__d = unit_3__degree;
             end
             if (launched[3] | launched[4]) begin
@@ -42342,10 +42384,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[5]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_13__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_13__d = unit_3__degree;
             end
             if (launched[3] | launched[5]) begin
@@ -42353,10 +42395,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[6]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_18__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_18__d = unit_3__degree;
             end
             if (launched[3] | launched[6]) begin
@@ -42364,10 +42406,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[7]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_24__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_24__d = unit_3__degree;
             end
             if (launched[3] | launched[7]) begin
@@ -42375,10 +42417,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[8]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_31__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_31__d = unit_3__degree;
             end
             if (launched[3] | launched[8]) begin
@@ -42386,10 +42428,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[9]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_39__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_39__d = unit_3__degree;
             end
             if (launched[3] | launched[9]) begin
@@ -42397,10 +42439,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[10]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_48__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_48__d = unit_3__degree;
             end
             if (launched[3] | launched[10]) begin
@@ -42408,10 +42450,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[11]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_58__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_58__d = unit_3__degree;
             end
             if (launched[3] | launched[11]) begin
@@ -42419,10 +42461,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[12]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_69__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_69__d = unit_3__degree;
             end
             if (launched[3] | launched[12]) begin
@@ -42430,10 +42472,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[13]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_81__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_81__d = unit_3__degree;
             end
             if (launched[3] | launched[13]) begin
@@ -42441,10 +42483,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[14]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_94__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_94__d = unit_3__degree;
             end
             if (launched[3] | launched[14]) begin
@@ -42452,10 +42494,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[15]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_108__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_108__d = unit_3__degree;
             end
             if (launched[3] | launched[15]) begin
@@ -42463,10 +42505,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[16]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_123__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_123__d = unit_3__degree;
             end
             if (launched[3] | launched[16]) begin
@@ -42474,10 +42516,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[17]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_139__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_139__d = unit_3__degree;
             end
             if (launched[3] | launched[17]) begin
@@ -42485,10 +42527,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[18]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_156__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_156__d = unit_3__degree;
             end
             if (launched[3] | launched[18]) begin
@@ -42496,10 +42538,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[19]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_174__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_174__d = unit_3__degree;
             end
             if (launched[3] | launched[19]) begin
@@ -42507,10 +42549,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[20]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_193__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_193__d = unit_3__degree;
             end
             if (launched[3] | launched[20]) begin
@@ -42518,10 +42560,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[21]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_213__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_213__d = unit_3__degree;
             end
             if (launched[3] | launched[21]) begin
@@ -42529,10 +42571,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[22]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_234__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_234__d = unit_3__degree;
             end
             if (launched[3] | launched[22]) begin
@@ -42540,10 +42582,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[23]) begin
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_256__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_256__d = unit_3__degree;
             end
             if (launched[3] | launched[23]) begin
@@ -42551,10 +42593,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[0]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_4__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_4__d = unit_4__degree;
             end
             if (launched[4] | launched[0]) begin
@@ -42562,10 +42604,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[1]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_4__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_4__d = unit_4__degree;
             end
             if (launched[4] | launched[1]) begin
@@ -42573,10 +42615,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[2]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_5__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_5__d = unit_4__degree;
             end
             if (launched[4] | launched[2]) begin
@@ -42584,10 +42626,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[3]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_7__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_7__d = unit_4__degree;
             end
             if (launched[4] | launched[3]) begin
@@ -42595,10 +42637,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[4]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_10__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_10__d = unit_4__degree;
             end
             if (launched[4] | launched[4]) begin
@@ -42606,10 +42648,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[5]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_14__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_14__d = unit_4__degree;
             end
             if (launched[4] | launched[5]) begin
@@ -42617,10 +42659,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[6]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_19__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_19__d = unit_4__degree;
             end
             if (launched[4] | launched[6]) begin
@@ -42628,10 +42670,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[7]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_25__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_25__d = unit_4__degree;
             end
             if (launched[4] | launched[7]) begin
@@ -42639,10 +42681,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[8]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_32__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_32__d = unit_4__degree;
             end
             if (launched[4] | launched[8]) begin
@@ -42650,10 +42692,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[9]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_40__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_40__d = unit_4__degree;
             end
             if (launched[4] | launched[9]) begin
@@ -42661,10 +42703,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[10]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_49__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_49__d = unit_4__degree;
             end
             if (launched[4] | launched[10]) begin
@@ -42672,10 +42714,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[11]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_59__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_59__d = unit_4__degree;
             end
             if (launched[4] | launched[11]) begin
@@ -42683,10 +42725,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[12]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_70__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_70__d = unit_4__degree;
             end
             if (launched[4] | launched[12]) begin
@@ -42694,10 +42736,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[13]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_82__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_82__d = unit_4__degree;
             end
             if (launched[4] | launched[13]) begin
@@ -42705,10 +42747,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[14]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_95__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_95__d = unit_4__degree;
             end
             if (launched[4] | launched[14]) begin
@@ -42716,10 +42758,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[15]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_109__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_109__d = unit_4__degree;
             end
             if (launched[4] | launched[15]) begin
@@ -42727,10 +42769,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[16]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_124__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_124__d = unit_4__degree;
             end
             if (launched[4] | launched[16]) begin
@@ -42738,10 +42780,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[17]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_140__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_140__d = unit_4__degree;
             end
             if (launched[4] | launched[17]) begin
@@ -42749,10 +42791,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[18]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_157__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_157__d = unit_4__degree;
             end
             if (launched[4] | launched[18]) begin
@@ -42760,10 +42802,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[19]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_175__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_175__d = unit_4__degree;
             end
             if (launched[4] | launched[19]) begin
@@ -42771,10 +42813,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[20]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_194__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_194__d = unit_4__degree;
             end
             if (launched[4] | launched[20]) begin
@@ -42782,10 +42824,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[21]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_214__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_214__d = unit_4__degree;
             end
             if (launched[4] | launched[21]) begin
@@ -42793,10 +42835,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[22]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_235__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_235__d = unit_4__degree;
             end
             if (launched[4] | launched[22]) begin
@@ -42804,10 +42846,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[23]) begin
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_257__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_257__d = unit_4__degree;
             end
             if (launched[4] | launched[23]) begin
@@ -42815,10 +42857,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[0]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_5__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_5__d = unit_5__degree;
             end
             if (launched[5] | launched[0]) begin
@@ -42826,10 +42868,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[1]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_5__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_5__d = unit_5__degree;
             end
             if (launched[5] | launched[1]) begin
@@ -42837,10 +42879,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[2]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_6__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_6__d = unit_5__degree;
             end
             if (launched[5] | launched[2]) begin
@@ -42848,10 +42890,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[3]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_8__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_8__d = unit_5__degree;
             end
             if (launched[5] | launched[3]) begin
@@ -42859,10 +42901,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[4]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_11__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_11__d = unit_5__degree;
             end
             if (launched[5] | launched[4]) begin
@@ -42870,10 +42912,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[5]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_15__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_15__d = unit_5__degree;
             end
             if (launched[5] | launched[5]) begin
@@ -42881,10 +42923,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[6]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_20__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_20__d = unit_5__degree;
             end
             if (launched[5] | launched[6]) begin
@@ -42892,10 +42934,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[7]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_26__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_26__d = unit_5__degree;
             end
             if (launched[5] | launched[7]) begin
@@ -42903,10 +42945,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[8]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_33__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_33__d = unit_5__degree;
             end
             if (launched[5] | launched[8]) begin
@@ -42914,10 +42956,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[9]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_41__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_41__d = unit_5__degree;
             end
             if (launched[5] | launched[9]) begin
@@ -42925,10 +42967,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[10]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_50__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_50__d = unit_5__degree;
             end
             if (launched[5] | launched[10]) begin
@@ -42936,10 +42978,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[11]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_60__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_60__d = unit_5__degree;
             end
             if (launched[5] | launched[11]) begin
@@ -42947,10 +42989,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[12]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_71__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_71__d = unit_5__degree;
             end
             if (launched[5] | launched[12]) begin
@@ -42958,10 +43000,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[13]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_83__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_83__d = unit_5__degree;
             end
             if (launched[5] | launched[13]) begin
@@ -42969,10 +43011,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[14]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_96__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_96__d = unit_5__degree;
             end
             if (launched[5] | launched[14]) begin
@@ -42980,10 +43022,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[15]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_110__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_110__d = unit_5__degree;
             end
             if (launched[5] | launched[15]) begin
@@ -42991,10 +43033,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[16]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_125__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_125__d = unit_5__degree;
             end
             if (launched[5] | launched[16]) begin
@@ -43002,10 +43044,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[17]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_141__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_141__d = unit_5__degree;
             end
             if (launched[5] | launched[17]) begin
@@ -43013,10 +43055,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[18]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_158__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_158__d = unit_5__degree;
             end
             if (launched[5] | launched[18]) begin
@@ -43024,10 +43066,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[19]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_176__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_176__d = unit_5__degree;
             end
             if (launched[5] | launched[19]) begin
@@ -43035,10 +43077,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[20]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_195__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_195__d = unit_5__degree;
             end
             if (launched[5] | launched[20]) begin
@@ -43046,10 +43088,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[21]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_215__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_215__d = unit_5__degree;
             end
             if (launched[5] | launched[21]) begin
@@ -43057,10 +43099,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[22]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_236__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_236__d = unit_5__degree;
             end
             if (launched[5] | launched[22]) begin
@@ -43068,10 +43110,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[23]) begin
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_258__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_258__d = unit_5__degree;
             end
             if (launched[5] | launched[23]) begin
@@ -43079,10 +43121,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[0]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_6__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_6__d = unit_6__degree;
             end
             if (launched[6] | launched[0]) begin
@@ -43090,10 +43132,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[1]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_6__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_6__d = unit_6__degree;
             end
             if (launched[6] | launched[1]) begin
@@ -43101,10 +43143,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[2]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_7__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_7__d = unit_6__degree;
             end
             if (launched[6] | launched[2]) begin
@@ -43112,10 +43154,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[3]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_9__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_9__d = unit_6__degree;
             end
             if (launched[6] | launched[3]) begin
@@ -43123,10 +43165,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[4]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_12__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_12__d = unit_6__degree;
             end
             if (launched[6] | launched[4]) begin
@@ -43134,10 +43176,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[5]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_16__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_16__d = unit_6__degree;
             end
             if (launched[6] | launched[5]) begin
@@ -43145,10 +43187,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[6]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_21__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_21__d = unit_6__degree;
             end
             if (launched[6] | launched[6]) begin
@@ -43156,10 +43198,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[7]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_27__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_27__d = unit_6__degree;
             end
             if (launched[6] | launched[7]) begin
@@ -43167,10 +43209,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[8]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_34__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_34__d = unit_6__degree;
             end
             if (launched[6] | launched[8]) begin
@@ -43178,10 +43220,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[9]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_42__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_42__d = unit_6__degree;
             end
             if (launched[6] | launched[9]) begin
@@ -43189,10 +43231,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[10]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_51__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_51__d = unit_6__degree;
             end
             if (launched[6] | launched[10]) begin
@@ -43200,10 +43242,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[11]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_61__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_61__d = unit_6__degree;
             end
             if (launched[6] | launched[11]) begin
@@ -43211,10 +43253,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[12]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_72__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_72__d = unit_6__degree;
             end
             if (launched[6] | launched[12]) begin
@@ -43222,10 +43264,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[13]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_84__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_84__d = unit_6__degree;
             end
             if (launched[6] | launched[13]) begin
@@ -43233,10 +43275,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[14]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_97__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_97__d = unit_6__degree;
             end
             if (launched[6] | launched[14]) begin
@@ -43244,10 +43286,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[15]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_111__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_111__d = unit_6__degree;
             end
             if (launched[6] | launched[15]) begin
@@ -43255,10 +43297,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[16]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_126__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_126__d = unit_6__degree;
             end
             if (launched[6] | launched[16]) begin
@@ -43266,10 +43308,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[17]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_142__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_142__d = unit_6__degree;
             end
             if (launched[6] | launched[17]) begin
@@ -43277,10 +43319,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[18]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_159__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_159__d = unit_6__degree;
             end
             if (launched[6] | launched[18]) begin
@@ -43288,10 +43330,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[19]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_177__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_177__d = unit_6__degree;
             end
             if (launched[6] | launched[19]) begin
@@ -43299,10 +43341,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[20]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_196__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_196__d = unit_6__degree;
             end
             if (launched[6] | launched[20]) begin
@@ -43310,10 +43352,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[21]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_216__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_216__d = unit_6__degree;
             end
             if (launched[6] | launched[21]) begin
@@ -43321,10 +43363,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[22]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_237__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_237__d = unit_6__degree;
             end
             if (launched[6] | launched[22]) begin
@@ -43332,10 +43374,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[23]) begin
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_259__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_259__d = unit_6__degree;
             end
             if (launched[6] | launched[23]) begin
@@ -43343,10 +43385,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[0]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_7__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_7__d = unit_7__degree;
             end
             if (launched[7] | launched[0]) begin
@@ -43354,10 +43396,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[1]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_7__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_7__d = unit_7__degree;
             end
             if (launched[7] | launched[1]) begin
@@ -43365,10 +43407,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[2]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_8__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_8__d = unit_7__degree;
             end
             if (launched[7] | launched[2]) begin
@@ -43376,10 +43418,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[3]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_10__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_10__d = unit_7__degree;
             end
             if (launched[7] | launched[3]) begin
@@ -43387,10 +43429,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[4]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_13__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_13__d = unit_7__degree;
             end
             if (launched[7] | launched[4]) begin
@@ -43398,10 +43440,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[5]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_17__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_17__d = unit_7__degree;
             end
             if (launched[7] | launched[5]) begin
@@ -43409,10 +43451,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[6]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_22__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_22__d = unit_7__degree;
             end
             if (launched[7] | launched[6]) begin
@@ -43420,10 +43462,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[7]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_28__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_28__d = unit_7__degree;
             end
             if (launched[7] | launched[7]) begin
@@ -43431,10 +43473,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[8]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_35__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_35__d = unit_7__degree;
             end
             if (launched[7] | launched[8]) begin
@@ -43442,10 +43484,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[9]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_43__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_43__d = unit_7__degree;
             end
             if (launched[7] | launched[9]) begin
@@ -43453,10 +43495,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[10]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_52__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_52__d = unit_7__degree;
             end
             if (launched[7] | launched[10]) begin
@@ -43464,10 +43506,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[11]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_62__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_62__d = unit_7__degree;
             end
             if (launched[7] | launched[11]) begin
@@ -43475,10 +43517,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[12]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_73__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_73__d = unit_7__degree;
             end
             if (launched[7] | launched[12]) begin
@@ -43486,10 +43528,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[13]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_85__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_85__d = unit_7__degree;
             end
             if (launched[7] | launched[13]) begin
@@ -43497,10 +43539,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[14]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_98__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_98__d = unit_7__degree;
             end
             if (launched[7] | launched[14]) begin
@@ -43508,10 +43550,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[15]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_112__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_112__d = unit_7__degree;
             end
             if (launched[7] | launched[15]) begin
@@ -43519,10 +43561,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[16]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_127__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_127__d = unit_7__degree;
             end
             if (launched[7] | launched[16]) begin
@@ -43530,10 +43572,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[17]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_143__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_143__d = unit_7__degree;
             end
             if (launched[7] | launched[17]) begin
@@ -43541,10 +43583,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[18]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_160__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_160__d = unit_7__degree;
             end
             if (launched[7] | launched[18]) begin
@@ -43552,10 +43594,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[19]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_178__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_178__d = unit_7__degree;
             end
             if (launched[7] | launched[19]) begin
@@ -43563,10 +43605,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[20]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_197__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_197__d = unit_7__degree;
             end
             if (launched[7] | launched[20]) begin
@@ -43574,10 +43616,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[21]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_217__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_217__d = unit_7__degree;
             end
             if (launched[7] | launched[21]) begin
@@ -43585,10 +43627,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[22]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_238__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_238__d = unit_7__degree;
             end
             if (launched[7] | launched[22]) begin
@@ -43596,10 +43638,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[23]) begin
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_260__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_260__d = unit_7__degree;
             end
             if (launched[7] | launched[23]) begin
@@ -43607,10 +43649,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[0]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_8__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_8__d = unit_8__degree;
             end
             if (launched[8] | launched[0]) begin
@@ -43618,10 +43660,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[1]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_8__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_8__d = unit_8__degree;
             end
             if (launched[8] | launched[1]) begin
@@ -43629,10 +43671,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[2]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_9__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_9__d = unit_8__degree;
             end
             if (launched[8] | launched[2]) begin
@@ -43640,10 +43682,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[3]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_11__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_11__d = unit_8__degree;
             end
             if (launched[8] | launched[3]) begin
@@ -43651,10 +43693,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[4]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_14__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_14__d = unit_8__degree;
             end
             if (launched[8] | launched[4]) begin
@@ -43662,10 +43704,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[5]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_18__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_18__d = unit_8__degree;
             end
             if (launched[8] | launched[5]) begin
@@ -43673,10 +43715,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[6]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_23__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_23__d = unit_8__degree;
             end
             if (launched[8] | launched[6]) begin
@@ -43684,10 +43726,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[7]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_29__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_29__d = unit_8__degree;
             end
             if (launched[8] | launched[7]) begin
@@ -43695,10 +43737,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[8]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_36__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_36__d = unit_8__degree;
             end
             if (launched[8] | launched[8]) begin
@@ -43706,10 +43748,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[9]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_44__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_44__d = unit_8__degree;
             end
             if (launched[8] | launched[9]) begin
@@ -43717,10 +43759,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[10]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_53__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_53__d = unit_8__degree;
             end
             if (launched[8] | launched[10]) begin
@@ -43728,10 +43770,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[11]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_63__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_63__d = unit_8__degree;
             end
             if (launched[8] | launched[11]) begin
@@ -43739,10 +43781,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[12]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_74__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_74__d = unit_8__degree;
             end
             if (launched[8] | launched[12]) begin
@@ -43750,10 +43792,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[13]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_86__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_86__d = unit_8__degree;
             end
             if (launched[8] | launched[13]) begin
@@ -43761,10 +43803,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[14]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_99__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_99__d = unit_8__degree;
             end
             if (launched[8] | launched[14]) begin
@@ -43772,10 +43814,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[15]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_113__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_113__d = unit_8__degree;
             end
             if (launched[8] | launched[15]) begin
@@ -43783,10 +43825,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[16]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_128__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_128__d = unit_8__degree;
             end
             if (launched[8] | launched[16]) begin
@@ -43794,10 +43836,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[17]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_144__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_144__d = unit_8__degree;
             end
             if (launched[8] | launched[17]) begin
@@ -43805,10 +43847,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[18]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_161__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_161__d = unit_8__degree;
             end
             if (launched[8] | launched[18]) begin
@@ -43816,10 +43858,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[19]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_179__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_179__d = unit_8__degree;
             end
             if (launched[8] | launched[19]) begin
@@ -43827,10 +43869,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[20]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_198__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_198__d = unit_8__degree;
             end
             if (launched[8] | launched[20]) begin
@@ -43838,10 +43880,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[21]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_218__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_218__d = unit_8__degree;
             end
             if (launched[8] | launched[21]) begin
@@ -43849,10 +43891,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[22]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_239__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_239__d = unit_8__degree;
             end
             if (launched[8] | launched[22]) begin
@@ -43860,10 +43902,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[23]) begin
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_261__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_261__d = unit_8__degree;
             end
             if (launched[8] | launched[23]) begin
@@ -43871,10 +43913,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[0]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_9__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_9__d = unit_9__degree;
             end
             if (launched[9] | launched[0]) begin
@@ -43882,10 +43924,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[1]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_9__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_9__d = unit_9__degree;
             end
             if (launched[9] | launched[1]) begin
@@ -43893,10 +43935,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[2]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_10__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_10__d = unit_9__degree;
             end
             if (launched[9] | launched[2]) begin
@@ -43904,10 +43946,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[3]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_12__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_12__d = unit_9__degree;
             end
             if (launched[9] | launched[3]) begin
@@ -43915,10 +43957,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[4]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_15__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_15__d = unit_9__degree;
             end
             if (launched[9] | launched[4]) begin
@@ -43926,10 +43968,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[5]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_19__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_19__d = unit_9__degree;
             end
             if (launched[9] | launched[5]) begin
@@ -43937,10 +43979,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[6]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_24__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_24__d = unit_9__degree;
             end
             if (launched[9] | launched[6]) begin
@@ -43948,10 +43990,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[7]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_30__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_30__d = unit_9__degree;
             end
             if (launched[9] | launched[7]) begin
@@ -43959,10 +44001,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[8]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_37__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_37__d = unit_9__degree;
             end
             if (launched[9] | launched[8]) begin
@@ -43970,10 +44012,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[9]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_45__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_45__d = unit_9__degree;
             end
             if (launched[9] | launched[9]) begin
@@ -43981,10 +44023,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[10]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_54__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_54__d = unit_9__degree;
             end
             if (launched[9] | launched[10]) begin
@@ -43992,10 +44034,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[11]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_64__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_64__d = unit_9__degree;
             end
             if (launched[9] | launched[11]) begin
@@ -44003,10 +44045,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[12]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_75__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_75__d = unit_9__degree;
             end
             if (launched[9] | launched[12]) begin
@@ -44014,10 +44056,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[13]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_87__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_87__d = unit_9__degree;
             end
             if (launched[9] | launched[13]) begin
@@ -44025,10 +44067,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[14]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_100__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_100__d = unit_9__degree;
             end
             if (launched[9] | launched[14]) begin
@@ -44036,10 +44078,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[15]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_114__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_114__d = unit_9__degree;
             end
             if (launched[9] | launched[15]) begin
@@ -44047,10 +44089,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[16]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_129__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_129__d = unit_9__degree;
             end
             if (launched[9] | launched[16]) begin
@@ -44058,10 +44100,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[17]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_145__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_145__d = unit_9__degree;
             end
             if (launched[9] | launched[17]) begin
@@ -44069,10 +44111,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[18]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_162__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_162__d = unit_9__degree;
             end
             if (launched[9] | launched[18]) begin
@@ -44080,10 +44122,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[19]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_180__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_180__d = unit_9__degree;
             end
             if (launched[9] | launched[19]) begin
@@ -44091,10 +44133,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[20]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_199__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_199__d = unit_9__degree;
             end
             if (launched[9] | launched[20]) begin
@@ -44102,10 +44144,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[21]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_219__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_219__d = unit_9__degree;
             end
             if (launched[9] | launched[21]) begin
@@ -44113,10 +44155,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[22]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_240__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_240__d = unit_9__degree;
             end
             if (launched[9] | launched[22]) begin
@@ -44124,10 +44166,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[23]) begin
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_262__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_262__d = unit_9__degree;
             end
             if (launched[9] | launched[23]) begin
@@ -44135,10 +44177,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[0]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_10__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_10__d = unit_10__degree;
             end
             if (launched[10] | launched[0]) begin
@@ -44146,10 +44188,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[1]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_10__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_10__d = unit_10__degree;
             end
             if (launched[10] | launched[1]) begin
@@ -44157,10 +44199,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[2]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_11__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_11__d = unit_10__degree;
             end
             if (launched[10] | launched[2]) begin
@@ -44168,10 +44210,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[3]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_13__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_13__d = unit_10__degree;
             end
             if (launched[10] | launched[3]) begin
@@ -44179,10 +44221,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[4]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_16__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_16__d = unit_10__degree;
             end
             if (launched[10] | launched[4]) begin
@@ -44190,10 +44232,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[5]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_20__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_20__d = unit_10__degree;
             end
             if (launched[10] | launched[5]) begin
@@ -44201,10 +44243,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[6]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_25__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_25__d = unit_10__degree;
             end
             if (launched[10] | launched[6]) begin
@@ -44212,10 +44254,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[7]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_31__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_31__d = unit_10__degree;
             end
             if (launched[10] | launched[7]) begin
@@ -44223,10 +44265,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[8]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_38__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_38__d = unit_10__degree;
             end
             if (launched[10] | launched[8]) begin
@@ -44234,10 +44276,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[9]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_46__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_46__d = unit_10__degree;
             end
             if (launched[10] | launched[9]) begin
@@ -44245,10 +44287,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[10]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_55__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_55__d = unit_10__degree;
             end
             if (launched[10] | launched[10]) begin
@@ -44256,10 +44298,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[11]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_65__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_65__d = unit_10__degree;
             end
             if (launched[10] | launched[11]) begin
@@ -44267,10 +44309,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[12]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_76__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_76__d = unit_10__degree;
             end
             if (launched[10] | launched[12]) begin
@@ -44278,10 +44320,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[13]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_88__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_88__d = unit_10__degree;
             end
             if (launched[10] | launched[13]) begin
@@ -44289,10 +44331,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[14]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_101__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_101__d = unit_10__degree;
             end
             if (launched[10] | launched[14]) begin
@@ -44300,10 +44342,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[15]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_115__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_115__d = unit_10__degree;
             end
             if (launched[10] | launched[15]) begin
@@ -44311,10 +44353,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[16]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_130__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_130__d = unit_10__degree;
             end
             if (launched[10] | launched[16]) begin
@@ -44322,10 +44364,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[17]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_146__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_146__d = unit_10__degree;
             end
             if (launched[10] | launched[17]) begin
@@ -44333,10 +44375,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[18]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_163__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_163__d = unit_10__degree;
             end
             if (launched[10] | launched[18]) begin
@@ -44344,10 +44386,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[19]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_181__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_181__d = unit_10__degree;
             end
             if (launched[10] | launched[19]) begin
@@ -44355,10 +44397,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[20]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_200__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_200__d = unit_10__degree;
             end
             if (launched[10] | launched[20]) begin
@@ -44366,10 +44408,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[21]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_220__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_220__d = unit_10__degree;
             end
             if (launched[10] | launched[21]) begin
@@ -44377,10 +44419,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[22]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_241__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_241__d = unit_10__degree;
             end
             if (launched[10] | launched[22]) begin
@@ -44388,10 +44430,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[23]) begin
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_263__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_263__d = unit_10__degree;
             end
             if (launched[10] | launched[23]) begin
@@ -44399,10 +44441,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[0]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_11__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_11__d = unit_11__degree;
             end
             if (launched[11] | launched[0]) begin
@@ -44410,10 +44452,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[1]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_11__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_11__d = unit_11__degree;
             end
             if (launched[11] | launched[1]) begin
@@ -44421,10 +44463,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[2]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_12__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_12__d = unit_11__degree;
             end
             if (launched[11] | launched[2]) begin
@@ -44432,10 +44474,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[3]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_14__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_14__d = unit_11__degree;
             end
             if (launched[11] | launched[3]) begin
@@ -44443,10 +44485,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[4]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_17__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_17__d = unit_11__degree;
             end
             if (launched[11] | launched[4]) begin
@@ -44454,10 +44496,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[5]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_21__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_21__d = unit_11__degree;
             end
             if (launched[11] | launched[5]) begin
@@ -44465,10 +44507,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[6]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_26__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_26__d = unit_11__degree;
             end
             if (launched[11] | launched[6]) begin
@@ -44476,10 +44518,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[7]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_32__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_32__d = unit_11__degree;
             end
             if (launched[11] | launched[7]) begin
@@ -44487,10 +44529,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[8]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_39__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_39__d = unit_11__degree;
             end
             if (launched[11] | launched[8]) begin
@@ -44498,10 +44540,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[9]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_47__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_47__d = unit_11__degree;
             end
             if (launched[11] | launched[9]) begin
@@ -44509,10 +44551,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[10]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_56__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_56__d = unit_11__degree;
             end
             if (launched[11] | launched[10]) begin
@@ -44520,10 +44562,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[11]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_66__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_66__d = unit_11__degree;
             end
             if (launched[11] | launched[11]) begin
@@ -44531,10 +44573,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[12]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_77__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_77__d = unit_11__degree;
             end
             if (launched[11] | launched[12]) begin
@@ -44542,10 +44584,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[13]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_89__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_89__d = unit_11__degree;
             end
             if (launched[11] | launched[13]) begin
@@ -44553,10 +44595,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[14]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_102__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_102__d = unit_11__degree;
             end
             if (launched[11] | launched[14]) begin
@@ -44564,10 +44606,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[15]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_116__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_116__d = unit_11__degree;
             end
             if (launched[11] | launched[15]) begin
@@ -44575,10 +44617,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[16]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_131__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_131__d = unit_11__degree;
             end
             if (launched[11] | launched[16]) begin
@@ -44586,10 +44628,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[17]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_147__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_147__d = unit_11__degree;
             end
             if (launched[11] | launched[17]) begin
@@ -44597,10 +44639,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[18]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_164__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_164__d = unit_11__degree;
             end
             if (launched[11] | launched[18]) begin
@@ -44608,10 +44650,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[19]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_182__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_182__d = unit_11__degree;
             end
             if (launched[11] | launched[19]) begin
@@ -44619,10 +44661,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[20]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_201__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_201__d = unit_11__degree;
             end
             if (launched[11] | launched[20]) begin
@@ -44630,10 +44672,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[21]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_221__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_221__d = unit_11__degree;
             end
             if (launched[11] | launched[21]) begin
@@ -44641,10 +44683,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[22]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_242__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_242__d = unit_11__degree;
             end
             if (launched[11] | launched[22]) begin
@@ -44652,10 +44694,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[23]) begin
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_264__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_264__d = unit_11__degree;
             end
             if (launched[11] | launched[23]) begin
@@ -44663,10 +44705,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[0]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_12__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_12__d = unit_12__degree;
             end
             if (launched[12] | launched[0]) begin
@@ -44674,10 +44716,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[1]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_12__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_12__d = unit_12__degree;
             end
             if (launched[12] | launched[1]) begin
@@ -44685,10 +44727,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[2]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_13__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_13__d = unit_12__degree;
             end
             if (launched[12] | launched[2]) begin
@@ -44696,10 +44738,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[3]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_15__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_15__d = unit_12__degree;
             end
             if (launched[12] | launched[3]) begin
@@ -44707,10 +44749,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[4]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_18__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_18__d = unit_12__degree;
             end
             if (launched[12] | launched[4]) begin
@@ -44718,10 +44760,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[5]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_22__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_22__d = unit_12__degree;
             end
             if (launched[12] | launched[5]) begin
@@ -44729,10 +44771,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[6]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_27__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_27__d = unit_12__degree;
             end
             if (launched[12] | launched[6]) begin
@@ -44740,10 +44782,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[7]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_33__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_33__d = unit_12__degree;
             end
             if (launched[12] | launched[7]) begin
@@ -44751,10 +44793,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[8]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_40__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_40__d = unit_12__degree;
             end
             if (launched[12] | launched[8]) begin
@@ -44762,10 +44804,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[9]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_48__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_48__d = unit_12__degree;
             end
             if (launched[12] | launched[9]) begin
@@ -44773,10 +44815,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[10]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_57__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_57__d = unit_12__degree;
             end
             if (launched[12] | launched[10]) begin
@@ -44784,10 +44826,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[11]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_67__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_67__d = unit_12__degree;
             end
             if (launched[12] | launched[11]) begin
@@ -44795,10 +44837,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[12]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_78__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_78__d = unit_12__degree;
             end
             if (launched[12] | launched[12]) begin
@@ -44806,10 +44848,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[13]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_90__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_90__d = unit_12__degree;
             end
             if (launched[12] | launched[13]) begin
@@ -44817,10 +44859,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[14]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_103__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_103__d = unit_12__degree;
             end
             if (launched[12] | launched[14]) begin
@@ -44828,10 +44870,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[15]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_117__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_117__d = unit_12__degree;
             end
             if (launched[12] | launched[15]) begin
@@ -44839,10 +44881,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[16]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_132__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_132__d = unit_12__degree;
             end
             if (launched[12] | launched[16]) begin
@@ -44850,10 +44892,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[17]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_148__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_148__d = unit_12__degree;
             end
             if (launched[12] | launched[17]) begin
@@ -44861,10 +44903,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[18]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_165__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_165__d = unit_12__degree;
             end
             if (launched[12] | launched[18]) begin
@@ -44872,10 +44914,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[19]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_183__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_183__d = unit_12__degree;
             end
             if (launched[12] | launched[19]) begin
@@ -44883,10 +44925,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[20]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_202__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_202__d = unit_12__degree;
             end
             if (launched[12] | launched[20]) begin
@@ -44894,10 +44936,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[21]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_222__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_222__d = unit_12__degree;
             end
             if (launched[12] | launched[21]) begin
@@ -44905,10 +44947,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[22]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_243__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_243__d = unit_12__degree;
             end
             if (launched[12] | launched[22]) begin
@@ -44916,10 +44958,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[23]) begin
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_265__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_265__d = unit_12__degree;
             end
             if (launched[12] | launched[23]) begin
@@ -44927,10 +44969,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[0]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_13__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_13__d = unit_13__degree;
             end
             if (launched[13] | launched[0]) begin
@@ -44938,10 +44980,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[1]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_13__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_13__d = unit_13__degree;
             end
             if (launched[13] | launched[1]) begin
@@ -44949,10 +44991,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[2]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_14__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_14__d = unit_13__degree;
             end
             if (launched[13] | launched[2]) begin
@@ -44960,10 +45002,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[3]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_16__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_16__d = unit_13__degree;
             end
             if (launched[13] | launched[3]) begin
@@ -44971,10 +45013,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[4]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_19__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_19__d = unit_13__degree;
             end
             if (launched[13] | launched[4]) begin
@@ -44982,10 +45024,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[5]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_23__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_23__d = unit_13__degree;
             end
             if (launched[13] | launched[5]) begin
@@ -44993,10 +45035,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[6]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_28__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_28__d = unit_13__degree;
             end
             if (launched[13] | launched[6]) begin
@@ -45004,10 +45046,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[7]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_34__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_34__d = unit_13__degree;
             end
             if (launched[13] | launched[7]) begin
@@ -45015,10 +45057,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[8]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_41__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_41__d = unit_13__degree;
             end
             if (launched[13] | launched[8]) begin
@@ -45026,10 +45068,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[9]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_49__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_49__d = unit_13__degree;
             end
             if (launched[13] | launched[9]) begin
@@ -45037,10 +45079,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[10]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_58__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_58__d = unit_13__degree;
             end
             if (launched[13] | launched[10]) begin
@@ -45048,10 +45090,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[11]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_68__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_68__d = unit_13__degree;
             end
             if (launched[13] | launched[11]) begin
@@ -45059,10 +45101,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[12]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_79__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_79__d = unit_13__degree;
             end
             if (launched[13] | launched[12]) begin
@@ -45070,10 +45112,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[13]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_91__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_91__d = unit_13__degree;
             end
             if (launched[13] | launched[13]) begin
@@ -45081,10 +45123,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[14]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_104__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_104__d = unit_13__degree;
             end
             if (launched[13] | launched[14]) begin
@@ -45092,10 +45134,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[15]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_118__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_118__d = unit_13__degree;
             end
             if (launched[13] | launched[15]) begin
@@ -45103,10 +45145,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[16]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_133__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_133__d = unit_13__degree;
             end
             if (launched[13] | launched[16]) begin
@@ -45114,10 +45156,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[17]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_149__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_149__d = unit_13__degree;
             end
             if (launched[13] | launched[17]) begin
@@ -45125,10 +45167,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[18]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_166__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_166__d = unit_13__degree;
             end
             if (launched[13] | launched[18]) begin
@@ -45136,10 +45178,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[19]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_184__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_184__d = unit_13__degree;
             end
             if (launched[13] | launched[19]) begin
@@ -45147,10 +45189,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[20]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_203__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_203__d = unit_13__degree;
             end
             if (launched[13] | launched[20]) begin
@@ -45158,10 +45200,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[21]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_223__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_223__d = unit_13__degree;
             end
             if (launched[13] | launched[21]) begin
@@ -45169,10 +45211,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[22]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_244__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_244__d = unit_13__degree;
             end
             if (launched[13] | launched[22]) begin
@@ -45180,10 +45222,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[23]) begin
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_266__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_266__d = unit_13__degree;
             end
             if (launched[13] | launched[23]) begin
@@ -45191,10 +45233,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[0]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_14__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_14__d = unit_14__degree;
             end
             if (launched[14] | launched[0]) begin
@@ -45202,10 +45244,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[1]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_14__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_14__d = unit_14__degree;
             end
             if (launched[14] | launched[1]) begin
@@ -45213,10 +45255,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[2]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_15__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_15__d = unit_14__degree;
             end
             if (launched[14] | launched[2]) begin
@@ -45224,10 +45266,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[3]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_17__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_17__d = unit_14__degree;
             end
             if (launched[14] | launched[3]) begin
@@ -45235,10 +45277,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[4]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_20__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_20__d = unit_14__degree;
             end
             if (launched[14] | launched[4]) begin
@@ -45246,10 +45288,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[5]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_24__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_24__d = unit_14__degree;
             end
             if (launched[14] | launched[5]) begin
@@ -45257,10 +45299,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[6]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_29__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_29__d = unit_14__degree;
             end
             if (launched[14] | launched[6]) begin
@@ -45268,10 +45310,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[7]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_35__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_35__d = unit_14__degree;
             end
             if (launched[14] | launched[7]) begin
@@ -45279,10 +45321,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[8]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_42__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_42__d = unit_14__degree;
             end
             if (launched[14] | launched[8]) begin
@@ -45290,10 +45332,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[9]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_50__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_50__d = unit_14__degree;
             end
             if (launched[14] | launched[9]) begin
@@ -45301,10 +45343,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[10]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_59__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_59__d = unit_14__degree;
             end
             if (launched[14] | launched[10]) begin
@@ -45312,10 +45354,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[11]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_69__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_69__d = unit_14__degree;
             end
             if (launched[14] | launched[11]) begin
@@ -45323,10 +45365,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[12]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_80__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_80__d = unit_14__degree;
             end
             if (launched[14] | launched[12]) begin
@@ -45334,10 +45376,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[13]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_92__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_92__d = unit_14__degree;
             end
             if (launched[14] | launched[13]) begin
@@ -45345,10 +45387,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[14]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_105__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_105__d = unit_14__degree;
             end
             if (launched[14] | launched[14]) begin
@@ -45356,10 +45398,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[15]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_119__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_119__d = unit_14__degree;
             end
             if (launched[14] | launched[15]) begin
@@ -45367,10 +45409,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[16]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_134__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_134__d = unit_14__degree;
             end
             if (launched[14] | launched[16]) begin
@@ -45378,10 +45420,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[17]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_150__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_150__d = unit_14__degree;
             end
             if (launched[14] | launched[17]) begin
@@ -45389,10 +45431,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[18]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_167__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_167__d = unit_14__degree;
             end
             if (launched[14] | launched[18]) begin
@@ -45400,10 +45442,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[19]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_185__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_185__d = unit_14__degree;
             end
             if (launched[14] | launched[19]) begin
@@ -45411,10 +45453,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[20]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_204__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_204__d = unit_14__degree;
             end
             if (launched[14] | launched[20]) begin
@@ -45422,10 +45464,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[21]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_224__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_224__d = unit_14__degree;
             end
             if (launched[14] | launched[21]) begin
@@ -45433,10 +45475,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[22]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_245__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_245__d = unit_14__degree;
             end
             if (launched[14] | launched[22]) begin
@@ -45444,10 +45486,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[23]) begin
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_267__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_267__d = unit_14__degree;
             end
             if (launched[14] | launched[23]) begin
@@ -45455,10 +45497,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[0]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_15__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_15__d = unit_15__degree;
             end
             if (launched[15] | launched[0]) begin
@@ -45466,10 +45508,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[1]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_15__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_15__d = unit_15__degree;
             end
             if (launched[15] | launched[1]) begin
@@ -45477,10 +45519,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[2]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_16__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_16__d = unit_15__degree;
             end
             if (launched[15] | launched[2]) begin
@@ -45488,10 +45530,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[3]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_18__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_18__d = unit_15__degree;
             end
             if (launched[15] | launched[3]) begin
@@ -45499,10 +45541,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[4]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_21__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_21__d = unit_15__degree;
             end
             if (launched[15] | launched[4]) begin
@@ -45510,10 +45552,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[5]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_25__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_25__d = unit_15__degree;
             end
             if (launched[15] | launched[5]) begin
@@ -45521,10 +45563,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[6]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_30__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_30__d = unit_15__degree;
             end
             if (launched[15] | launched[6]) begin
@@ -45532,10 +45574,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[7]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_36__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_36__d = unit_15__degree;
             end
             if (launched[15] | launched[7]) begin
@@ -45543,10 +45585,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[8]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_43__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_43__d = unit_15__degree;
             end
             if (launched[15] | launched[8]) begin
@@ -45554,10 +45596,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[9]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_51__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_51__d = unit_15__degree;
             end
             if (launched[15] | launched[9]) begin
@@ -45565,10 +45607,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[10]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_60__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_60__d = unit_15__degree;
             end
             if (launched[15] | launched[10]) begin
@@ -45576,10 +45618,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[11]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_70__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_70__d = unit_15__degree;
             end
             if (launched[15] | launched[11]) begin
@@ -45587,10 +45629,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[12]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_81__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_81__d = unit_15__degree;
             end
             if (launched[15] | launched[12]) begin
@@ -45598,10 +45640,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[13]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_93__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_93__d = unit_15__degree;
             end
             if (launched[15] | launched[13]) begin
@@ -45609,10 +45651,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[14]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_106__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_106__d = unit_15__degree;
             end
             if (launched[15] | launched[14]) begin
@@ -45620,10 +45662,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[15]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_120__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_120__d = unit_15__degree;
             end
             if (launched[15] | launched[15]) begin
@@ -45631,10 +45673,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[16]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_135__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_135__d = unit_15__degree;
             end
             if (launched[15] | launched[16]) begin
@@ -45642,10 +45684,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[17]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_151__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_151__d = unit_15__degree;
             end
             if (launched[15] | launched[17]) begin
@@ -45653,10 +45695,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[18]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_168__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_168__d = unit_15__degree;
             end
             if (launched[15] | launched[18]) begin
@@ -45664,10 +45706,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[19]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_186__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_186__d = unit_15__degree;
             end
             if (launched[15] | launched[19]) begin
@@ -45675,10 +45717,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[20]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_205__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_205__d = unit_15__degree;
             end
             if (launched[15] | launched[20]) begin
@@ -45686,10 +45728,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[21]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_225__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_225__d = unit_15__degree;
             end
             if (launched[15] | launched[21]) begin
@@ -45697,10 +45739,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[22]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_246__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_246__d = unit_15__degree;
             end
             if (launched[15] | launched[22]) begin
@@ -45708,10 +45750,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[23]) begin
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_268__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_268__d = unit_15__degree;
             end
             if (launched[15] | launched[23]) begin
@@ -45719,10 +45761,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[0]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_16__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_16__d = unit_16__degree;
             end
             if (launched[16] | launched[0]) begin
@@ -45730,10 +45772,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[1]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_16__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_16__d = unit_16__degree;
             end
             if (launched[16] | launched[1]) begin
@@ -45741,10 +45783,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[2]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_17__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_17__d = unit_16__degree;
             end
             if (launched[16] | launched[2]) begin
@@ -45752,10 +45794,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[3]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_19__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_19__d = unit_16__degree;
             end
             if (launched[16] | launched[3]) begin
@@ -45763,10 +45805,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[4]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_22__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_22__d = unit_16__degree;
             end
             if (launched[16] | launched[4]) begin
@@ -45774,10 +45816,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[5]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_26__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_26__d = unit_16__degree;
             end
             if (launched[16] | launched[5]) begin
@@ -45785,10 +45827,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[6]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_31__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_31__d = unit_16__degree;
             end
             if (launched[16] | launched[6]) begin
@@ -45796,10 +45838,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[7]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_37__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_37__d = unit_16__degree;
             end
             if (launched[16] | launched[7]) begin
@@ -45807,10 +45849,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[8]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_44__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_44__d = unit_16__degree;
             end
             if (launched[16] | launched[8]) begin
@@ -45818,10 +45860,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[9]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_52__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_52__d = unit_16__degree;
             end
             if (launched[16] | launched[9]) begin
@@ -45829,10 +45871,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[10]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_61__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_61__d = unit_16__degree;
             end
             if (launched[16] | launched[10]) begin
@@ -45840,10 +45882,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[11]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_71__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_71__d = unit_16__degree;
             end
             if (launched[16] | launched[11]) begin
@@ -45851,10 +45893,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[12]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_82__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_82__d = unit_16__degree;
             end
             if (launched[16] | launched[12]) begin
@@ -45862,10 +45904,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[13]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_94__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_94__d = unit_16__degree;
             end
             if (launched[16] | launched[13]) begin
@@ -45873,10 +45915,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[14]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_107__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_107__d = unit_16__degree;
             end
             if (launched[16] | launched[14]) begin
@@ -45884,10 +45926,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[15]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_121__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_121__d = unit_16__degree;
             end
             if (launched[16] | launched[15]) begin
@@ -45895,10 +45937,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[16]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_136__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_136__d = unit_16__degree;
             end
             if (launched[16] | launched[16]) begin
@@ -45906,10 +45948,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[17]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_152__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_152__d = unit_16__degree;
             end
             if (launched[16] | launched[17]) begin
@@ -45917,10 +45959,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[18]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_169__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_169__d = unit_16__degree;
             end
             if (launched[16] | launched[18]) begin
@@ -45928,10 +45970,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[19]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_187__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_187__d = unit_16__degree;
             end
             if (launched[16] | launched[19]) begin
@@ -45939,10 +45981,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[20]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_206__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_206__d = unit_16__degree;
             end
             if (launched[16] | launched[20]) begin
@@ -45950,10 +45992,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[21]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_226__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_226__d = unit_16__degree;
             end
             if (launched[16] | launched[21]) begin
@@ -45961,10 +46003,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[22]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_247__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_247__d = unit_16__degree;
             end
             if (launched[16] | launched[22]) begin
@@ -45972,10 +46014,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[23]) begin
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_269__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_269__d = unit_16__degree;
             end
             if (launched[16] | launched[23]) begin
@@ -45983,10 +46025,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[0]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_17__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_17__d = unit_17__degree;
             end
             if (launched[17] | launched[0]) begin
@@ -45994,10 +46036,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[1]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_17__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_17__d = unit_17__degree;
             end
             if (launched[17] | launched[1]) begin
@@ -46005,10 +46047,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[2]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_18__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_18__d = unit_17__degree;
             end
             if (launched[17] | launched[2]) begin
@@ -46016,10 +46058,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[3]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_20__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_20__d = unit_17__degree;
             end
             if (launched[17] | launched[3]) begin
@@ -46027,10 +46069,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[4]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_23__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_23__d = unit_17__degree;
             end
             if (launched[17] | launched[4]) begin
@@ -46038,10 +46080,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[5]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_27__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_27__d = unit_17__degree;
             end
             if (launched[17] | launched[5]) begin
@@ -46049,10 +46091,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[6]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_32__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_32__d = unit_17__degree;
             end
             if (launched[17] | launched[6]) begin
@@ -46060,10 +46102,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[7]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_38__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_38__d = unit_17__degree;
             end
             if (launched[17] | launched[7]) begin
@@ -46071,10 +46113,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[8]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_45__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_45__d = unit_17__degree;
             end
             if (launched[17] | launched[8]) begin
@@ -46082,10 +46124,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[9]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_53__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_53__d = unit_17__degree;
             end
             if (launched[17] | launched[9]) begin
@@ -46093,10 +46135,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[10]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_62__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_62__d = unit_17__degree;
             end
             if (launched[17] | launched[10]) begin
@@ -46104,10 +46146,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[11]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_72__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_72__d = unit_17__degree;
             end
             if (launched[17] | launched[11]) begin
@@ -46115,10 +46157,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[12]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_83__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_83__d = unit_17__degree;
             end
             if (launched[17] | launched[12]) begin
@@ -46126,10 +46168,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[13]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_95__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_95__d = unit_17__degree;
             end
             if (launched[17] | launched[13]) begin
@@ -46137,10 +46179,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[14]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_108__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_108__d = unit_17__degree;
             end
             if (launched[17] | launched[14]) begin
@@ -46148,10 +46190,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[15]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_122__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_122__d = unit_17__degree;
             end
             if (launched[17] | launched[15]) begin
@@ -46159,10 +46201,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[16]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_137__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_137__d = unit_17__degree;
             end
             if (launched[17] | launched[16]) begin
@@ -46170,10 +46212,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[17]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_153__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_153__d = unit_17__degree;
             end
             if (launched[17] | launched[17]) begin
@@ -46181,10 +46223,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[18]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_170__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_170__d = unit_17__degree;
             end
             if (launched[17] | launched[18]) begin
@@ -46192,10 +46234,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[19]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_188__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_188__d = unit_17__degree;
             end
             if (launched[17] | launched[19]) begin
@@ -46203,10 +46245,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[20]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_207__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_207__d = unit_17__degree;
             end
             if (launched[17] | launched[20]) begin
@@ -46214,10 +46256,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[21]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_227__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_227__d = unit_17__degree;
             end
             if (launched[17] | launched[21]) begin
@@ -46225,10 +46267,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[22]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_248__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_248__d = unit_17__degree;
             end
             if (launched[17] | launched[22]) begin
@@ -46236,10 +46278,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[23]) begin
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_270__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_270__d = unit_17__degree;
             end
             if (launched[17] | launched[23]) begin
@@ -46247,10 +46289,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[0]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_18__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_18__d = unit_18__degree;
             end
             if (launched[18] | launched[0]) begin
@@ -46258,10 +46300,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[1]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_18__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_18__d = unit_18__degree;
             end
             if (launched[18] | launched[1]) begin
@@ -46269,10 +46311,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[2]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_19__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_19__d = unit_18__degree;
             end
             if (launched[18] | launched[2]) begin
@@ -46280,10 +46322,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[3]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_21__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_21__d = unit_18__degree;
             end
             if (launched[18] | launched[3]) begin
@@ -46291,10 +46333,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[4]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_24__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_24__d = unit_18__degree;
             end
             if (launched[18] | launched[4]) begin
@@ -46302,10 +46344,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[5]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_28__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_28__d = unit_18__degree;
             end
             if (launched[18] | launched[5]) begin
@@ -46313,10 +46355,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[6]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_33__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_33__d = unit_18__degree;
             end
             if (launched[18] | launched[6]) begin
@@ -46324,10 +46366,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[7]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_39__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_39__d = unit_18__degree;
             end
             if (launched[18] | launched[7]) begin
@@ -46335,10 +46377,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[8]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_46__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_46__d = unit_18__degree;
             end
             if (launched[18] | launched[8]) begin
@@ -46346,10 +46388,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[9]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_54__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_54__d = unit_18__degree;
             end
             if (launched[18] | launched[9]) begin
@@ -46357,10 +46399,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[10]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_63__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_63__d = unit_18__degree;
             end
             if (launched[18] | launched[10]) begin
@@ -46368,10 +46410,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[11]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_73__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_73__d = unit_18__degree;
             end
             if (launched[18] | launched[11]) begin
@@ -46379,10 +46421,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[12]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_84__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_84__d = unit_18__degree;
             end
             if (launched[18] | launched[12]) begin
@@ -46390,10 +46432,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[13]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_96__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_96__d = unit_18__degree;
             end
             if (launched[18] | launched[13]) begin
@@ -46401,10 +46443,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[14]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_109__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_109__d = unit_18__degree;
             end
             if (launched[18] | launched[14]) begin
@@ -46412,10 +46454,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[15]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_123__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_123__d = unit_18__degree;
             end
             if (launched[18] | launched[15]) begin
@@ -46423,10 +46465,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[16]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_138__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_138__d = unit_18__degree;
             end
             if (launched[18] | launched[16]) begin
@@ -46434,10 +46476,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[17]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_154__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_154__d = unit_18__degree;
             end
             if (launched[18] | launched[17]) begin
@@ -46445,10 +46487,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[18]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_171__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_171__d = unit_18__degree;
             end
             if (launched[18] | launched[18]) begin
@@ -46456,10 +46498,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[19]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_189__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_189__d = unit_18__degree;
             end
             if (launched[18] | launched[19]) begin
@@ -46467,10 +46509,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[20]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_208__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_208__d = unit_18__degree;
             end
             if (launched[18] | launched[20]) begin
@@ -46478,10 +46520,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[21]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_228__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_228__d = unit_18__degree;
             end
             if (launched[18] | launched[21]) begin
@@ -46489,10 +46531,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[22]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_249__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_249__d = unit_18__degree;
             end
             if (launched[18] | launched[22]) begin
@@ -46500,10 +46542,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[23]) begin
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_271__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_271__d = unit_18__degree;
             end
             if (launched[18] | launched[23]) begin
@@ -46511,10 +46553,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[0]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_19__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_19__d = unit_19__degree;
             end
             if (launched[19] | launched[0]) begin
@@ -46522,10 +46564,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[1]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_19__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_19__d = unit_19__degree;
             end
             if (launched[19] | launched[1]) begin
@@ -46533,10 +46575,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[2]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_20__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_20__d = unit_19__degree;
             end
             if (launched[19] | launched[2]) begin
@@ -46544,10 +46586,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[3]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_22__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_22__d = unit_19__degree;
             end
             if (launched[19] | launched[3]) begin
@@ -46555,10 +46597,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[4]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_25__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_25__d = unit_19__degree;
             end
             if (launched[19] | launched[4]) begin
@@ -46566,10 +46608,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[5]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_29__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_29__d = unit_19__degree;
             end
             if (launched[19] | launched[5]) begin
@@ -46577,10 +46619,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[6]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_34__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_34__d = unit_19__degree;
             end
             if (launched[19] | launched[6]) begin
@@ -46588,10 +46630,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[7]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_40__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_40__d = unit_19__degree;
             end
             if (launched[19] | launched[7]) begin
@@ -46599,10 +46641,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[8]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_47__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_47__d = unit_19__degree;
             end
             if (launched[19] | launched[8]) begin
@@ -46610,10 +46652,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[9]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_55__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_55__d = unit_19__degree;
             end
             if (launched[19] | launched[9]) begin
@@ -46621,10 +46663,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[10]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_64__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_64__d = unit_19__degree;
             end
             if (launched[19] | launched[10]) begin
@@ -46632,10 +46674,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[11]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_74__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_74__d = unit_19__degree;
             end
             if (launched[19] | launched[11]) begin
@@ -46643,10 +46685,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[12]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_85__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_85__d = unit_19__degree;
             end
             if (launched[19] | launched[12]) begin
@@ -46654,10 +46696,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[13]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_97__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_97__d = unit_19__degree;
             end
             if (launched[19] | launched[13]) begin
@@ -46665,10 +46707,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[14]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_110__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_110__d = unit_19__degree;
             end
             if (launched[19] | launched[14]) begin
@@ -46676,10 +46718,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[15]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_124__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_124__d = unit_19__degree;
             end
             if (launched[19] | launched[15]) begin
@@ -46687,10 +46729,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[16]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_139__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_139__d = unit_19__degree;
             end
             if (launched[19] | launched[16]) begin
@@ -46698,10 +46740,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[17]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_155__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_155__d = unit_19__degree;
             end
             if (launched[19] | launched[17]) begin
@@ -46709,10 +46751,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[18]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_172__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_172__d = unit_19__degree;
             end
             if (launched[19] | launched[18]) begin
@@ -46720,10 +46762,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[19]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_190__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_190__d = unit_19__degree;
             end
             if (launched[19] | launched[19]) begin
@@ -46731,10 +46773,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[20]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_209__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_209__d = unit_19__degree;
             end
             if (launched[19] | launched[20]) begin
@@ -46742,10 +46784,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[21]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_229__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_229__d = unit_19__degree;
             end
             if (launched[19] | launched[21]) begin
@@ -46753,10 +46795,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[22]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_250__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_250__d = unit_19__degree;
             end
             if (launched[19] | launched[22]) begin
@@ -46764,10 +46806,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[23]) begin
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_272__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_272__d = unit_19__degree;
             end
             if (launched[19] | launched[23]) begin
@@ -46775,10 +46817,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[0]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_20__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_20__d = unit_20__degree;
             end
             if (launched[20] | launched[0]) begin
@@ -46786,10 +46828,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[1]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_20__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_20__d = unit_20__degree;
             end
             if (launched[20] | launched[1]) begin
@@ -46797,10 +46839,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[2]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_21__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_21__d = unit_20__degree;
             end
             if (launched[20] | launched[2]) begin
@@ -46808,10 +46850,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[3]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_23__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_23__d = unit_20__degree;
             end
             if (launched[20] | launched[3]) begin
@@ -46819,10 +46861,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[4]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_26__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_26__d = unit_20__degree;
             end
             if (launched[20] | launched[4]) begin
@@ -46830,10 +46872,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[5]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_30__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_30__d = unit_20__degree;
             end
             if (launched[20] | launched[5]) begin
@@ -46841,10 +46883,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[6]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_35__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_35__d = unit_20__degree;
             end
             if (launched[20] | launched[6]) begin
@@ -46852,10 +46894,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[7]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_41__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_41__d = unit_20__degree;
             end
             if (launched[20] | launched[7]) begin
@@ -46863,10 +46905,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[8]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_48__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_48__d = unit_20__degree;
             end
             if (launched[20] | launched[8]) begin
@@ -46874,10 +46916,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[9]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_56__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_56__d = unit_20__degree;
             end
             if (launched[20] | launched[9]) begin
@@ -46885,10 +46927,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[10]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_65__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_65__d = unit_20__degree;
             end
             if (launched[20] | launched[10]) begin
@@ -46896,10 +46938,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[11]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_75__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_75__d = unit_20__degree;
             end
             if (launched[20] | launched[11]) begin
@@ -46907,10 +46949,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[12]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_86__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_86__d = unit_20__degree;
             end
             if (launched[20] | launched[12]) begin
@@ -46918,10 +46960,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[13]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_98__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_98__d = unit_20__degree;
             end
             if (launched[20] | launched[13]) begin
@@ -46929,10 +46971,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[14]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_111__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_111__d = unit_20__degree;
             end
             if (launched[20] | launched[14]) begin
@@ -46940,10 +46982,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[15]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_125__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_125__d = unit_20__degree;
             end
             if (launched[20] | launched[15]) begin
@@ -46951,10 +46993,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[16]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_140__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_140__d = unit_20__degree;
             end
             if (launched[20] | launched[16]) begin
@@ -46962,10 +47004,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[17]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_156__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_156__d = unit_20__degree;
             end
             if (launched[20] | launched[17]) begin
@@ -46973,10 +47015,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[18]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_173__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_173__d = unit_20__degree;
             end
             if (launched[20] | launched[18]) begin
@@ -46984,10 +47026,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[19]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_191__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_191__d = unit_20__degree;
             end
             if (launched[20] | launched[19]) begin
@@ -46995,10 +47037,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[20]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_210__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_210__d = unit_20__degree;
             end
             if (launched[20] | launched[20]) begin
@@ -47006,10 +47048,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[21]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_230__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_230__d = unit_20__degree;
             end
             if (launched[20] | launched[21]) begin
@@ -47017,10 +47059,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[22]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_251__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_251__d = unit_20__degree;
             end
             if (launched[20] | launched[22]) begin
@@ -47028,10 +47070,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[23]) begin
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_273__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_273__d = unit_20__degree;
             end
             if (launched[20] | launched[23]) begin
@@ -47039,10 +47081,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[0]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_21__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_21__d = unit_21__degree;
             end
             if (launched[21] | launched[0]) begin
@@ -47050,10 +47092,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[1]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_21__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_21__d = unit_21__degree;
             end
             if (launched[21] | launched[1]) begin
@@ -47061,10 +47103,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[2]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_22__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_22__d = unit_21__degree;
             end
             if (launched[21] | launched[2]) begin
@@ -47072,10 +47114,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[3]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_24__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_24__d = unit_21__degree;
             end
             if (launched[21] | launched[3]) begin
@@ -47083,10 +47125,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[4]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_27__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_27__d = unit_21__degree;
             end
             if (launched[21] | launched[4]) begin
@@ -47094,10 +47136,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[5]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_31__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_31__d = unit_21__degree;
             end
             if (launched[21] | launched[5]) begin
@@ -47105,10 +47147,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[6]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_36__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_36__d = unit_21__degree;
             end
             if (launched[21] | launched[6]) begin
@@ -47116,10 +47158,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[7]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_42__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_42__d = unit_21__degree;
             end
             if (launched[21] | launched[7]) begin
@@ -47127,10 +47169,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[8]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_49__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_49__d = unit_21__degree;
             end
             if (launched[21] | launched[8]) begin
@@ -47138,10 +47180,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[9]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_57__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_57__d = unit_21__degree;
             end
             if (launched[21] | launched[9]) begin
@@ -47149,10 +47191,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[10]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_66__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_66__d = unit_21__degree;
             end
             if (launched[21] | launched[10]) begin
@@ -47160,10 +47202,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[11]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_76__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_76__d = unit_21__degree;
             end
             if (launched[21] | launched[11]) begin
@@ -47171,10 +47213,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[12]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_87__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_87__d = unit_21__degree;
             end
             if (launched[21] | launched[12]) begin
@@ -47182,10 +47224,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[13]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_99__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_99__d = unit_21__degree;
             end
             if (launched[21] | launched[13]) begin
@@ -47193,10 +47235,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[14]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_112__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_112__d = unit_21__degree;
             end
             if (launched[21] | launched[14]) begin
@@ -47204,10 +47246,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[15]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_126__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_126__d = unit_21__degree;
             end
             if (launched[21] | launched[15]) begin
@@ -47215,10 +47257,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[16]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_141__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_141__d = unit_21__degree;
             end
             if (launched[21] | launched[16]) begin
@@ -47226,10 +47268,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[17]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_157__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_157__d = unit_21__degree;
             end
             if (launched[21] | launched[17]) begin
@@ -47237,10 +47279,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[18]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_174__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_174__d = unit_21__degree;
             end
             if (launched[21] | launched[18]) begin
@@ -47248,10 +47290,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[19]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_192__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_192__d = unit_21__degree;
             end
             if (launched[21] | launched[19]) begin
@@ -47259,10 +47301,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[20]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_211__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_211__d = unit_21__degree;
             end
             if (launched[21] | launched[20]) begin
@@ -47270,10 +47312,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[21]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_231__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_231__d = unit_21__degree;
             end
             if (launched[21] | launched[21]) begin
@@ -47281,10 +47323,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[22]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_252__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_252__d = unit_21__degree;
             end
             if (launched[21] | launched[22]) begin
@@ -47292,10 +47334,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[23]) begin
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_274__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_274__d = unit_21__degree;
             end
             if (launched[21] | launched[23]) begin
@@ -47303,10 +47345,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[0]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_22__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_22__d = unit_22__degree;
             end
             if (launched[22] | launched[0]) begin
@@ -47314,10 +47356,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[1]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_22__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_22__d = unit_22__degree;
             end
             if (launched[22] | launched[1]) begin
@@ -47325,10 +47367,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[2]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_23__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_23__d = unit_22__degree;
             end
             if (launched[22] | launched[2]) begin
@@ -47336,10 +47378,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[3]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_25__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_25__d = unit_22__degree;
             end
             if (launched[22] | launched[3]) begin
@@ -47347,10 +47389,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[4]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_28__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_28__d = unit_22__degree;
             end
             if (launched[22] | launched[4]) begin
@@ -47358,10 +47400,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[5]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_32__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_32__d = unit_22__degree;
             end
             if (launched[22] | launched[5]) begin
@@ -47369,10 +47411,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[6]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_37__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_37__d = unit_22__degree;
             end
             if (launched[22] | launched[6]) begin
@@ -47380,10 +47422,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[7]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_43__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_43__d = unit_22__degree;
             end
             if (launched[22] | launched[7]) begin
@@ -47391,10 +47433,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[8]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_50__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_50__d = unit_22__degree;
             end
             if (launched[22] | launched[8]) begin
@@ -47402,10 +47444,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[9]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_58__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_58__d = unit_22__degree;
             end
             if (launched[22] | launched[9]) begin
@@ -47413,10 +47455,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[10]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_67__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_67__d = unit_22__degree;
             end
             if (launched[22] | launched[10]) begin
@@ -47424,10 +47466,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[11]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_77__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_77__d = unit_22__degree;
             end
             if (launched[22] | launched[11]) begin
@@ -47435,10 +47477,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[12]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_88__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_88__d = unit_22__degree;
             end
             if (launched[22] | launched[12]) begin
@@ -47446,10 +47488,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[13]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_100__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_100__d = unit_22__degree;
             end
             if (launched[22] | launched[13]) begin
@@ -47457,10 +47499,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[14]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_113__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_113__d = unit_22__degree;
             end
             if (launched[22] | launched[14]) begin
@@ -47468,10 +47510,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[15]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_127__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_127__d = unit_22__degree;
             end
             if (launched[22] | launched[15]) begin
@@ -47479,10 +47521,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[16]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_142__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_142__d = unit_22__degree;
             end
             if (launched[22] | launched[16]) begin
@@ -47490,10 +47532,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[17]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_158__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_158__d = unit_22__degree;
             end
             if (launched[22] | launched[17]) begin
@@ -47501,10 +47543,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[18]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_175__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_175__d = unit_22__degree;
             end
             if (launched[22] | launched[18]) begin
@@ -47512,10 +47554,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[19]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_193__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_193__d = unit_22__degree;
             end
             if (launched[22] | launched[19]) begin
@@ -47523,10 +47565,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[20]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_212__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_212__d = unit_22__degree;
             end
             if (launched[22] | launched[20]) begin
@@ -47534,10 +47576,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[21]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_232__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_232__d = unit_22__degree;
             end
             if (launched[22] | launched[21]) begin
@@ -47545,10 +47587,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[22]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_253__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_253__d = unit_22__degree;
             end
             if (launched[22] | launched[22]) begin
@@ -47556,10 +47598,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[23]) begin
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_275__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_275__d = unit_22__degree;
             end
             if (launched[22] | launched[23]) begin
@@ -47567,10 +47609,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[0]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_23__d = unit_0__degree;
             end
-            if (row_pick__onehot[0]) begin
+            if (row_oh__q[0]) begin
                 tri_23__d = unit_23__degree;
             end
             if (launched[23] | launched[0]) begin
@@ -47578,10 +47620,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[1]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_23__d = unit_1__degree;
             end
-            if (row_pick__onehot[1]) begin
+            if (row_oh__q[1]) begin
                 tri_23__d = unit_23__degree;
             end
             if (launched[23] | launched[1]) begin
@@ -47589,10 +47631,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[2]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_24__d = unit_2__degree;
             end
-            if (row_pick__onehot[2]) begin
+            if (row_oh__q[2]) begin
                 tri_24__d = unit_23__degree;
             end
             if (launched[23] | launched[2]) begin
@@ -47600,10 +47642,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[3]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_26__d = unit_3__degree;
             end
-            if (row_pick__onehot[3]) begin
+            if (row_oh__q[3]) begin
                 tri_26__d = unit_23__degree;
             end
             if (launched[23] | launched[3]) begin
@@ -47611,10 +47653,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[4]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_29__d = unit_4__degree;
             end
-            if (row_pick__onehot[4]) begin
+            if (row_oh__q[4]) begin
                 tri_29__d = unit_23__degree;
             end
             if (launched[23] | launched[4]) begin
@@ -47622,10 +47664,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[5]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_33__d = unit_5__degree;
             end
-            if (row_pick__onehot[5]) begin
+            if (row_oh__q[5]) begin
                 tri_33__d = unit_23__degree;
             end
             if (launched[23] | launched[5]) begin
@@ -47633,10 +47675,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[6]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_38__d = unit_6__degree;
             end
-            if (row_pick__onehot[6]) begin
+            if (row_oh__q[6]) begin
                 tri_38__d = unit_23__degree;
             end
             if (launched[23] | launched[6]) begin
@@ -47644,10 +47686,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[7]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_44__d = unit_7__degree;
             end
-            if (row_pick__onehot[7]) begin
+            if (row_oh__q[7]) begin
                 tri_44__d = unit_23__degree;
             end
             if (launched[23] | launched[7]) begin
@@ -47655,10 +47697,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[8]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_51__d = unit_8__degree;
             end
-            if (row_pick__onehot[8]) begin
+            if (row_oh__q[8]) begin
                 tri_51__d = unit_23__degree;
             end
             if (launched[23] | launched[8]) begin
@@ -47666,10 +47708,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[9]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_59__d = unit_9__degree;
             end
-            if (row_pick__onehot[9]) begin
+            if (row_oh__q[9]) begin
                 tri_59__d = unit_23__degree;
             end
             if (launched[23] | launched[9]) begin
@@ -47677,10 +47719,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[10]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_68__d = unit_10__degree;
             end
-            if (row_pick__onehot[10]) begin
+            if (row_oh__q[10]) begin
                 tri_68__d = unit_23__degree;
             end
             if (launched[23] | launched[10]) begin
@@ -47688,10 +47730,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[11]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_78__d = unit_11__degree;
             end
-            if (row_pick__onehot[11]) begin
+            if (row_oh__q[11]) begin
                 tri_78__d = unit_23__degree;
             end
             if (launched[23] | launched[11]) begin
@@ -47699,10 +47741,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[12]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_89__d = unit_12__degree;
             end
-            if (row_pick__onehot[12]) begin
+            if (row_oh__q[12]) begin
                 tri_89__d = unit_23__degree;
             end
             if (launched[23] | launched[12]) begin
@@ -47710,10 +47752,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[13]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_101__d = unit_13__degree;
             end
-            if (row_pick__onehot[13]) begin
+            if (row_oh__q[13]) begin
                 tri_101__d = unit_23__degree;
             end
             if (launched[23] | launched[13]) begin
@@ -47721,10 +47763,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[14]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_114__d = unit_14__degree;
             end
-            if (row_pick__onehot[14]) begin
+            if (row_oh__q[14]) begin
                 tri_114__d = unit_23__degree;
             end
             if (launched[23] | launched[14]) begin
@@ -47732,10 +47774,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[15]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_128__d = unit_15__degree;
             end
-            if (row_pick__onehot[15]) begin
+            if (row_oh__q[15]) begin
                 tri_128__d = unit_23__degree;
             end
             if (launched[23] | launched[15]) begin
@@ -47743,10 +47785,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[16]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_143__d = unit_16__degree;
             end
-            if (row_pick__onehot[16]) begin
+            if (row_oh__q[16]) begin
                 tri_143__d = unit_23__degree;
             end
             if (launched[23] | launched[16]) begin
@@ -47754,10 +47796,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[17]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_159__d = unit_17__degree;
             end
-            if (row_pick__onehot[17]) begin
+            if (row_oh__q[17]) begin
                 tri_159__d = unit_23__degree;
             end
             if (launched[23] | launched[17]) begin
@@ -47765,10 +47807,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[18]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_176__d = unit_18__degree;
             end
-            if (row_pick__onehot[18]) begin
+            if (row_oh__q[18]) begin
                 tri_176__d = unit_23__degree;
             end
             if (launched[23] | launched[18]) begin
@@ -47776,10 +47818,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[19]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_194__d = unit_19__degree;
             end
-            if (row_pick__onehot[19]) begin
+            if (row_oh__q[19]) begin
                 tri_194__d = unit_23__degree;
             end
             if (launched[23] | launched[19]) begin
@@ -47787,10 +47829,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[20]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_213__d = unit_20__degree;
             end
-            if (row_pick__onehot[20]) begin
+            if (row_oh__q[20]) begin
                 tri_213__d = unit_23__degree;
             end
             if (launched[23] | launched[20]) begin
@@ -47798,10 +47840,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[21]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_233__d = unit_21__degree;
             end
-            if (row_pick__onehot[21]) begin
+            if (row_oh__q[21]) begin
                 tri_233__d = unit_23__degree;
             end
             if (launched[23] | launched[21]) begin
@@ -47809,10 +47851,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[22]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_254__d = unit_22__degree;
             end
-            if (row_pick__onehot[22]) begin
+            if (row_oh__q[22]) begin
                 tri_254__d = unit_23__degree;
             end
             if (launched[23] | launched[22]) begin
@@ -47820,10 +47862,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[23]) begin
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_0__d = unit_23__degree;
             end
-            if (row_pick__onehot[23]) begin
+            if (row_oh__q[23]) begin
                 tri_0__d = unit_23__degree;
             end
             if (launched[23] | launched[23]) begin
@@ -48501,6 +48543,7 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             act__d = zero_n;
             last__d = zero_n;
             dirty__d = zero_n;
+            row_oh__d = zero_n;
             older_0__d = below_n_0;
             gap_0__d = zero5;
             score_0__d = zero_sb;
@@ -49009,6 +49052,25 @@ module locality_degree_base_fermi__older(d,q,clock);
     end
           
 endmodule // locality_degree_base_fermi__older
+
+// locality_degree_base_fermi__row_oh: a register (rust-hdl DFF), field `row_oh` of `locality_degree_base_fermi`; 1 instance.
+module locality_degree_base_fermi__row_oh(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_base_fermi__row_oh
 
 // locality_degree_base_fermi__row_pick: a sub-block, field `row_pick` of `locality_degree_base_fermi`; 1 instance.
 module locality_degree_base_fermi__row_pick(req,valid,onehot,index);
@@ -59602,6 +59664,44 @@ module locality_degree_base_fermi__row_sub(sel,data_0,data_1,data_2,data_3,data_
     end
     
 endmodule // locality_degree_base_fermi__row_sub
+
+// locality_degree_base_fermi__row_vreg: a register (rust-hdl DFF), field `row_vreg` of `locality_degree_base_fermi`; 1 instance.
+module locality_degree_base_fermi__row_vreg(d,q,clock);
+    
+    // Module arguments
+    input wire  [54:0] d;
+    output reg  [54:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 55'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_base_fermi__row_vreg
+
+// locality_degree_base_fermi__row_vsub: a register (rust-hdl DFF), field `row_vsub` of `locality_degree_base_fermi`; 1 instance.
+module locality_degree_base_fermi__row_vsub(d,q,clock);
+    
+    // Module arguments
+    input wire  [79:0] d;
+    output reg  [79:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 80'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_base_fermi__row_vsub
 
 // locality_degree_base_fermi__score: a register (rust-hdl DFF), field `score` of `locality_degree_base_fermi`; 24 instances (one per array element).
 module locality_degree_base_fermi__score(d,q,clock);
