@@ -1326,6 +1326,54 @@ fn bench_reference_compares_whole_runs_with_the_reference_figures() {
     assert!(wall > 0.0 && (speed * wall - 100.0).abs() < 1e-6, "{run}");
     assert!(run["rss_mb"].as_f64().unwrap() > 1.0, "{run}");
     assert_eq!(v["speed_met"], 1, "100 s against a short run: {v}");
+    assert_eq!(v["reference_times"], "recorded", "{v}");
+    // Side by side with a stand-in for a local Accel-Sim: it is run in a copy of its
+    // configuration's directory with the record's scheduler, its cycles are read and checked
+    // against the record's.
+    std::fs::create_dir_all(r.join("config")).unwrap();
+    std::fs::write(r.join("config/gpgpusim.config"), "-gpgpu_n_clusters 15\n").unwrap();
+    let fake = |name: &str, body: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let mut perm = std::fs::metadata(&p).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&p, perm).unwrap();
+        p
+    };
+    let checks = r#"test "$1 $3 $5 $6" = "-trace -config -gpgpu_scheduler gto" || exit 3
+test -f "$2" && test -f "$4" || exit 4"#;
+    let same = fake("same.sh", &format!("{checks}\necho 'gpu_sim_cycle = 1234'"));
+    let other = fake("other.sh", &format!("{checks}\necho 'gpu_sim_cycle = 99'"));
+    let silent = fake("silent.sh", "echo 'unsupported binary version: 20'");
+    let side = |bin: &Path| {
+        gpusched(&[
+            "bench",
+            "--reference",
+            r.to_str().unwrap(),
+            "--repeat",
+            "2",
+            "--accel-sim",
+            bin.to_str().unwrap(),
+            "--json",
+        ])
+    };
+    let v = json(&side(&same));
+    let run = &v["runs"][0];
+    assert_eq!(v["reference_times"], "measured", "{v}");
+    assert_eq!(v["reference_cycles_differ"], 0, "{v}");
+    assert_eq!(run["reference_cycles"], 1234, "{v}");
+    assert_eq!(run["reference_cycles_match_record"], true, "{v}");
+    let wall = run["reference_wall_s"].as_f64().unwrap();
+    assert!(
+        wall > 0.0 && wall < 10.0,
+        "the stand-in's own wall time: {run}"
+    );
+    let v = json(&side(&other));
+    assert_eq!(v["reference_cycles_differ"], 1, "{v}");
+    assert_eq!(v["runs"][0]["reference_cycles_match_record"], false, "{v}");
+    let o = side(&silent);
+    assert!(!o.status.success());
+    says(&o, "printed no `gpu_sim_cycle = N` line");
     // Bad input: no results.json, a record without its archive.
     let o = gpusched(&["bench", "--reference", "/no/such/reference"]);
     assert!(!o.status.success());

@@ -90,6 +90,15 @@ pub struct BenchArgs {
     /// With `--reference`: only the traces whose name (`<workload>-<size>`) contains this.
     #[arg(long, value_name = "NAME", requires = "reference")]
     only: Option<String>,
+    /// With `--reference`: a local Accel-Sim build (`accel-sim.out`) run beside ours,
+    /// alternating, one process at a time, instead of the recorded wall times and memories
+    /// (how to build it: docs/src/results/speed.md).
+    #[arg(long, value_name = "BIN", requires = "reference")]
+    accel_sim: Option<PathBuf>,
+    /// With `--accel-sim`: its `gpgpusim.config` (the files beside it are copied with it)
+    /// [default: <reference>/config/gpgpusim.config].
+    #[arg(long, value_name = "FILE", requires = "accel_sim")]
+    accel_sim_config: Option<PathBuf>,
     /// Measure a mix instead (a mix file): the mix under `--kernel-sched smk` and `serial`
     /// beside each of its kernels alone, thread instructions/s.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["lockstep", "reference", "parse"])]
@@ -472,7 +481,12 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         return run_parse(&a);
     }
     if let Some(r) = &a.reference {
-        return reference::run(r, a.repeat, a.json, a.only.as_deref());
+        let accel = a.accel_sim.as_ref().map(|bin| reference::AccelSim {
+            bin: bin.clone(),
+            config: (a.accel_sim_config.clone())
+                .unwrap_or_else(|| r.join("config").join("gpgpusim.config")),
+        });
+        return reference::run(r, a.repeat, a.json, a.only.as_deref(), accel.as_ref());
     }
     if let Some(m) = &a.mix {
         return mix::run(m, a.repeat, a.json);

@@ -7,6 +7,13 @@
 //! process, as the reference's figures were taken (process start included): its wall time
 //! from spawn to exit and its peak resident memory (`ru_maxrss` from `wait4`), median and
 //! maximum over `--repeat` runs. The cycles of every repeat must agree.
+//!
+//! With `--accel-sim BIN` the reference's side is measured here too (side by side on one
+//! machine): per repeat, `BIN -trace T/kernelslist.g -config gpgpusim.config
+//! -gpgpu_scheduler S` in a scratch copy of the configuration's directory, then our run, one
+//! process at a time; its `gpu_sim_cycle` is read from its output and compared with the
+//! record's. Without it the recorded wall times and memories are used (taken on another
+//! machine), and the report says so.
 
 use crate::cmd::{median, refset};
 use anyhow::{bail, Context, Result};
@@ -21,6 +28,14 @@ pub const SPEED_TARGET: f64 = 20.0;
 /// Our peak memory must be at most 1/`RSS_TARGET` of the reference's.
 pub const RSS_TARGET: f64 = 2.0;
 
+/// A local Accel-Sim build to run beside ours (`--accel-sim`, `--accel-sim-config`).
+pub struct AccelSim {
+    /// Its `accel-sim.out`.
+    pub bin: PathBuf,
+    /// Its `gpgpusim.config`; the files beside it (the interconnect file) are copied with it.
+    pub config: PathBuf,
+}
+
 /// One run, ours beside the reference's.
 #[derive(Serialize)]
 pub struct RefRow {
@@ -28,13 +43,13 @@ pub struct RefRow {
     trace: String,
     /// Our warp scheduler (`lrr`, `gto`, `two-level`).
     scheduler: String,
-    /// Reference wall time, seconds.
+    /// Reference wall time, seconds (measured here: the median over the repeats).
     reference_wall_s: f64,
     /// Our median wall time over the repeats, seconds (whole process).
     wall_s: f64,
     /// `reference_wall_s / wall_s`.
     speed_ratio: f64,
-    /// Reference peak resident memory, MB.
+    /// Reference peak resident memory, MB (measured here: the largest over the repeats).
     reference_rss_mb: f64,
     /// Our largest peak resident memory over the repeats, MB.
     rss_mb: f64,
@@ -43,12 +58,19 @@ pub struct RefRow {
     /// Our cycles and the reference's (for orientation; `gpusched calibrate` compares them).
     cycles: u64,
     reference_cycles: u64,
+    /// Measured here: the local Accel-Sim's cycles equal the record's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference_cycles_match_record: Option<bool>,
 }
 
 /// The whole comparison.
 #[derive(Serialize)]
 struct RefReport {
     reference: PathBuf,
+    /// `measured` (a local Accel-Sim, `accel_sim`) or `recorded` (results.json's figures).
+    reference_times: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accel_sim: Option<PathBuf>,
     repeat: usize,
     speed_target: f64,
     rss_target: f64,
@@ -60,6 +82,9 @@ struct RefReport {
     speed_ratio_min: f64,
     speed_ratio_median: f64,
     rss_ratio_min: f64,
+    /// Measured here: runs whose Accel-Sim cycles differ from the record's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference_cycles_differ: Option<usize>,
 }
 
 /// Wall time (s), peak resident memory (MB) and standard output of one child process.
@@ -104,8 +129,106 @@ fn measure(cmd: &mut Command) -> Result<(f64, f64, Vec<u8>)> {
 /// The reference's figures every record must have.
 const REQUIRED: [&str; 3] = ["wall_s", "max_rss_mb", "gpu_sim_cycle"];
 
-/// Runs `bench --reference`. `only`: run only the traces whose name contains it.
-pub fn run(reference: &Path, repeat: usize, json: bool, only: Option<&str>) -> Result<ExitCode> {
+/// One side's repeats of one run: wall times, the largest peak memory, the cycles (equal in
+/// every repeat).
+#[derive(Default)]
+struct Repeats {
+    walls: Vec<f64>,
+    rss: f64,
+    cycles: Option<u64>,
+}
+
+impl Repeats {
+    /// Adds a repeat; false when its cycles differ from an earlier one's.
+    fn add(&mut self, (wall, rss, cycles): (f64, f64, u64)) -> bool {
+        let same = self.cycles.is_none_or(|c| c == cycles);
+        self.cycles = Some(cycles);
+        self.walls.push(wall);
+        self.rss = self.rss.max(rss);
+        same
+    }
+}
+
+/// The configuration's directory copied into `tmp` (Accel-Sim reads the interconnect file
+/// beside it and may write into its working directory): that directory and the file's name.
+fn scratch_config(a: &AccelSim, tmp: &Path) -> Result<(PathBuf, std::ffi::OsString)> {
+    let ctx = || format!("--accel-sim-config {}", a.config.display());
+    let name = a.config.file_name().with_context(ctx)?.to_os_string();
+    let from = a.config.parent().filter(|p| !p.as_os_str().is_empty());
+    let from = from.unwrap_or(Path::new("."));
+    let dir = tmp.join("accel-sim-config");
+    std::fs::create_dir(&dir)?;
+    for e in std::fs::read_dir(from).with_context(ctx)? {
+        let e = e.with_context(ctx)?;
+        if e.file_type().with_context(ctx)?.is_file() {
+            std::fs::copy(e.path(), dir.join(e.file_name())).with_context(ctx)?;
+        }
+    }
+    if !dir.join(&name).is_file() {
+        bail!("{}: no such configuration file", a.config.display());
+    }
+    Ok((dir, name))
+}
+
+/// The last `gpu_sim_cycle = N` Accel-Sim printed.
+fn accel_sim_cycles(out: &[u8]) -> Option<u64> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("gpu_sim_cycle = "))
+        .rev()
+        .find_map(|n| n.trim().parse().ok())
+}
+
+/// One Accel-Sim run of `trace` under the record's scheduler: wall time, peak memory, cycles.
+fn run_accel_sim(
+    a: &AccelSim,
+    (dir, name): &(PathBuf, std::ffi::OsString),
+    trace: &Path,
+    r: &refset::Record,
+) -> Result<(f64, f64, u64)> {
+    let (wall, peak, out) = measure(
+        Command::new(&a.bin)
+            .current_dir(dir)
+            .arg("-trace")
+            .arg(trace.join("kernelslist.g"))
+            .arg("-config")
+            .arg(name)
+            .args(["-gpgpu_scheduler", &r.scheduler]),
+    )?;
+    let cycles = accel_sim_cycles(&out).ok_or_else(|| {
+        r.error(format_args!(
+            "{} printed no `gpu_sim_cycle = N` line (it exits with status 0 without simulating \
+             a trace whose binary version it does not support)",
+            a.bin.display()
+        ))
+    })?;
+    Ok((wall, peak, cycles))
+}
+
+/// One `gpusched sim` run of `trace` under the record's scheduler.
+fn run_ours(exe: &Path, trace: &Path, r: &refset::Record) -> Result<(f64, f64, u64)> {
+    let (wall, peak, out) = measure(
+        Command::new(exe)
+            .args(["sim", "--config", "gtx480", "--json", "--warp-sched"])
+            .arg(&r.gpusched_warp_sched)
+            .arg("--trace")
+            .arg(trace),
+    )?;
+    let v: serde_json::Value = serde_json::from_slice(&out)
+        .map_err(|e| r.error(format_args!("sim printed no JSON: {e}")))?;
+    let c = v["cycles"].as_u64().context("no `cycles` in sim's JSON")?;
+    Ok((wall, peak, c))
+}
+
+/// Runs `bench --reference`. `only`: run only the traces whose name contains it; `accel`: a
+/// local Accel-Sim to measure beside ours instead of the recorded figures.
+pub fn run(
+    reference: &Path,
+    repeat: usize,
+    json: bool,
+    only: Option<&str>,
+    accel: Option<&AccelSim>,
+) -> Result<ExitCode> {
     let (results, records) = refset::records(reference, &REQUIRED)?;
     let records: Vec<&refset::Record> = records
         .iter()
@@ -115,35 +238,45 @@ pub fn run(reference: &Path, repeat: usize, json: bool, only: Option<&str>) -> R
         bail!("{}: no run selected", results.display());
     }
     let exe = std::env::current_exe().context("cannot find this program's path")?;
+    let accel = accel
+        .map(|a| -> Result<AccelSim> {
+            let bin = std::fs::canonicalize(&a.bin)
+                .with_context(|| format!("--accel-sim {}", a.bin.display()))?;
+            Ok(AccelSim {
+                bin,
+                config: a.config.clone(),
+            })
+        })
+        .transpose()?;
     let tmp = tempfile::tempdir()?;
+    let scratch = accel
+        .as_ref()
+        .map(|a| scratch_config(a, tmp.path()))
+        .transpose()?;
     let repeat = repeat.max(1);
     // Every trace unpacked and checked against its records before the first run.
     let dirs = refset::unpack_all(reference, &records, tmp.path(), &mut |_| {})?;
     let mut rows = vec![];
     for r in records {
         let name = r.trace();
-        let dir = &dirs[&name];
-        let (mut walls, mut rss, mut cycles) = (vec![], 0f64, None);
+        let dir = std::path::absolute(&dirs[&name])?;
+        let (mut ours, mut theirs) = (Repeats::default(), Repeats::default());
         for _ in 0..repeat {
-            let (wall, peak, out) = measure(
-                Command::new(&exe)
-                    .args(["sim", "--config", "gtx480", "--json", "--warp-sched"])
-                    .arg(&r.gpusched_warp_sched)
-                    .arg("--trace")
-                    .arg(dir),
-            )?;
-            let v: serde_json::Value = serde_json::from_slice(&out)
-                .map_err(|e| r.error(format_args!("sim printed no JSON: {e}")))?;
-            let c = v["cycles"].as_u64().context("no `cycles` in sim's JSON")?;
-            if cycles.is_some_and(|k| k != c) {
+            if let (Some(a), Some(cfg)) = (&accel, &scratch) {
+                if !theirs.add(run_accel_sim(a, cfg, &dir, r)?) {
+                    bail!(r.error("Accel-Sim's cycles differ between repeats"));
+                }
+            }
+            if !ours.add(run_ours(&exe, &dir, r)?) {
                 bail!(r.error("cycles differ between repeats"));
             }
-            cycles = Some(c);
-            walls.push(wall);
-            rss = rss.max(peak);
         }
-        let wall_s = median(walls);
-        let (ref_wall, ref_rss) = (r.need("wall_s")?, r.need("max_rss_mb")?);
+        let recorded = r.need("gpu_sim_cycle")? as u64;
+        let (ref_wall, ref_rss, ref_cycles) = match theirs.cycles {
+            Some(c) => (median(theirs.walls), theirs.rss, c),
+            None => (r.need("wall_s")?, r.need("max_rss_mb")?, recorded),
+        };
+        let wall_s = median(ours.walls);
         let row = RefRow {
             trace: name,
             scheduler: r.gpusched_warp_sched.clone(),
@@ -151,31 +284,89 @@ pub fn run(reference: &Path, repeat: usize, json: bool, only: Option<&str>) -> R
             wall_s,
             speed_ratio: ref_wall / wall_s,
             reference_rss_mb: ref_rss,
-            rss_mb: rss,
-            rss_ratio: ref_rss / rss,
-            cycles: cycles.expect("repeat >= 1"),
-            reference_cycles: r.need("gpu_sim_cycle")? as u64,
+            rss_mb: ours.rss,
+            rss_ratio: ref_rss / ours.rss,
+            cycles: ours.cycles.expect("repeat >= 1"),
+            reference_cycles: ref_cycles,
+            reference_cycles_match_record: theirs.cycles.map(|c| c == recorded),
         };
         if !json {
-            eprintln!(
-                "{:<22} {:<9} ref {:>8.2} s  ours {:>8.4} s  {:>6.1}x{}  ref {:>6.1} MB  ours {:>6.1} MB  {:>4.1}x{}",
-                row.trace,
-                row.scheduler,
-                row.reference_wall_s,
-                row.wall_s,
-                row.speed_ratio,
-                if row.speed_ratio >= SPEED_TARGET { " " } else { "!" },
-                row.reference_rss_mb,
-                row.rss_mb,
-                row.rss_ratio,
-                if row.rss_ratio >= RSS_TARGET { " " } else { "!" },
-            );
+            print_row(&row, accel.is_some());
         }
         rows.push(row);
     }
+    let report = summarize(reference, accel.as_ref(), repeat, rows);
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        outln!(
+            "{} runs, median of {repeat}: speed ratio >= {SPEED_TARGET} on {} (min {:.1}, median {:.1}); memory ratio >= {RSS_TARGET} on {} (min {:.1})",
+            report.runs.len(),
+            report.speed_met,
+            report.speed_ratio_min,
+            report.speed_ratio_median,
+            report.rss_met,
+            report.rss_ratio_min
+        );
+        match (&report.accel_sim, report.reference_cycles_differ) {
+            (Some(bin), differ) => outln!(
+                "Accel-Sim measured here, alternating with gpusched, one process at a time: {}{}",
+                bin.display(),
+                match differ {
+                    Some(n) if n > 0 => format!(
+                        "; its cycles differ from the record's on {n} runs (another build or configuration?)"
+                    ),
+                    _ => String::new(),
+                }
+            ),
+            (None, _) => outln!(
+                "Accel-Sim's recorded wall times and memories (results.json, taken on another machine); --accel-sim BIN measures them here"
+            ),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One run's line on standard error (`!` marks a ratio below its target, `*` Accel-Sim cycles
+/// that differ from the record's).
+fn print_row(row: &RefRow, measured: bool) {
+    let side = if measured { "accel-sim" } else { "ref" };
+    eprintln!(
+        "{:<22} {:<9} {side} {:>8.2} s  ours {:>8.4} s  {:>6.1}x{}  {side} {:>6.1} MB  ours {:>6.1} MB  {:>4.1}x{}{}",
+        row.trace,
+        row.scheduler,
+        row.reference_wall_s,
+        row.wall_s,
+        row.speed_ratio,
+        if row.speed_ratio >= SPEED_TARGET { " " } else { "!" },
+        row.reference_rss_mb,
+        row.rss_mb,
+        row.rss_ratio,
+        if row.rss_ratio >= RSS_TARGET { " " } else { "!" },
+        if row.reference_cycles_match_record == Some(false) {
+            format!("  * Accel-Sim's {} cycles are not the record's", row.reference_cycles)
+        } else {
+            String::new()
+        },
+    );
+}
+
+/// The report over every row.
+fn summarize(
+    reference: &Path,
+    accel: Option<&AccelSim>,
+    repeat: usize,
+    rows: Vec<RefRow>,
+) -> RefReport {
     let speeds: Vec<f64> = rows.iter().map(|r| r.speed_ratio).collect();
-    let report = RefReport {
+    RefReport {
         reference: reference.to_path_buf(),
+        reference_times: if accel.is_some() {
+            "measured"
+        } else {
+            "recorded"
+        },
+        accel_sim: accel.map(|a| a.bin.clone()),
         repeat,
         speed_target: SPEED_TARGET,
         rss_target: RSS_TARGET,
@@ -190,20 +381,11 @@ pub fn run(reference: &Path, repeat: usize, json: bool, only: Option<&str>) -> R
             .iter()
             .map(|r| r.rss_ratio)
             .fold(f64::INFINITY, f64::min),
+        reference_cycles_differ: accel.map(|_| {
+            rows.iter()
+                .filter(|r| r.reference_cycles_match_record == Some(false))
+                .count()
+        }),
         runs: rows,
-    };
-    if json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        outln!(
-            "{} runs, median of {repeat}: speed ratio >= {SPEED_TARGET} on {} (min {:.1}, median {:.1}); memory ratio >= {RSS_TARGET} on {} (min {:.1})",
-            report.runs.len(),
-            report.speed_met,
-            report.speed_ratio_min,
-            report.speed_ratio_median,
-            report.rss_met,
-            report.rss_ratio_min
-        );
     }
-    Ok(ExitCode::SUCCESS)
 }
