@@ -3021,27 +3021,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     reg  tri_275__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] row_oh__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [23:0] row_oh__q;
-    // verilator lint_off UNOPTFLAT
-    reg  row_oh__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_vreg__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [54:0] row_vreg__q;
-    // verilator lint_off UNOPTFLAT
-    reg  row_vreg__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_vsub__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [79:0] row_vsub__q;
-    // verilator lint_off UNOPTFLAT
-    reg  row_vsub__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [23:0] grant_index__onehot;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] grant_index__index;
@@ -12219,21 +12198,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         .q(tri_275__q),
         .clock(tri_275__clock)
     );
-    locality_degree_base_fermi__row_oh row_oh(
-        .d(row_oh__d),
-        .q(row_oh__q),
-        .clock(row_oh__clock)
-    );
-    locality_degree_base_fermi__row_vreg row_vreg(
-        .d(row_vreg__d),
-        .q(row_vreg__q),
-        .clock(row_vreg__clock)
-    );
-    locality_degree_base_fermi__row_vsub row_vsub(
-        .d(row_vsub__d),
-        .q(row_vsub__q),
-        .clock(row_vsub__clock)
-    );
     locality_degree_base_fermi__grant_index grant_index(
         .onehot(grant_index__onehot),
         .index(grant_index__index)
@@ -12475,9 +12439,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         act__clock = clock;
         last__clock = clock;
         dirty__clock = clock;
-        row_oh__clock = clock;
-        row_vreg__clock = clock;
-        row_vsub__clock = clock;
         older_0__clock = clock;
         gap_0__clock = clock;
         vreg_0__clock = clock;
@@ -41113,151 +41074,148 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         row_pick__req = dirty__q;
         row_region__sel = row_pick__onehot;
         row_sub__sel = row_pick__onehot;
-        row_oh__d = row_pick__onehot;
-        row_vreg__d = row_region__out;
-        row_vsub__d = row_sub__out;
         row_region__data_0 = vreg_0__q;
         row_sub__data_0 = vsub_0__q;
-        unit_0__region_a = row_vreg__q;
-        unit_0__sub_a = row_vsub__q;
+        unit_0__region_a = row_region__out;
+        unit_0__sub_a = row_sub__out;
         unit_0__region_b = vreg_0__q;
         unit_0__sub_b = vsub_0__q;
         row_region__data_1 = vreg_1__q;
         row_sub__data_1 = vsub_1__q;
-        unit_1__region_a = row_vreg__q;
-        unit_1__sub_a = row_vsub__q;
+        unit_1__region_a = row_region__out;
+        unit_1__sub_a = row_sub__out;
         unit_1__region_b = vreg_1__q;
         unit_1__sub_b = vsub_1__q;
         row_region__data_2 = vreg_2__q;
         row_sub__data_2 = vsub_2__q;
-        unit_2__region_a = row_vreg__q;
-        unit_2__sub_a = row_vsub__q;
+        unit_2__region_a = row_region__out;
+        unit_2__sub_a = row_sub__out;
         unit_2__region_b = vreg_2__q;
         unit_2__sub_b = vsub_2__q;
         row_region__data_3 = vreg_3__q;
         row_sub__data_3 = vsub_3__q;
-        unit_3__region_a = row_vreg__q;
-        unit_3__sub_a = row_vsub__q;
+        unit_3__region_a = row_region__out;
+        unit_3__sub_a = row_sub__out;
         unit_3__region_b = vreg_3__q;
         unit_3__sub_b = vsub_3__q;
         row_region__data_4 = vreg_4__q;
         row_sub__data_4 = vsub_4__q;
-        unit_4__region_a = row_vreg__q;
-        unit_4__sub_a = row_vsub__q;
+        unit_4__region_a = row_region__out;
+        unit_4__sub_a = row_sub__out;
         unit_4__region_b = vreg_4__q;
         unit_4__sub_b = vsub_4__q;
         row_region__data_5 = vreg_5__q;
         row_sub__data_5 = vsub_5__q;
-        unit_5__region_a = row_vreg__q;
-        unit_5__sub_a = row_vsub__q;
+        unit_5__region_a = row_region__out;
+        unit_5__sub_a = row_sub__out;
         unit_5__region_b = vreg_5__q;
         unit_5__sub_b = vsub_5__q;
         row_region__data_6 = vreg_6__q;
         row_sub__data_6 = vsub_6__q;
-        unit_6__region_a = row_vreg__q;
-        unit_6__sub_a = row_vsub__q;
+        unit_6__region_a = row_region__out;
+        unit_6__sub_a = row_sub__out;
         unit_6__region_b = vreg_6__q;
         unit_6__sub_b = vsub_6__q;
         row_region__data_7 = vreg_7__q;
         row_sub__data_7 = vsub_7__q;
-        unit_7__region_a = row_vreg__q;
-        unit_7__sub_a = row_vsub__q;
+        unit_7__region_a = row_region__out;
+        unit_7__sub_a = row_sub__out;
         unit_7__region_b = vreg_7__q;
         unit_7__sub_b = vsub_7__q;
         row_region__data_8 = vreg_8__q;
         row_sub__data_8 = vsub_8__q;
-        unit_8__region_a = row_vreg__q;
-        unit_8__sub_a = row_vsub__q;
+        unit_8__region_a = row_region__out;
+        unit_8__sub_a = row_sub__out;
         unit_8__region_b = vreg_8__q;
         unit_8__sub_b = vsub_8__q;
         row_region__data_9 = vreg_9__q;
         row_sub__data_9 = vsub_9__q;
-        unit_9__region_a = row_vreg__q;
-        unit_9__sub_a = row_vsub__q;
+        unit_9__region_a = row_region__out;
+        unit_9__sub_a = row_sub__out;
         unit_9__region_b = vreg_9__q;
         unit_9__sub_b = vsub_9__q;
         row_region__data_10 = vreg_10__q;
         row_sub__data_10 = vsub_10__q;
-        unit_10__region_a = row_vreg__q;
-        unit_10__sub_a = row_vsub__q;
+        unit_10__region_a = row_region__out;
+        unit_10__sub_a = row_sub__out;
         unit_10__region_b = vreg_10__q;
         unit_10__sub_b = vsub_10__q;
         row_region__data_11 = vreg_11__q;
         row_sub__data_11 = vsub_11__q;
-        unit_11__region_a = row_vreg__q;
-        unit_11__sub_a = row_vsub__q;
+        unit_11__region_a = row_region__out;
+        unit_11__sub_a = row_sub__out;
         unit_11__region_b = vreg_11__q;
         unit_11__sub_b = vsub_11__q;
         row_region__data_12 = vreg_12__q;
         row_sub__data_12 = vsub_12__q;
-        unit_12__region_a = row_vreg__q;
-        unit_12__sub_a = row_vsub__q;
+        unit_12__region_a = row_region__out;
+        unit_12__sub_a = row_sub__out;
         unit_12__region_b = vreg_12__q;
         unit_12__sub_b = vsub_12__q;
         row_region__data_13 = vreg_13__q;
         row_sub__data_13 = vsub_13__q;
-        unit_13__region_a = row_vreg__q;
-        unit_13__sub_a = row_vsub__q;
+        unit_13__region_a = row_region__out;
+        unit_13__sub_a = row_sub__out;
         unit_13__region_b = vreg_13__q;
         unit_13__sub_b = vsub_13__q;
         row_region__data_14 = vreg_14__q;
         row_sub__data_14 = vsub_14__q;
-        unit_14__region_a = row_vreg__q;
-        unit_14__sub_a = row_vsub__q;
+        unit_14__region_a = row_region__out;
+        unit_14__sub_a = row_sub__out;
         unit_14__region_b = vreg_14__q;
         unit_14__sub_b = vsub_14__q;
         row_region__data_15 = vreg_15__q;
         row_sub__data_15 = vsub_15__q;
-        unit_15__region_a = row_vreg__q;
-        unit_15__sub_a = row_vsub__q;
+        unit_15__region_a = row_region__out;
+        unit_15__sub_a = row_sub__out;
         unit_15__region_b = vreg_15__q;
         unit_15__sub_b = vsub_15__q;
         row_region__data_16 = vreg_16__q;
         row_sub__data_16 = vsub_16__q;
-        unit_16__region_a = row_vreg__q;
-        unit_16__sub_a = row_vsub__q;
+        unit_16__region_a = row_region__out;
+        unit_16__sub_a = row_sub__out;
         unit_16__region_b = vreg_16__q;
         unit_16__sub_b = vsub_16__q;
         row_region__data_17 = vreg_17__q;
         row_sub__data_17 = vsub_17__q;
-        unit_17__region_a = row_vreg__q;
-        unit_17__sub_a = row_vsub__q;
+        unit_17__region_a = row_region__out;
+        unit_17__sub_a = row_sub__out;
         unit_17__region_b = vreg_17__q;
         unit_17__sub_b = vsub_17__q;
         row_region__data_18 = vreg_18__q;
         row_sub__data_18 = vsub_18__q;
-        unit_18__region_a = row_vreg__q;
-        unit_18__sub_a = row_vsub__q;
+        unit_18__region_a = row_region__out;
+        unit_18__sub_a = row_sub__out;
         unit_18__region_b = vreg_18__q;
         unit_18__sub_b = vsub_18__q;
         row_region__data_19 = vreg_19__q;
         row_sub__data_19 = vsub_19__q;
-        unit_19__region_a = row_vreg__q;
-        unit_19__sub_a = row_vsub__q;
+        unit_19__region_a = row_region__out;
+        unit_19__sub_a = row_sub__out;
         unit_19__region_b = vreg_19__q;
         unit_19__sub_b = vsub_19__q;
         row_region__data_20 = vreg_20__q;
         row_sub__data_20 = vsub_20__q;
-        unit_20__region_a = row_vreg__q;
-        unit_20__sub_a = row_vsub__q;
+        unit_20__region_a = row_region__out;
+        unit_20__sub_a = row_sub__out;
         unit_20__region_b = vreg_20__q;
         unit_20__sub_b = vsub_20__q;
         row_region__data_21 = vreg_21__q;
         row_sub__data_21 = vsub_21__q;
-        unit_21__region_a = row_vreg__q;
-        unit_21__sub_a = row_vsub__q;
+        unit_21__region_a = row_region__out;
+        unit_21__sub_a = row_sub__out;
         unit_21__region_b = vreg_21__q;
         unit_21__sub_b = vsub_21__q;
         row_region__data_22 = vreg_22__q;
         row_sub__data_22 = vsub_22__q;
-        unit_22__region_a = row_vreg__q;
-        unit_22__sub_a = row_vsub__q;
+        unit_22__region_a = row_region__out;
+        unit_22__sub_a = row_sub__out;
         unit_22__region_b = vreg_22__q;
         unit_22__sub_b = vsub_22__q;
         row_region__data_23 = vreg_23__q;
         row_sub__data_23 = vsub_23__q;
-        unit_23__region_a = row_vreg__q;
-        unit_23__sub_a = row_vsub__q;
+        unit_23__region_a = row_region__out;
+        unit_23__sub_a = row_sub__out;
         unit_23__region_b = vreg_23__q;
         unit_23__sub_b = vsub_23__q;
         tri_0__d = tri_0__q;
@@ -41537,10 +41495,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         tri_274__d = tri_274__q;
         tri_275__d = tri_275__q;
         if (above_n_0[0]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_0__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_0__d = unit_0__degree;
             end
             if (launched[0] | launched[0]) begin
@@ -41548,10 +41506,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[1]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_0__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_0__d = unit_0__degree;
             end
             if (launched[0] | launched[1]) begin
@@ -41559,10 +41517,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[2]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_1__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_1__d = unit_0__degree;
             end
             if (launched[0] | launched[2]) begin
@@ -41570,10 +41528,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[3]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_3__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_3__d = unit_0__degree;
             end
             if (launched[0] | launched[3]) begin
@@ -41581,10 +41539,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[4]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_6__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_6__d = unit_0__degree;
             end
             if (launched[0] | launched[4]) begin
@@ -41592,10 +41550,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[5]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_10__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_10__d = unit_0__degree;
             end
             if (launched[0] | launched[5]) begin
@@ -41603,10 +41561,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[6]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_15__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_15__d = unit_0__degree;
             end
             if (launched[0] | launched[6]) begin
@@ -41614,10 +41572,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[7]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_21__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_21__d = unit_0__degree;
             end
             if (launched[0] | launched[7]) begin
@@ -41625,10 +41583,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[8]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_28__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_28__d = unit_0__degree;
             end
             if (launched[0] | launched[8]) begin
@@ -41636,10 +41594,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[9]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_36__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_36__d = unit_0__degree;
             end
             if (launched[0] | launched[9]) begin
@@ -41647,10 +41605,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[10]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_45__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_45__d = unit_0__degree;
             end
             if (launched[0] | launched[10]) begin
@@ -41658,10 +41616,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[11]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_55__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_55__d = unit_0__degree;
             end
             if (launched[0] | launched[11]) begin
@@ -41669,10 +41627,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[12]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_66__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_66__d = unit_0__degree;
             end
             if (launched[0] | launched[12]) begin
@@ -41680,10 +41638,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[13]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_78__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_78__d = unit_0__degree;
             end
             if (launched[0] | launched[13]) begin
@@ -41691,10 +41649,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[14]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_91__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_91__d = unit_0__degree;
             end
             if (launched[0] | launched[14]) begin
@@ -41702,10 +41660,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[15]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_105__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_105__d = unit_0__degree;
             end
             if (launched[0] | launched[15]) begin
@@ -41713,10 +41671,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[16]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_120__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_120__d = unit_0__degree;
             end
             if (launched[0] | launched[16]) begin
@@ -41724,10 +41682,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[17]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_136__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_136__d = unit_0__degree;
             end
             if (launched[0] | launched[17]) begin
@@ -41735,10 +41693,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[18]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_153__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_153__d = unit_0__degree;
             end
             if (launched[0] | launched[18]) begin
@@ -41746,10 +41704,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[19]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_171__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_171__d = unit_0__degree;
             end
             if (launched[0] | launched[19]) begin
@@ -41757,10 +41715,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[20]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_190__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_190__d = unit_0__degree;
             end
             if (launched[0] | launched[20]) begin
@@ -41768,10 +41726,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[21]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_210__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_210__d = unit_0__degree;
             end
             if (launched[0] | launched[21]) begin
@@ -41779,10 +41737,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[22]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_231__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_231__d = unit_0__degree;
             end
             if (launched[0] | launched[22]) begin
@@ -41790,10 +41748,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[23]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_253__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_253__d = unit_0__degree;
             end
             if (launched[0] | launched[23]) begin
@@ -41801,10 +41759,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[0]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_1__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_1__d = unit_1__degree;
             end
             if (launched[1] | launched[0]) begin
@@ -41812,10 +41770,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[1]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_1__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_1__d = unit_1__degree;
             end
             if (launched[1] | launched[1]) begin
@@ -41823,10 +41781,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[2]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_2__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_2__d = unit_1__degree;
             end
             if (launched[1] | launched[2]) begin
@@ -41834,10 +41792,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[3]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_4__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_4__d = unit_1__degree;
             end
             if (launched[1] | launched[3]) begin
@@ -41845,10 +41803,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[4]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_7__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_7__d = unit_1__degree;
             end
             if (launched[1] | launched[4]) begin
@@ -41856,10 +41814,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[5]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_11__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_11__d = unit_1__degree;
             end
             if (launched[1] | launched[5]) begin
@@ -41867,10 +41825,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[6]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_16__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_16__d = unit_1__degree;
             end
             if (launched[1] | launched[6]) begin
@@ -41878,10 +41836,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[7]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_22__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_22__d = unit_1__degree;
             end
             if (launched[1] | launched[7]) begin
@@ -41889,10 +41847,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[8]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_29__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_29__d = unit_1__degree;
             end
             if (launched[1] | launched[8]) begin
@@ -41900,10 +41858,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[9]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_37__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_37__d = unit_1__degree;
             end
             if (launched[1] | launched[9]) begin
@@ -41911,10 +41869,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[10]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_46__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_46__d = unit_1__degree;
             end
             if (launched[1] | launched[10]) begin
@@ -41922,10 +41880,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[11]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_56__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_56__d = unit_1__degree;
             end
             if (launched[1] | launched[11]) begin
@@ -41933,10 +41891,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[12]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_67__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_67__d = unit_1__degree;
             end
             if (launched[1] | launched[12]) begin
@@ -41944,10 +41902,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[13]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_79__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_79__d = unit_1__degree;
             end
             if (launched[1] | launched[13]) begin
@@ -41955,10 +41913,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[14]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_92__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_92__d = unit_1__degree;
             end
             if (launched[1] | launched[14]) begin
@@ -41966,10 +41924,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[15]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_106__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_106__d = unit_1__degree;
             end
             if (launched[1] | launched[15]) begin
@@ -41977,10 +41935,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[16]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_121__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_121__d = unit_1__degree;
             end
             if (launched[1] | launched[16]) begin
@@ -41988,10 +41946,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[17]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_137__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_137__d = unit_1__degree;
             end
             if (launched[1] | launched[17]) begin
@@ -41999,10 +41957,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[18]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_154__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_154__d = unit_1__degree;
             end
             if (launched[1] | launched[18]) begin
@@ -42010,10 +41968,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[19]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_172__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_172__d = unit_1__degree;
             end
             if (launched[1] | launched[19]) begin
@@ -42021,10 +41979,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[20]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_191__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_191__d = unit_1__degree;
             end
             if (launched[1] | launched[20]) begin
@@ -42032,10 +41990,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[21]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_211__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_211__d = unit_1__degree;
             end
             if (launched[1] | launched[21]) begin
@@ -42043,10 +42001,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[22]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_232__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_232__d = unit_1__degree;
             end
             if (launched[1] | launched[22]) begin
@@ -42054,10 +42012,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[23]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_254__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_254__d = unit_1__degree;
             end
             if (launched[1] | launched[23]) begin
@@ -42065,10 +42023,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[0]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_2__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_2__d = unit_2__degree;
             end
             if (launched[2] | launched[0]) begin
@@ -42076,10 +42034,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[1]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_2__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_2__d = unit_2__degree;
             end
             if (launched[2] | launched[1]) begin
@@ -42087,10 +42045,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[2]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_3__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_3__d = unit_2__degree;
             end
             if (launched[2] | launched[2]) begin
@@ -42098,10 +42056,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[3]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_5__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_5__d = unit_2__degree;
             end
             if (launched[2] | launched[3]) begin
@@ -42109,10 +42067,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[4]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_8__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_8__d = unit_2__degree;
             end
             if (launched[2] | launched[4]) begin
@@ -42120,10 +42078,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[5]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_12__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_12__d = unit_2__degree;
             end
             if (launched[2] | launched[5]) begin
@@ -42131,10 +42089,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[6]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_17__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_17__d = unit_2__degree;
             end
             if (launched[2] | launched[6]) begin
@@ -42142,10 +42100,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[7]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_23__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_23__d = unit_2__degree;
             end
             if (launched[2] | launched[7]) begin
@@ -42153,10 +42111,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[8]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_30__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_30__d = unit_2__degree;
             end
             if (launched[2] | launched[8]) begin
@@ -42164,10 +42122,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[9]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_38__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_38__d = unit_2__degree;
             end
             if (launched[2] | launched[9]) begin
@@ -42175,10 +42133,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[10]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_47__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_47__d = unit_2__degree;
             end
             if (launched[2] | launched[10]) begin
@@ -42186,10 +42144,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[11]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_57__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_57__d = unit_2__degree;
             end
             if (launched[2] | launched[11]) begin
@@ -42197,10 +42155,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[12]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_68__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_68__d = unit_2__degree;
             end
             if (launched[2] | launched[12]) begin
@@ -42208,10 +42166,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[13]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_80__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_80__d = unit_2__degree;
             end
             if (launched[2] | launched[13]) begin
@@ -42219,10 +42177,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[14]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_93__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_93__d = unit_2__degree;
             end
             if (launched[2] | launched[14]) begin
@@ -42230,10 +42188,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[15]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_107__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_107__d = unit_2__degree;
             end
             if (launched[2] | launched[15]) begin
@@ -42241,10 +42199,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[16]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_122__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_122__d = unit_2__degree;
             end
             if (launched[2] | launched[16]) begin
@@ -42252,10 +42210,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[17]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_138__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_138__d = unit_2__degree;
             end
             if (launched[2] | launched[17]) begin
@@ -42263,10 +42221,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[18]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_155__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_155__d = unit_2__degree;
             end
             if (launched[2] | launched[18]) begin
@@ -42274,10 +42232,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[19]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_173__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_173__d = unit_2__degree;
             end
             if (launched[2] | launched[19]) begin
@@ -42285,10 +42243,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[20]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_192__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_192__d = unit_2__degree;
             end
             if (launched[2] | launched[20]) begin
@@ -42296,10 +42254,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[21]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_212__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_212__d = unit_2__degree;
             end
             if (launched[2] | launched[21]) begin
@@ -42307,10 +42265,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[22]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_233__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_233__d = unit_2__degree;
             end
             if (launched[2] | launched[22]) begin
@@ -42318,10 +42276,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[23]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_255__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_255__d = unit_2__degree;
             end
             if (launched[2] | launched[23]) begin
@@ -42329,10 +42287,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[0]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_3__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_3__d = unit_3__degree;
             end
             if (launched[3] | launched[0]) begin
@@ -42340,10 +42298,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[1]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_3__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_3__d = unit_3__degree;
             end
             if (launched[3] | launched[1]) begin
@@ -42351,10 +42309,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[2]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_4__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_4__d = unit_3__degree;
             end
             if (launched[3] | launched[2]) begin
@@ -42362,10 +42320,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[3]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_6__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_6__d = unit_3__degree;
             end
             if (launched[3] | launched[3]) begin
@@ -42373,10 +42331,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[4]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_9__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_9__d = unit_3__degree;
             end
             if (launched[3] | launched[4]) begin
@@ -42384,10 +42342,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[5]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_13__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_13__d = unit_3__degree;
             end
             if (launched[3] | launched[5]) begin
@@ -42395,10 +42353,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[6]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_18__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_18__d = unit_3__degree;
             end
             if (launched[3] | launched[6]) begin
@@ -42406,10 +42364,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[7]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_24__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_24__d = unit_3__degree;
             end
             if (launched[3] | launched[7]) begin
@@ -42417,10 +42375,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[8]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_31__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_31__d = unit_3__degree;
             end
             if (launched[3] | launched[8]) begin
@@ -42428,10 +42386,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[9]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_39__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_39__d = unit_3__degree;
             end
             if (launched[3] | launched[9]) begin
@@ -42439,10 +42397,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[10]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_48__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_48__d = unit_3__degree;
             end
             if (launched[3] | launched[10]) begin
@@ -42450,10 +42408,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[11]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_58__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_58__d = unit_3__degree;
             end
             if (launched[3] | launched[11]) begin
@@ -42461,10 +42419,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[12]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_69__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_69__d = unit_3__degree;
             end
             if (launched[3] | launched[12]) begin
@@ -42472,10 +42430,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[13]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_81__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_81__d = unit_3__degree;
             end
             if (launched[3] | launched[13]) begin
@@ -42483,10 +42441,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[14]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_94__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_94__d = unit_3__degree;
             end
             if (launched[3] | launched[14]) begin
@@ -42494,10 +42452,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[15]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_108__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_108__d = unit_3__degree;
             end
             if (launched[3] | launched[15]) begin
@@ -42505,10 +42463,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[16]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_123__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_123__d = unit_3__degree;
             end
             if (launched[3] | launched[16]) begin
@@ -42516,10 +42474,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[17]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_139__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_139__d = unit_3__degree;
             end
             if (launched[3] | launched[17]) begin
@@ -42527,10 +42485,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[18]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_156__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_156__d = unit_3__degree;
             end
             if (launched[3] | launched[18]) begin
@@ -42538,10 +42496,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[19]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_174__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_174__d = unit_3__degree;
             end
             if (launched[3] | launched[19]) begin
@@ -42549,10 +42507,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[20]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_193__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_193__d = unit_3__degree;
             end
             if (launched[3] | launched[20]) begin
@@ -42560,10 +42518,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[21]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_213__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_213__d = unit_3__degree;
             end
             if (launched[3] | launched[21]) begin
@@ -42571,10 +42529,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[22]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_234__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_234__d = unit_3__degree;
             end
             if (launched[3] | launched[22]) begin
@@ -42582,10 +42540,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[23]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_256__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_256__d = unit_3__degree;
             end
             if (launched[3] | launched[23]) begin
@@ -42593,10 +42551,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[0]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_4__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_4__d = unit_4__degree;
             end
             if (launched[4] | launched[0]) begin
@@ -42604,10 +42562,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[1]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_4__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_4__d = unit_4__degree;
             end
             if (launched[4] | launched[1]) begin
@@ -42615,10 +42573,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[2]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_5__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_5__d = unit_4__degree;
             end
             if (launched[4] | launched[2]) begin
@@ -42626,10 +42584,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[3]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_7__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_7__d = unit_4__degree;
             end
             if (launched[4] | launched[3]) begin
@@ -42637,10 +42595,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[4]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_10__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_10__d = unit_4__degree;
             end
             if (launched[4] | launched[4]) begin
@@ -42648,10 +42606,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[5]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_14__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_14__d = unit_4__degree;
             end
             if (launched[4] | launched[5]) begin
@@ -42659,10 +42617,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[6]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_19__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_19__d = unit_4__degree;
             end
             if (launched[4] | launched[6]) begin
@@ -42670,10 +42628,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[7]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_25__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_25__d = unit_4__degree;
             end
             if (launched[4] | launched[7]) begin
@@ -42681,10 +42639,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[8]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_32__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_32__d = unit_4__degree;
             end
             if (launched[4] | launched[8]) begin
@@ -42692,10 +42650,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[9]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_40__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_40__d = unit_4__degree;
             end
             if (launched[4] | launched[9]) begin
@@ -42703,10 +42661,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[10]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_49__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_49__d = unit_4__degree;
             end
             if (launched[4] | launched[10]) begin
@@ -42714,10 +42672,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[11]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_59__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_59__d = unit_4__degree;
             end
             if (launched[4] | launched[11]) begin
@@ -42725,10 +42683,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[12]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_70__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_70__d = unit_4__degree;
             end
             if (launched[4] | launched[12]) begin
@@ -42736,10 +42694,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[13]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_82__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_82__d = unit_4__degree;
             end
             if (launched[4] | launched[13]) begin
@@ -42747,10 +42705,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[14]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_95__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_95__d = unit_4__degree;
             end
             if (launched[4] | launched[14]) begin
@@ -42758,10 +42716,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[15]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_109__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_109__d = unit_4__degree;
             end
             if (launched[4] | launched[15]) begin
@@ -42769,10 +42727,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[16]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_124__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_124__d = unit_4__degree;
             end
             if (launched[4] | launched[16]) begin
@@ -42780,10 +42738,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[17]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_140__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_140__d = unit_4__degree;
             end
             if (launched[4] | launched[17]) begin
@@ -42791,10 +42749,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[18]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_157__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_157__d = unit_4__degree;
             end
             if (launched[4] | launched[18]) begin
@@ -42802,10 +42760,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[19]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_175__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_175__d = unit_4__degree;
             end
             if (launched[4] | launched[19]) begin
@@ -42813,10 +42771,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[20]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_194__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_194__d = unit_4__degree;
             end
             if (launched[4] | launched[20]) begin
@@ -42824,10 +42782,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[21]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_214__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_214__d = unit_4__degree;
             end
             if (launched[4] | launched[21]) begin
@@ -42835,10 +42793,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[22]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_235__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_235__d = unit_4__degree;
             end
             if (launched[4] | launched[22]) begin
@@ -42846,10 +42804,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[23]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_257__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_257__d = unit_4__degree;
             end
             if (launched[4] | launched[23]) begin
@@ -42857,10 +42815,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[0]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_5__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_5__d = unit_5__degree;
             end
             if (launched[5] | launched[0]) begin
@@ -42868,10 +42826,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[1]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_5__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_5__d = unit_5__degree;
             end
             if (launched[5] | launched[1]) begin
@@ -42879,10 +42837,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[2]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_6__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_6__d = unit_5__degree;
             end
             if (launched[5] | launched[2]) begin
@@ -42890,10 +42848,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[3]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_8__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_8__d = unit_5__degree;
             end
             if (launched[5] | launched[3]) begin
@@ -42901,10 +42859,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[4]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_11__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_11__d = unit_5__degree;
             end
             if (launched[5] | launched[4]) begin
@@ -42912,10 +42870,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[5]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_15__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_15__d = unit_5__degree;
             end
             if (launched[5] | launched[5]) begin
@@ -42923,10 +42881,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[6]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_20__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_20__d = unit_5__degree;
             end
             if (launched[5] | launched[6]) begin
@@ -42934,10 +42892,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[7]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_26__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_26__d = unit_5__degree;
             end
             if (launched[5] | launched[7]) begin
@@ -42945,10 +42903,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[8]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_33__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_33__d = unit_5__degree;
             end
             if (launched[5] | launched[8]) begin
@@ -42956,10 +42914,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[9]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_41__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_41__d = unit_5__degree;
             end
             if (launched[5] | launched[9]) begin
@@ -42967,10 +42925,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[10]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_50__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_50__d = unit_5__degree;
             end
             if (launched[5] | launched[10]) begin
@@ -42978,10 +42936,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[11]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_60__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_60__d = unit_5__degree;
             end
             if (launched[5] | launched[11]) begin
@@ -42989,10 +42947,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[12]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_71__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_71__d = unit_5__degree;
             end
             if (launched[5] | launched[12]) begin
@@ -43000,10 +42958,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[13]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_83__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_83__d = unit_5__degree;
             end
             if (launched[5] | launched[13]) begin
@@ -43011,10 +42969,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[14]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_96__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_96__d = unit_5__degree;
             end
             if (launched[5] | launched[14]) begin
@@ -43022,10 +42980,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[15]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_110__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_110__d = unit_5__degree;
             end
             if (launched[5] | launched[15]) begin
@@ -43033,10 +42991,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[16]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_125__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_125__d = unit_5__degree;
             end
             if (launched[5] | launched[16]) begin
@@ -43044,10 +43002,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[17]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_141__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_141__d = unit_5__degree;
             end
             if (launched[5] | launched[17]) begin
@@ -43055,10 +43013,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[18]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_158__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_158__d = unit_5__degree;
             end
             if (launched[5] | launched[18]) begin
@@ -43066,10 +43024,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[19]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_176__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_176__d = unit_5__degree;
             end
             if (launched[5] | launched[19]) begin
@@ -43077,10 +43035,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[20]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_195__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_195__d = unit_5__degree;
             end
             if (launched[5] | launched[20]) begin
@@ -43088,10 +43046,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[21]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_215__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_215__d = unit_5__degree;
             end
             if (launched[5] | launched[21]) begin
@@ -43099,10 +43057,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[22]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_236__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_236__d = unit_5__degree;
             end
             if (launched[5] | launched[22]) begin
@@ -43110,10 +43068,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[23]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_258__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_258__d = unit_5__degree;
             end
             if (launched[5] | launched[23]) begin
@@ -43121,10 +43079,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[0]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_6__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_6__d = unit_6__degree;
             end
             if (launched[6] | launched[0]) begin
@@ -43132,10 +43090,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[1]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_6__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_6__d = unit_6__degree;
             end
             if (launched[6] | launched[1]) begin
@@ -43143,10 +43101,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[2]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_7__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_7__d = unit_6__degree;
             end
             if (launched[6] | launched[2]) begin
@@ -43154,10 +43112,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[3]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_9__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_9__d = unit_6__degree;
             end
             if (launched[6] | launched[3]) begin
@@ -43165,10 +43123,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[4]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_12__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_12__d = unit_6__degree;
             end
             if (launched[6] | launched[4]) begin
@@ -43176,10 +43134,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[5]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_16__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_16__d = unit_6__degree;
             end
             if (launched[6] | launched[5]) begin
@@ -43187,10 +43145,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[6]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_21__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_21__d = unit_6__degree;
             end
             if (launched[6] | launched[6]) begin
@@ -43198,10 +43156,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[7]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_27__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_27__d = unit_6__degree;
             end
             if (launched[6] | launched[7]) begin
@@ -43209,10 +43167,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[8]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_34__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_34__d = unit_6__degree;
             end
             if (launched[6] | launched[8]) begin
@@ -43220,10 +43178,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[9]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_42__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_42__d = unit_6__degree;
             end
             if (launched[6] | launched[9]) begin
@@ -43231,10 +43189,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[10]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_51__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_51__d = unit_6__degree;
             end
             if (launched[6] | launched[10]) begin
@@ -43242,10 +43200,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[11]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_61__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_61__d = unit_6__degree;
             end
             if (launched[6] | launched[11]) begin
@@ -43253,10 +43211,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[12]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_72__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_72__d = unit_6__degree;
             end
             if (launched[6] | launched[12]) begin
@@ -43264,10 +43222,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[13]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_84__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_84__d = unit_6__degree;
             end
             if (launched[6] | launched[13]) begin
@@ -43275,10 +43233,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[14]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_97__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_97__d = unit_6__degree;
             end
             if (launched[6] | launched[14]) begin
@@ -43286,10 +43244,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[15]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_111__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_111__d = unit_6__degree;
             end
             if (launched[6] | launched[15]) begin
@@ -43297,10 +43255,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[16]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_126__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_126__d = unit_6__degree;
             end
             if (launched[6] | launched[16]) begin
@@ -43308,10 +43266,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[17]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_142__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_142__d = unit_6__degree;
             end
             if (launched[6] | launched[17]) begin
@@ -43319,10 +43277,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[18]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_159__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_159__d = unit_6__degree;
             end
             if (launched[6] | launched[18]) begin
@@ -43330,10 +43288,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[19]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_177__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_177__d = unit_6__degree;
             end
             if (launched[6] | launched[19]) begin
@@ -43341,10 +43299,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[20]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_196__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_196__d = unit_6__degree;
             end
             if (launched[6] | launched[20]) begin
@@ -43352,10 +43310,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[21]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_216__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_216__d = unit_6__degree;
             end
             if (launched[6] | launched[21]) begin
@@ -43363,10 +43321,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[22]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_237__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_237__d = unit_6__degree;
             end
             if (launched[6] | launched[22]) begin
@@ -43374,10 +43332,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[23]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_259__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_259__d = unit_6__degree;
             end
             if (launched[6] | launched[23]) begin
@@ -43385,10 +43343,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[0]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_7__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_7__d = unit_7__degree;
             end
             if (launched[7] | launched[0]) begin
@@ -43396,10 +43354,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[1]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_7__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_7__d = unit_7__degree;
             end
             if (launched[7] | launched[1]) begin
@@ -43407,10 +43365,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[2]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_8__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_8__d = unit_7__degree;
             end
             if (launched[7] | launched[2]) begin
@@ -43418,10 +43376,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[3]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_10__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_10__d = unit_7__degree;
             end
             if (launched[7] | launched[3]) begin
@@ -43429,10 +43387,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[4]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_13__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_13__d = unit_7__degree;
             end
             if (launched[7] | launched[4]) begin
@@ -43440,10 +43398,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[5]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_17__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_17__d = unit_7__degree;
             end
             if (launched[7] | launched[5]) begin
@@ -43451,10 +43409,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[6]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_22__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_22__d = unit_7__degree;
             end
             if (launched[7] | launched[6]) begin
@@ -43462,10 +43420,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[7]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_28__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_28__d = unit_7__degree;
             end
             if (launched[7] | launched[7]) begin
@@ -43473,10 +43431,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[8]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_35__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_35__d = unit_7__degree;
             end
             if (launched[7] | launched[8]) begin
@@ -43484,10 +43442,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[9]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_43__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_43__d = unit_7__degree;
             end
             if (launched[7] | launched[9]) begin
@@ -43495,10 +43453,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[10]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_52__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_52__d = unit_7__degree;
             end
             if (launched[7] | launched[10]) begin
@@ -43506,10 +43464,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[11]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_62__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_62__d = unit_7__degree;
             end
             if (launched[7] | launched[11]) begin
@@ -43517,10 +43475,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[12]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_73__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_73__d = unit_7__degree;
             end
             if (launched[7] | launched[12]) begin
@@ -43528,10 +43486,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[13]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_85__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_85__d = unit_7__degree;
             end
             if (launched[7] | launched[13]) begin
@@ -43539,10 +43497,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[14]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_98__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_98__d = unit_7__degree;
             end
             if (launched[7] | launched[14]) begin
@@ -43550,10 +43508,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[15]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_112__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_112__d = unit_7__degree;
             end
             if (launched[7] | launched[15]) begin
@@ -43561,10 +43519,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[16]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_127__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_127__d = unit_7__degree;
             end
             if (launched[7] | launched[16]) begin
@@ -43572,10 +43530,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[17]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_143__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_143__d = unit_7__degree;
             end
             if (launched[7] | launched[17]) begin
@@ -43583,10 +43541,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[18]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_160__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_160__d = unit_7__degree;
             end
             if (launched[7] | launched[18]) begin
@@ -43594,10 +43552,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[19]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_178__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_178__d = unit_7__degree;
             end
             if (launched[7] | launched[19]) begin
@@ -43605,10 +43563,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[20]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_197__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_197__d = unit_7__degree;
             end
             if (launched[7] | launched[20]) begin
@@ -43616,10 +43574,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[21]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_217__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_217__d = unit_7__degree;
             end
             if (launched[7] | launched[21]) begin
@@ -43627,10 +43585,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[22]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_238__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_238__d = unit_7__degree;
             end
             if (launched[7] | launched[22]) begin
@@ -43638,10 +43596,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[23]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_260__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_260__d = unit_7__degree;
             end
             if (launched[7] | launched[23]) begin
@@ -43649,10 +43607,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[0]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_8__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_8__d = unit_8__degree;
             end
             if (launched[8] | launched[0]) begin
@@ -43660,10 +43618,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[1]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_8__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_8__d = unit_8__degree;
             end
             if (launched[8] | launched[1]) begin
@@ -43671,10 +43629,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[2]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_9__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_9__d = unit_8__degree;
             end
             if (launched[8] | launched[2]) begin
@@ -43682,10 +43640,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[3]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_11__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_11__d = unit_8__degree;
             end
             if (launched[8] | launched[3]) begin
@@ -43693,10 +43651,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[4]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_14__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_14__d = unit_8__degree;
             end
             if (launched[8] | launched[4]) begin
@@ -43704,10 +43662,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[5]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_18__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_18__d = unit_8__degree;
             end
             if (launched[8] | launched[5]) begin
@@ -43715,10 +43673,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[6]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_23__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_23__d = unit_8__degree;
             end
             if (launched[8] | launched[6]) begin
@@ -43726,10 +43684,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[7]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_29__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_29__d = unit_8__degree;
             end
             if (launched[8] | launched[7]) begin
@@ -43737,10 +43695,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[8]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_36__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_36__d = unit_8__degree;
             end
             if (launched[8] | launched[8]) begin
@@ -43748,10 +43706,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[9]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_44__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_44__d = unit_8__degree;
             end
             if (launched[8] | launched[9]) begin
@@ -43759,10 +43717,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[10]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_53__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_53__d = unit_8__degree;
             end
             if (launched[8] | launched[10]) begin
@@ -43770,10 +43728,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[11]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_63__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_63__d = unit_8__degree;
             end
             if (launched[8] | launched[11]) begin
@@ -43781,10 +43739,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[12]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_74__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_74__d = unit_8__degree;
             end
             if (launched[8] | launched[12]) begin
@@ -43792,10 +43750,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[13]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_86__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_86__d = unit_8__degree;
             end
             if (launched[8] | launched[13]) begin
@@ -43803,10 +43761,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[14]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_99__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_99__d = unit_8__degree;
             end
             if (launched[8] | launched[14]) begin
@@ -43814,10 +43772,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[15]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_113__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_113__d = unit_8__degree;
             end
             if (launched[8] | launched[15]) begin
@@ -43825,10 +43783,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[16]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_128__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_128__d = unit_8__degree;
             end
             if (launched[8] | launched[16]) begin
@@ -43836,10 +43794,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[17]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_144__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_144__d = unit_8__degree;
             end
             if (launched[8] | launched[17]) begin
@@ -43847,10 +43805,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[18]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_161__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_161__d = unit_8__degree;
             end
             if (launched[8] | launched[18]) begin
@@ -43858,10 +43816,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[19]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_179__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_179__d = unit_8__degree;
             end
             if (launched[8] | launched[19]) begin
@@ -43869,10 +43827,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[20]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_198__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_198__d = unit_8__degree;
             end
             if (launched[8] | launched[20]) begin
@@ -43880,10 +43838,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[21]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_218__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_218__d = unit_8__degree;
             end
             if (launched[8] | launched[21]) begin
@@ -43891,10 +43849,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[22]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_239__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_239__d = unit_8__degree;
             end
             if (launched[8] | launched[22]) begin
@@ -43902,10 +43860,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_8[23]) begin
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_261__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_261__d = unit_8__degree;
             end
             if (launched[8] | launched[23]) begin
@@ -43913,10 +43871,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[0]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_9__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_9__d = unit_9__degree;
             end
             if (launched[9] | launched[0]) begin
@@ -43924,10 +43882,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[1]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_9__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_9__d = unit_9__degree;
             end
             if (launched[9] | launched[1]) begin
@@ -43935,10 +43893,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[2]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_10__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_10__d = unit_9__degree;
             end
             if (launched[9] | launched[2]) begin
@@ -43946,10 +43904,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[3]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_12__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_12__d = unit_9__degree;
             end
             if (launched[9] | launched[3]) begin
@@ -43957,10 +43915,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[4]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_15__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_15__d = unit_9__degree;
             end
             if (launched[9] | launched[4]) begin
@@ -43968,10 +43926,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[5]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_19__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_19__d = unit_9__degree;
             end
             if (launched[9] | launched[5]) begin
@@ -43979,10 +43937,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[6]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_24__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_24__d = unit_9__degree;
             end
             if (launched[9] | launched[6]) begin
@@ -43990,10 +43948,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[7]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_30__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_30__d = unit_9__degree;
             end
             if (launched[9] | launched[7]) begin
@@ -44001,10 +43959,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[8]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_37__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_37__d = unit_9__degree;
             end
             if (launched[9] | launched[8]) begin
@@ -44012,10 +43970,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[9]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_45__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_45__d = unit_9__degree;
             end
             if (launched[9] | launched[9]) begin
@@ -44023,10 +43981,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[10]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_54__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_54__d = unit_9__degree;
             end
             if (launched[9] | launched[10]) begin
@@ -44034,10 +43992,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[11]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_64__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_64__d = unit_9__degree;
             end
             if (launched[9] | launched[11]) begin
@@ -44045,10 +44003,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[12]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_75__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_75__d = unit_9__degree;
             end
             if (launched[9] | launched[12]) begin
@@ -44056,10 +44014,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[13]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_87__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_87__d = unit_9__degree;
             end
             if (launched[9] | launched[13]) begin
@@ -44067,10 +44025,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[14]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_100__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_100__d = unit_9__degree;
             end
             if (launched[9] | launched[14]) begin
@@ -44078,10 +44036,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[15]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_114__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_114__d = unit_9__degree;
             end
             if (launched[9] | launched[15]) begin
@@ -44089,10 +44047,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[16]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_129__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_129__d = unit_9__degree;
             end
             if (launched[9] | launched[16]) begin
@@ -44100,10 +44058,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[17]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_145__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_145__d = unit_9__degree;
             end
             if (launched[9] | launched[17]) begin
@@ -44111,10 +44069,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[18]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_162__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_162__d = unit_9__degree;
             end
             if (launched[9] | launched[18]) begin
@@ -44122,10 +44080,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[19]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_180__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_180__d = unit_9__degree;
             end
             if (launched[9] | launched[19]) begin
@@ -44133,10 +44091,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[20]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_199__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_199__d = unit_9__degree;
             end
             if (launched[9] | launched[20]) begin
@@ -44144,10 +44102,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[21]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_219__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_219__d = unit_9__degree;
             end
             if (launched[9] | launched[21]) begin
@@ -44155,10 +44113,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[22]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_240__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_240__d = unit_9__degree;
             end
             if (launched[9] | launched[22]) begin
@@ -44166,10 +44124,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_9[23]) begin
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_262__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_262__d = unit_9__degree;
             end
             if (launched[9] | launched[23]) begin
@@ -44177,10 +44135,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[0]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_10__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_10__d = unit_10__degree;
             end
             if (launched[10] | launched[0]) begin
@@ -44188,10 +44146,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[1]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_10__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_10__d = unit_10__degree;
             end
             if (launched[10] | launched[1]) begin
@@ -44199,10 +44157,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[2]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_11__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_11__d = unit_10__degree;
             end
             if (launched[10] | launched[2]) begin
@@ -44210,10 +44168,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[3]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_13__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_13__d = unit_10__degree;
             end
             if (launched[10] | launched[3]) begin
@@ -44221,10 +44179,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[4]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_16__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_16__d = unit_10__degree;
             end
             if (launched[10] | launched[4]) begin
@@ -44232,10 +44190,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[5]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_20__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_20__d = unit_10__degree;
             end
             if (launched[10] | launched[5]) begin
@@ -44243,10 +44201,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[6]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_25__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_25__d = unit_10__degree;
             end
             if (launched[10] | launched[6]) begin
@@ -44254,10 +44212,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[7]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_31__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_31__d = unit_10__degree;
             end
             if (launched[10] | launched[7]) begin
@@ -44265,10 +44223,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[8]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_38__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_38__d = unit_10__degree;
             end
             if (launched[10] | launched[8]) begin
@@ -44276,10 +44234,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[9]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_46__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_46__d = unit_10__degree;
             end
             if (launched[10] | launched[9]) begin
@@ -44287,10 +44245,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[10]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_55__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_55__d = unit_10__degree;
             end
             if (launched[10] | launched[10]) begin
@@ -44298,10 +44256,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[11]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_65__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_65__d = unit_10__degree;
             end
             if (launched[10] | launched[11]) begin
@@ -44309,10 +44267,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[12]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_76__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_76__d = unit_10__degree;
             end
             if (launched[10] | launched[12]) begin
@@ -44320,10 +44278,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[13]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_88__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_88__d = unit_10__degree;
             end
             if (launched[10] | launched[13]) begin
@@ -44331,10 +44289,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[14]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_101__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_101__d = unit_10__degree;
             end
             if (launched[10] | launched[14]) begin
@@ -44342,10 +44300,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[15]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_115__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_115__d = unit_10__degree;
             end
             if (launched[10] | launched[15]) begin
@@ -44353,10 +44311,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[16]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_130__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_130__d = unit_10__degree;
             end
             if (launched[10] | launched[16]) begin
@@ -44364,10 +44322,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[17]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_146__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_146__d = unit_10__degree;
             end
             if (launched[10] | launched[17]) begin
@@ -44375,10 +44333,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[18]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_163__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_163__d = unit_10__degree;
             end
             if (launched[10] | launched[18]) begin
@@ -44386,10 +44344,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[19]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_181__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_181__d = unit_10__degree;
             end
             if (launched[10] | launched[19]) begin
@@ -44397,10 +44355,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[20]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_200__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_200__d = unit_10__degree;
             end
             if (launched[10] | launched[20]) begin
@@ -44408,10 +44366,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[21]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_220__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_220__d = unit_10__degree;
             end
             if (launched[10] | launched[21]) begin
@@ -44419,10 +44377,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[22]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_241__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_241__d = unit_10__degree;
             end
             if (launched[10] | launched[22]) begin
@@ -44430,10 +44388,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_10[23]) begin
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_263__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_263__d = unit_10__degree;
             end
             if (launched[10] | launched[23]) begin
@@ -44441,10 +44399,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[0]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_11__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_11__d = unit_11__degree;
             end
             if (launched[11] | launched[0]) begin
@@ -44452,10 +44410,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[1]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_11__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_11__d = unit_11__degree;
             end
             if (launched[11] | launched[1]) begin
@@ -44463,10 +44421,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[2]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_12__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_12__d = unit_11__degree;
             end
             if (launched[11] | launched[2]) begin
@@ -44474,10 +44432,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[3]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_14__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_14__d = unit_11__degree;
             end
             if (launched[11] | launched[3]) begin
@@ -44485,10 +44443,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[4]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_17__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_17__d = unit_11__degree;
             end
             if (launched[11] | launched[4]) begin
@@ -44496,10 +44454,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[5]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_21__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_21__d = unit_11__degree;
             end
             if (launched[11] | launched[5]) begin
@@ -44507,10 +44465,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[6]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_26__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_26__d = unit_11__degree;
             end
             if (launched[11] | launched[6]) begin
@@ -44518,10 +44476,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[7]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_32__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_32__d = unit_11__degree;
             end
             if (launched[11] | launched[7]) begin
@@ -44529,10 +44487,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[8]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_39__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_39__d = unit_11__degree;
             end
             if (launched[11] | launched[8]) begin
@@ -44540,10 +44498,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[9]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_47__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_47__d = unit_11__degree;
             end
             if (launched[11] | launched[9]) begin
@@ -44551,10 +44509,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[10]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_56__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_56__d = unit_11__degree;
             end
             if (launched[11] | launched[10]) begin
@@ -44562,10 +44520,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[11]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_66__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_66__d = unit_11__degree;
             end
             if (launched[11] | launched[11]) begin
@@ -44573,10 +44531,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[12]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_77__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_77__d = unit_11__degree;
             end
             if (launched[11] | launched[12]) begin
@@ -44584,10 +44542,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[13]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_89__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_89__d = unit_11__degree;
             end
             if (launched[11] | launched[13]) begin
@@ -44595,10 +44553,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[14]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_102__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_102__d = unit_11__degree;
             end
             if (launched[11] | launched[14]) begin
@@ -44606,10 +44564,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[15]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_116__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_116__d = unit_11__degree;
             end
             if (launched[11] | launched[15]) begin
@@ -44617,10 +44575,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[16]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_131__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_131__d = unit_11__degree;
             end
             if (launched[11] | launched[16]) begin
@@ -44628,10 +44586,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[17]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_147__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_147__d = unit_11__degree;
             end
             if (launched[11] | launched[17]) begin
@@ -44639,10 +44597,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[18]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_164__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_164__d = unit_11__degree;
             end
             if (launched[11] | launched[18]) begin
@@ -44650,10 +44608,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[19]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_182__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_182__d = unit_11__degree;
             end
             if (launched[11] | launched[19]) begin
@@ -44661,10 +44619,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[20]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_201__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_201__d = unit_11__degree;
             end
             if (launched[11] | launched[20]) begin
@@ -44672,10 +44630,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[21]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_221__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_221__d = unit_11__degree;
             end
             if (launched[11] | launched[21]) begin
@@ -44683,10 +44641,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[22]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_242__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_242__d = unit_11__degree;
             end
             if (launched[11] | launched[22]) begin
@@ -44694,10 +44652,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_11[23]) begin
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_264__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_264__d = unit_11__degree;
             end
             if (launched[11] | launched[23]) begin
@@ -44705,10 +44663,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[0]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_12__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_12__d = unit_12__degree;
             end
             if (launched[12] | launched[0]) begin
@@ -44716,10 +44674,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[1]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_12__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_12__d = unit_12__degree;
             end
             if (launched[12] | launched[1]) begin
@@ -44727,10 +44685,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[2]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_13__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_13__d = unit_12__degree;
             end
             if (launched[12] | launched[2]) begin
@@ -44738,10 +44696,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[3]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_15__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_15__d = unit_12__degree;
             end
             if (launched[12] | launched[3]) begin
@@ -44749,10 +44707,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[4]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_18__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_18__d = unit_12__degree;
             end
             if (launched[12] | launched[4]) begin
@@ -44760,10 +44718,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[5]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_22__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_22__d = unit_12__degree;
             end
             if (launched[12] | launched[5]) begin
@@ -44771,10 +44729,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[6]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_27__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_27__d = unit_12__degree;
             end
             if (launched[12] | launched[6]) begin
@@ -44782,10 +44740,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[7]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_33__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_33__d = unit_12__degree;
             end
             if (launched[12] | launched[7]) begin
@@ -44793,10 +44751,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[8]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_40__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_40__d = unit_12__degree;
             end
             if (launched[12] | launched[8]) begin
@@ -44804,10 +44762,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[9]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_48__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_48__d = unit_12__degree;
             end
             if (launched[12] | launched[9]) begin
@@ -44815,10 +44773,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[10]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_57__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_57__d = unit_12__degree;
             end
             if (launched[12] | launched[10]) begin
@@ -44826,10 +44784,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[11]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_67__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_67__d = unit_12__degree;
             end
             if (launched[12] | launched[11]) begin
@@ -44837,10 +44795,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[12]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_78__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_78__d = unit_12__degree;
             end
             if (launched[12] | launched[12]) begin
@@ -44848,10 +44806,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[13]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_90__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_90__d = unit_12__degree;
             end
             if (launched[12] | launched[13]) begin
@@ -44859,10 +44817,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[14]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_103__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_103__d = unit_12__degree;
             end
             if (launched[12] | launched[14]) begin
@@ -44870,10 +44828,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[15]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_117__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_117__d = unit_12__degree;
             end
             if (launched[12] | launched[15]) begin
@@ -44881,10 +44839,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[16]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_132__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_132__d = unit_12__degree;
             end
             if (launched[12] | launched[16]) begin
@@ -44892,10 +44850,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[17]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_148__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_148__d = unit_12__degree;
             end
             if (launched[12] | launched[17]) begin
@@ -44903,10 +44861,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[18]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_165__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_165__d = unit_12__degree;
             end
             if (launched[12] | launched[18]) begin
@@ -44914,10 +44872,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[19]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_183__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_183__d = unit_12__degree;
             end
             if (launched[12] | launched[19]) begin
@@ -44925,10 +44883,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[20]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_202__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_202__d = unit_12__degree;
             end
             if (launched[12] | launched[20]) begin
@@ -44936,10 +44894,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[21]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_222__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_222__d = unit_12__degree;
             end
             if (launched[12] | launched[21]) begin
@@ -44947,10 +44905,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[22]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_243__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_243__d = unit_12__degree;
             end
             if (launched[12] | launched[22]) begin
@@ -44958,10 +44916,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_12[23]) begin
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_265__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_265__d = unit_12__degree;
             end
             if (launched[12] | launched[23]) begin
@@ -44969,10 +44927,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[0]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_13__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_13__d = unit_13__degree;
             end
             if (launched[13] | launched[0]) begin
@@ -44980,10 +44938,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[1]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_13__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_13__d = unit_13__degree;
             end
             if (launched[13] | launched[1]) begin
@@ -44991,10 +44949,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[2]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_14__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_14__d = unit_13__degree;
             end
             if (launched[13] | launched[2]) begin
@@ -45002,10 +44960,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[3]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_16__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_16__d = unit_13__degree;
             end
             if (launched[13] | launched[3]) begin
@@ -45013,10 +44971,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[4]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_19__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_19__d = unit_13__degree;
             end
             if (launched[13] | launched[4]) begin
@@ -45024,10 +44982,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[5]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_23__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_23__d = unit_13__degree;
             end
             if (launched[13] | launched[5]) begin
@@ -45035,10 +44993,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[6]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_28__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_28__d = unit_13__degree;
             end
             if (launched[13] | launched[6]) begin
@@ -45046,10 +45004,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[7]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_34__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_34__d = unit_13__degree;
             end
             if (launched[13] | launched[7]) begin
@@ -45057,10 +45015,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[8]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_41__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_41__d = unit_13__degree;
             end
             if (launched[13] | launched[8]) begin
@@ -45068,10 +45026,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[9]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_49__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_49__d = unit_13__degree;
             end
             if (launched[13] | launched[9]) begin
@@ -45079,10 +45037,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[10]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_58__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_58__d = unit_13__degree;
             end
             if (launched[13] | launched[10]) begin
@@ -45090,10 +45048,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[11]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_68__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_68__d = unit_13__degree;
             end
             if (launched[13] | launched[11]) begin
@@ -45101,10 +45059,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[12]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_79__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_79__d = unit_13__degree;
             end
             if (launched[13] | launched[12]) begin
@@ -45112,10 +45070,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[13]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_91__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_91__d = unit_13__degree;
             end
             if (launched[13] | launched[13]) begin
@@ -45123,10 +45081,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[14]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_104__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_104__d = unit_13__degree;
             end
             if (launched[13] | launched[14]) begin
@@ -45134,10 +45092,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[15]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_118__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_118__d = unit_13__degree;
             end
             if (launched[13] | launched[15]) begin
@@ -45145,10 +45103,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[16]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_133__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_133__d = unit_13__degree;
             end
             if (launched[13] | launched[16]) begin
@@ -45156,10 +45114,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[17]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_149__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_149__d = unit_13__degree;
             end
             if (launched[13] | launched[17]) begin
@@ -45167,10 +45125,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[18]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_166__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_166__d = unit_13__degree;
             end
             if (launched[13] | launched[18]) begin
@@ -45178,10 +45136,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[19]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_184__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_184__d = unit_13__degree;
             end
             if (launched[13] | launched[19]) begin
@@ -45189,10 +45147,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[20]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_203__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_203__d = unit_13__degree;
             end
             if (launched[13] | launched[20]) begin
@@ -45200,10 +45158,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[21]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_223__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_223__d = unit_13__degree;
             end
             if (launched[13] | launched[21]) begin
@@ -45211,10 +45169,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[22]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_244__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_244__d = unit_13__degree;
             end
             if (launched[13] | launched[22]) begin
@@ -45222,10 +45180,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_13[23]) begin
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_266__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_266__d = unit_13__degree;
             end
             if (launched[13] | launched[23]) begin
@@ -45233,10 +45191,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[0]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_14__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_14__d = unit_14__degree;
             end
             if (launched[14] | launched[0]) begin
@@ -45244,10 +45202,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[1]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_14__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_14__d = unit_14__degree;
             end
             if (launched[14] | launched[1]) begin
@@ -45255,10 +45213,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[2]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_15__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_15__d = unit_14__degree;
             end
             if (launched[14] | launched[2]) begin
@@ -45266,10 +45224,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[3]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_17__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_17__d = unit_14__degree;
             end
             if (launched[14] | launched[3]) begin
@@ -45277,10 +45235,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[4]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_20__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_20__d = unit_14__degree;
             end
             if (launched[14] | launched[4]) begin
@@ -45288,10 +45246,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[5]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_24__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_24__d = unit_14__degree;
             end
             if (launched[14] | launched[5]) begin
@@ -45299,10 +45257,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[6]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_29__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_29__d = unit_14__degree;
             end
             if (launched[14] | launched[6]) begin
@@ -45310,10 +45268,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[7]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_35__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_35__d = unit_14__degree;
             end
             if (launched[14] | launched[7]) begin
@@ -45321,10 +45279,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[8]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_42__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_42__d = unit_14__degree;
             end
             if (launched[14] | launched[8]) begin
@@ -45332,10 +45290,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[9]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_50__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_50__d = unit_14__degree;
             end
             if (launched[14] | launched[9]) begin
@@ -45343,10 +45301,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[10]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_59__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_59__d = unit_14__degree;
             end
             if (launched[14] | launched[10]) begin
@@ -45354,10 +45312,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[11]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_69__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_69__d = unit_14__degree;
             end
             if (launched[14] | launched[11]) begin
@@ -45365,10 +45323,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[12]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_80__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_80__d = unit_14__degree;
             end
             if (launched[14] | launched[12]) begin
@@ -45376,10 +45334,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[13]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_92__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_92__d = unit_14__degree;
             end
             if (launched[14] | launched[13]) begin
@@ -45387,10 +45345,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[14]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_105__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_105__d = unit_14__degree;
             end
             if (launched[14] | launched[14]) begin
@@ -45398,10 +45356,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[15]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_119__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_119__d = unit_14__degree;
             end
             if (launched[14] | launched[15]) begin
@@ -45409,10 +45367,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[16]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_134__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_134__d = unit_14__degree;
             end
             if (launched[14] | launched[16]) begin
@@ -45420,10 +45378,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[17]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_150__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_150__d = unit_14__degree;
             end
             if (launched[14] | launched[17]) begin
@@ -45431,10 +45389,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[18]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_167__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_167__d = unit_14__degree;
             end
             if (launched[14] | launched[18]) begin
@@ -45442,10 +45400,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[19]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_185__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_185__d = unit_14__degree;
             end
             if (launched[14] | launched[19]) begin
@@ -45453,10 +45411,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[20]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_204__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_204__d = unit_14__degree;
             end
             if (launched[14] | launched[20]) begin
@@ -45464,10 +45422,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[21]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_224__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_224__d = unit_14__degree;
             end
             if (launched[14] | launched[21]) begin
@@ -45475,10 +45433,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[22]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_245__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_245__d = unit_14__degree;
             end
             if (launched[14] | launched[22]) begin
@@ -45486,10 +45444,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_14[23]) begin
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_267__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_267__d = unit_14__degree;
             end
             if (launched[14] | launched[23]) begin
@@ -45497,10 +45455,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[0]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_15__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_15__d = unit_15__degree;
             end
             if (launched[15] | launched[0]) begin
@@ -45508,10 +45466,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[1]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_15__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_15__d = unit_15__degree;
             end
             if (launched[15] | launched[1]) begin
@@ -45519,10 +45477,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[2]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_16__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_16__d = unit_15__degree;
             end
             if (launched[15] | launched[2]) begin
@@ -45530,10 +45488,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[3]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_18__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_18__d = unit_15__degree;
             end
             if (launched[15] | launched[3]) begin
@@ -45541,10 +45499,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[4]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_21__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_21__d = unit_15__degree;
             end
             if (launched[15] | launched[4]) begin
@@ -45552,10 +45510,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[5]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_25__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_25__d = unit_15__degree;
             end
             if (launched[15] | launched[5]) begin
@@ -45563,10 +45521,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[6]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_30__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_30__d = unit_15__degree;
             end
             if (launched[15] | launched[6]) begin
@@ -45574,10 +45532,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[7]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_36__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_36__d = unit_15__degree;
             end
             if (launched[15] | launched[7]) begin
@@ -45585,10 +45543,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[8]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_43__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_43__d = unit_15__degree;
             end
             if (launched[15] | launched[8]) begin
@@ -45596,10 +45554,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[9]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_51__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_51__d = unit_15__degree;
             end
             if (launched[15] | launched[9]) begin
@@ -45607,10 +45565,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[10]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_60__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_60__d = unit_15__degree;
             end
             if (launched[15] | launched[10]) begin
@@ -45618,10 +45576,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[11]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_70__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_70__d = unit_15__degree;
             end
             if (launched[15] | launched[11]) begin
@@ -45629,10 +45587,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[12]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_81__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_81__d = unit_15__degree;
             end
             if (launched[15] | launched[12]) begin
@@ -45640,10 +45598,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[13]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_93__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_93__d = unit_15__degree;
             end
             if (launched[15] | launched[13]) begin
@@ -45651,10 +45609,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[14]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_106__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_106__d = unit_15__degree;
             end
             if (launched[15] | launched[14]) begin
@@ -45662,10 +45620,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[15]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_120__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_120__d = unit_15__degree;
             end
             if (launched[15] | launched[15]) begin
@@ -45673,10 +45631,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[16]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_135__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_135__d = unit_15__degree;
             end
             if (launched[15] | launched[16]) begin
@@ -45684,10 +45642,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[17]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_151__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_151__d = unit_15__degree;
             end
             if (launched[15] | launched[17]) begin
@@ -45695,10 +45653,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[18]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_168__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_168__d = unit_15__degree;
             end
             if (launched[15] | launched[18]) begin
@@ -45706,10 +45664,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[19]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_186__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_186__d = unit_15__degree;
             end
             if (launched[15] | launched[19]) begin
@@ -45717,10 +45675,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[20]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_205__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_205__d = unit_15__degree;
             end
             if (launched[15] | launched[20]) begin
@@ -45728,10 +45686,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[21]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_225__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_225__d = unit_15__degree;
             end
             if (launched[15] | launched[21]) begin
@@ -45739,10 +45697,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[22]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_246__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_246__d = unit_15__degree;
             end
             if (launched[15] | launched[22]) begin
@@ -45750,10 +45708,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_15[23]) begin
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_268__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_268__d = unit_15__degree;
             end
             if (launched[15] | launched[23]) begin
@@ -45761,10 +45719,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[0]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_16__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_16__d = unit_16__degree;
             end
             if (launched[16] | launched[0]) begin
@@ -45772,10 +45730,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[1]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_16__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_16__d = unit_16__degree;
             end
             if (launched[16] | launched[1]) begin
@@ -45783,10 +45741,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[2]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_17__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_17__d = unit_16__degree;
             end
             if (launched[16] | launched[2]) begin
@@ -45794,10 +45752,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[3]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_19__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_19__d = unit_16__degree;
             end
             if (launched[16] | launched[3]) begin
@@ -45805,10 +45763,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[4]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_22__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_22__d = unit_16__degree;
             end
             if (launched[16] | launched[4]) begin
@@ -45816,10 +45774,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[5]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_26__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_26__d = unit_16__degree;
             end
             if (launched[16] | launched[5]) begin
@@ -45827,10 +45785,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[6]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_31__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_31__d = unit_16__degree;
             end
             if (launched[16] | launched[6]) begin
@@ -45838,10 +45796,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[7]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_37__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_37__d = unit_16__degree;
             end
             if (launched[16] | launched[7]) begin
@@ -45849,10 +45807,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[8]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_44__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_44__d = unit_16__degree;
             end
             if (launched[16] | launched[8]) begin
@@ -45860,10 +45818,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[9]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_52__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_52__d = unit_16__degree;
             end
             if (launched[16] | launched[9]) begin
@@ -45871,10 +45829,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[10]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_61__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_61__d = unit_16__degree;
             end
             if (launched[16] | launched[10]) begin
@@ -45882,10 +45840,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[11]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_71__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_71__d = unit_16__degree;
             end
             if (launched[16] | launched[11]) begin
@@ -45893,10 +45851,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[12]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_82__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_82__d = unit_16__degree;
             end
             if (launched[16] | launched[12]) begin
@@ -45904,10 +45862,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[13]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_94__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_94__d = unit_16__degree;
             end
             if (launched[16] | launched[13]) begin
@@ -45915,10 +45873,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[14]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_107__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_107__d = unit_16__degree;
             end
             if (launched[16] | launched[14]) begin
@@ -45926,10 +45884,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[15]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_121__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_121__d = unit_16__degree;
             end
             if (launched[16] | launched[15]) begin
@@ -45937,10 +45895,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[16]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_136__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_136__d = unit_16__degree;
             end
             if (launched[16] | launched[16]) begin
@@ -45948,10 +45906,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[17]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_152__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_152__d = unit_16__degree;
             end
             if (launched[16] | launched[17]) begin
@@ -45959,10 +45917,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[18]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_169__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_169__d = unit_16__degree;
             end
             if (launched[16] | launched[18]) begin
@@ -45970,10 +45928,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[19]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_187__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_187__d = unit_16__degree;
             end
             if (launched[16] | launched[19]) begin
@@ -45981,10 +45939,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[20]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_206__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_206__d = unit_16__degree;
             end
             if (launched[16] | launched[20]) begin
@@ -45992,10 +45950,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[21]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_226__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_226__d = unit_16__degree;
             end
             if (launched[16] | launched[21]) begin
@@ -46003,10 +45961,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[22]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_247__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_247__d = unit_16__degree;
             end
             if (launched[16] | launched[22]) begin
@@ -46014,10 +45972,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_16[23]) begin
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_269__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_269__d = unit_16__degree;
             end
             if (launched[16] | launched[23]) begin
@@ -46025,10 +45983,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[0]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_17__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_17__d = unit_17__degree;
             end
             if (launched[17] | launched[0]) begin
@@ -46036,10 +45994,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[1]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_17__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_17__d = unit_17__degree;
             end
             if (launched[17] | launched[1]) begin
@@ -46047,10 +46005,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[2]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_18__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_18__d = unit_17__degree;
             end
             if (launched[17] | launched[2]) begin
@@ -46058,10 +46016,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[3]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_20__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_20__d = unit_17__degree;
             end
             if (launched[17] | launched[3]) begin
@@ -46069,10 +46027,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[4]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_23__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_23__d = unit_17__degree;
             end
             if (launched[17] | launched[4]) begin
@@ -46080,10 +46038,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[5]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_27__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_27__d = unit_17__degree;
             end
             if (launched[17] | launched[5]) begin
@@ -46091,10 +46049,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[6]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_32__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_32__d = unit_17__degree;
             end
             if (launched[17] | launched[6]) begin
@@ -46102,10 +46060,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[7]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_38__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_38__d = unit_17__degree;
             end
             if (launched[17] | launched[7]) begin
@@ -46113,10 +46071,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[8]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_45__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_45__d = unit_17__degree;
             end
             if (launched[17] | launched[8]) begin
@@ -46124,10 +46082,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[9]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_53__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_53__d = unit_17__degree;
             end
             if (launched[17] | launched[9]) begin
@@ -46135,10 +46093,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[10]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_62__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_62__d = unit_17__degree;
             end
             if (launched[17] | launched[10]) begin
@@ -46146,10 +46104,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[11]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_72__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_72__d = unit_17__degree;
             end
             if (launched[17] | launched[11]) begin
@@ -46157,10 +46115,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[12]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_83__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_83__d = unit_17__degree;
             end
             if (launched[17] | launched[12]) begin
@@ -46168,10 +46126,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[13]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_95__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_95__d = unit_17__degree;
             end
             if (launched[17] | launched[13]) begin
@@ -46179,10 +46137,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[14]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_108__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_108__d = unit_17__degree;
             end
             if (launched[17] | launched[14]) begin
@@ -46190,10 +46148,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[15]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_122__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_122__d = unit_17__degree;
             end
             if (launched[17] | launched[15]) begin
@@ -46201,10 +46159,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[16]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_137__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_137__d = unit_17__degree;
             end
             if (launched[17] | launched[16]) begin
@@ -46212,10 +46170,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[17]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_153__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_153__d = unit_17__degree;
             end
             if (launched[17] | launched[17]) begin
@@ -46223,10 +46181,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[18]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_170__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_170__d = unit_17__degree;
             end
             if (launched[17] | launched[18]) begin
@@ -46234,10 +46192,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[19]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_188__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_188__d = unit_17__degree;
             end
             if (launched[17] | launched[19]) begin
@@ -46245,10 +46203,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[20]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_207__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_207__d = unit_17__degree;
             end
             if (launched[17] | launched[20]) begin
@@ -46256,10 +46214,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[21]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_227__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_227__d = unit_17__degree;
             end
             if (launched[17] | launched[21]) begin
@@ -46267,10 +46225,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[22]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_248__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_248__d = unit_17__degree;
             end
             if (launched[17] | launched[22]) begin
@@ -46278,10 +46236,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_17[23]) begin
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_270__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_270__d = unit_17__degree;
             end
             if (launched[17] | launched[23]) begin
@@ -46289,10 +46247,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[0]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_18__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_18__d = unit_18__degree;
             end
             if (launched[18] | launched[0]) begin
@@ -46300,10 +46258,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[1]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_18__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_18__d = unit_18__degree;
             end
             if (launched[18] | launched[1]) begin
@@ -46311,10 +46269,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[2]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_19__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_19__d = unit_18__degree;
             end
             if (launched[18] | launched[2]) begin
@@ -46322,10 +46280,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[3]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_21__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_21__d = unit_18__degree;
             end
             if (launched[18] | launched[3]) begin
@@ -46333,10 +46291,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[4]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_24__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_24__d = unit_18__degree;
             end
             if (launched[18] | launched[4]) begin
@@ -46344,10 +46302,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[5]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_28__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_28__d = unit_18__degree;
             end
             if (launched[18] | launched[5]) begin
@@ -46355,10 +46313,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[6]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_33__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_33__d = unit_18__degree;
             end
             if (launched[18] | launched[6]) begin
@@ -46366,10 +46324,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[7]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_39__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_39__d = unit_18__degree;
             end
             if (launched[18] | launched[7]) begin
@@ -46377,10 +46335,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[8]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_46__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_46__d = unit_18__degree;
             end
             if (launched[18] | launched[8]) begin
@@ -46388,10 +46346,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[9]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_54__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_54__d = unit_18__degree;
             end
             if (launched[18] | launched[9]) begin
@@ -46399,10 +46357,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[10]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_63__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_63__d = unit_18__degree;
             end
             if (launched[18] | launched[10]) begin
@@ -46410,10 +46368,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[11]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_73__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_73__d = unit_18__degree;
             end
             if (launched[18] | launched[11]) begin
@@ -46421,10 +46379,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[12]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_84__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_84__d = unit_18__degree;
             end
             if (launched[18] | launched[12]) begin
@@ -46432,10 +46390,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[13]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_96__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_96__d = unit_18__degree;
             end
             if (launched[18] | launched[13]) begin
@@ -46443,10 +46401,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[14]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_109__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_109__d = unit_18__degree;
             end
             if (launched[18] | launched[14]) begin
@@ -46454,10 +46412,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[15]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_123__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_123__d = unit_18__degree;
             end
             if (launched[18] | launched[15]) begin
@@ -46465,10 +46423,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[16]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_138__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_138__d = unit_18__degree;
             end
             if (launched[18] | launched[16]) begin
@@ -46476,10 +46434,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[17]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_154__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_154__d = unit_18__degree;
             end
             if (launched[18] | launched[17]) begin
@@ -46487,10 +46445,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[18]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_171__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_171__d = unit_18__degree;
             end
             if (launched[18] | launched[18]) begin
@@ -46498,10 +46456,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[19]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_189__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_189__d = unit_18__degree;
             end
             if (launched[18] | launched[19]) begin
@@ -46509,10 +46467,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[20]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_208__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_208__d = unit_18__degree;
             end
             if (launched[18] | launched[20]) begin
@@ -46520,10 +46478,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[21]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_228__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_228__d = unit_18__degree;
             end
             if (launched[18] | launched[21]) begin
@@ -46531,10 +46489,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[22]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_249__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_249__d = unit_18__degree;
             end
             if (launched[18] | launched[22]) begin
@@ -46542,10 +46500,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_18[23]) begin
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_271__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_271__d = unit_18__degree;
             end
             if (launched[18] | launched[23]) begin
@@ -46553,10 +46511,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[0]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_19__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_19__d = unit_19__degree;
             end
             if (launched[19] | launched[0]) begin
@@ -46564,10 +46522,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[1]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_19__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_19__d = unit_19__degree;
             end
             if (launched[19] | launched[1]) begin
@@ -46575,10 +46533,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[2]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_20__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_20__d = unit_19__degree;
             end
             if (launched[19] | launched[2]) begin
@@ -46586,10 +46544,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[3]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_22__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_22__d = unit_19__degree;
             end
             if (launched[19] | launched[3]) begin
@@ -46597,10 +46555,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[4]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_25__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_25__d = unit_19__degree;
             end
             if (launched[19] | launched[4]) begin
@@ -46608,10 +46566,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[5]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_29__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_29__d = unit_19__degree;
             end
             if (launched[19] | launched[5]) begin
@@ -46619,10 +46577,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[6]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_34__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_34__d = unit_19__degree;
             end
             if (launched[19] | launched[6]) begin
@@ -46630,10 +46588,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[7]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_40__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_40__d = unit_19__degree;
             end
             if (launched[19] | launched[7]) begin
@@ -46641,10 +46599,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[8]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_47__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_47__d = unit_19__degree;
             end
             if (launched[19] | launched[8]) begin
@@ -46652,10 +46610,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[9]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_55__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_55__d = unit_19__degree;
             end
             if (launched[19] | launched[9]) begin
@@ -46663,10 +46621,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[10]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_64__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_64__d = unit_19__degree;
             end
             if (launched[19] | launched[10]) begin
@@ -46674,10 +46632,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[11]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_74__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_74__d = unit_19__degree;
             end
             if (launched[19] | launched[11]) begin
@@ -46685,10 +46643,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[12]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_85__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_85__d = unit_19__degree;
             end
             if (launched[19] | launched[12]) begin
@@ -46696,10 +46654,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[13]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_97__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_97__d = unit_19__degree;
             end
             if (launched[19] | launched[13]) begin
@@ -46707,10 +46665,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[14]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_110__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_110__d = unit_19__degree;
             end
             if (launched[19] | launched[14]) begin
@@ -46718,10 +46676,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[15]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_124__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_124__d = unit_19__degree;
             end
             if (launched[19] | launched[15]) begin
@@ -46729,10 +46687,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[16]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_139__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_139__d = unit_19__degree;
             end
             if (launched[19] | launched[16]) begin
@@ -46740,10 +46698,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[17]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_155__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_155__d = unit_19__degree;
             end
             if (launched[19] | launched[17]) begin
@@ -46751,10 +46709,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[18]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_172__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_172__d = unit_19__degree;
             end
             if (launched[19] | launched[18]) begin
@@ -46762,10 +46720,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[19]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_190__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_190__d = unit_19__degree;
             end
             if (launched[19] | launched[19]) begin
@@ -46773,10 +46731,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[20]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_209__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_209__d = unit_19__degree;
             end
             if (launched[19] | launched[20]) begin
@@ -46784,10 +46742,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[21]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_229__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_229__d = unit_19__degree;
             end
             if (launched[19] | launched[21]) begin
@@ -46795,10 +46753,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[22]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_250__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_250__d = unit_19__degree;
             end
             if (launched[19] | launched[22]) begin
@@ -46806,10 +46764,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_19[23]) begin
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_272__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_272__d = unit_19__degree;
             end
             if (launched[19] | launched[23]) begin
@@ -46817,10 +46775,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[0]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_20__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_20__d = unit_20__degree;
             end
             if (launched[20] | launched[0]) begin
@@ -46828,10 +46786,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[1]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_20__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_20__d = unit_20__degree;
             end
             if (launched[20] | launched[1]) begin
@@ -46839,10 +46797,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[2]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_21__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_21__d = unit_20__degree;
             end
             if (launched[20] | launched[2]) begin
@@ -46850,10 +46808,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[3]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_23__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_23__d = unit_20__degree;
             end
             if (launched[20] | launched[3]) begin
@@ -46861,10 +46819,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[4]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_26__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_26__d = unit_20__degree;
             end
             if (launched[20] | launched[4]) begin
@@ -46872,10 +46830,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[5]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_30__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_30__d = unit_20__degree;
             end
             if (launched[20] | launched[5]) begin
@@ -46883,10 +46841,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[6]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_35__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_35__d = unit_20__degree;
             end
             if (launched[20] | launched[6]) begin
@@ -46894,10 +46852,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[7]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_41__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_41__d = unit_20__degree;
             end
             if (launched[20] | launched[7]) begin
@@ -46905,10 +46863,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[8]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_48__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_48__d = unit_20__degree;
             end
             if (launched[20] | launched[8]) begin
@@ -46916,10 +46874,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[9]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_56__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_56__d = unit_20__degree;
             end
             if (launched[20] | launched[9]) begin
@@ -46927,10 +46885,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[10]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_65__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_65__d = unit_20__degree;
             end
             if (launched[20] | launched[10]) begin
@@ -46938,10 +46896,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[11]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_75__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_75__d = unit_20__degree;
             end
             if (launched[20] | launched[11]) begin
@@ -46949,10 +46907,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[12]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_86__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_86__d = unit_20__degree;
             end
             if (launched[20] | launched[12]) begin
@@ -46960,10 +46918,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[13]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_98__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_98__d = unit_20__degree;
             end
             if (launched[20] | launched[13]) begin
@@ -46971,10 +46929,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[14]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_111__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_111__d = unit_20__degree;
             end
             if (launched[20] | launched[14]) begin
@@ -46982,10 +46940,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[15]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_125__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_125__d = unit_20__degree;
             end
             if (launched[20] | launched[15]) begin
@@ -46993,10 +46951,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[16]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_140__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_140__d = unit_20__degree;
             end
             if (launched[20] | launched[16]) begin
@@ -47004,10 +46962,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[17]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_156__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_156__d = unit_20__degree;
             end
             if (launched[20] | launched[17]) begin
@@ -47015,10 +46973,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[18]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_173__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_173__d = unit_20__degree;
             end
             if (launched[20] | launched[18]) begin
@@ -47026,10 +46984,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[19]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_191__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_191__d = unit_20__degree;
             end
             if (launched[20] | launched[19]) begin
@@ -47037,10 +46995,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[20]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_210__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_210__d = unit_20__degree;
             end
             if (launched[20] | launched[20]) begin
@@ -47048,10 +47006,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[21]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_230__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_230__d = unit_20__degree;
             end
             if (launched[20] | launched[21]) begin
@@ -47059,10 +47017,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[22]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_251__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_251__d = unit_20__degree;
             end
             if (launched[20] | launched[22]) begin
@@ -47070,10 +47028,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_20[23]) begin
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_273__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_273__d = unit_20__degree;
             end
             if (launched[20] | launched[23]) begin
@@ -47081,10 +47039,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[0]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_21__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_21__d = unit_21__degree;
             end
             if (launched[21] | launched[0]) begin
@@ -47092,10 +47050,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[1]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_21__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_21__d = unit_21__degree;
             end
             if (launched[21] | launched[1]) begin
@@ -47103,10 +47061,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[2]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_22__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_22__d = unit_21__degree;
             end
             if (launched[21] | launched[2]) begin
@@ -47114,10 +47072,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[3]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_24__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_24__d = unit_21__degree;
             end
             if (launched[21] | launched[3]) begin
@@ -47125,10 +47083,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[4]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_27__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_27__d = unit_21__degree;
             end
             if (launched[21] | launched[4]) begin
@@ -47136,10 +47094,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[5]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_31__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_31__d = unit_21__degree;
             end
             if (launched[21] | launched[5]) begin
@@ -47147,10 +47105,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[6]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_36__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_36__d = unit_21__degree;
             end
             if (launched[21] | launched[6]) begin
@@ -47158,10 +47116,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[7]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_42__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_42__d = unit_21__degree;
             end
             if (launched[21] | launched[7]) begin
@@ -47169,10 +47127,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[8]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_49__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_49__d = unit_21__degree;
             end
             if (launched[21] | launched[8]) begin
@@ -47180,10 +47138,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[9]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_57__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_57__d = unit_21__degree;
             end
             if (launched[21] | launched[9]) begin
@@ -47191,10 +47149,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[10]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_66__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_66__d = unit_21__degree;
             end
             if (launched[21] | launched[10]) begin
@@ -47202,10 +47160,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[11]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_76__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_76__d = unit_21__degree;
             end
             if (launched[21] | launched[11]) begin
@@ -47213,10 +47171,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[12]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_87__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_87__d = unit_21__degree;
             end
             if (launched[21] | launched[12]) begin
@@ -47224,10 +47182,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[13]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_99__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_99__d = unit_21__degree;
             end
             if (launched[21] | launched[13]) begin
@@ -47235,10 +47193,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[14]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_112__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_112__d = unit_21__degree;
             end
             if (launched[21] | launched[14]) begin
@@ -47246,10 +47204,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[15]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_126__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_126__d = unit_21__degree;
             end
             if (launched[21] | launched[15]) begin
@@ -47257,10 +47215,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[16]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_141__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_141__d = unit_21__degree;
             end
             if (launched[21] | launched[16]) begin
@@ -47268,10 +47226,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[17]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_157__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_157__d = unit_21__degree;
             end
             if (launched[21] | launched[17]) begin
@@ -47279,10 +47237,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[18]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_174__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_174__d = unit_21__degree;
             end
             if (launched[21] | launched[18]) begin
@@ -47290,10 +47248,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[19]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_192__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_192__d = unit_21__degree;
             end
             if (launched[21] | launched[19]) begin
@@ -47301,10 +47259,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[20]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_211__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_211__d = unit_21__degree;
             end
             if (launched[21] | launched[20]) begin
@@ -47312,10 +47270,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[21]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_231__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_231__d = unit_21__degree;
             end
             if (launched[21] | launched[21]) begin
@@ -47323,10 +47281,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[22]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_252__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_252__d = unit_21__degree;
             end
             if (launched[21] | launched[22]) begin
@@ -47334,10 +47292,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_21[23]) begin
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_274__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_274__d = unit_21__degree;
             end
             if (launched[21] | launched[23]) begin
@@ -47345,10 +47303,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[0]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_22__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_22__d = unit_22__degree;
             end
             if (launched[22] | launched[0]) begin
@@ -47356,10 +47314,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[1]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_22__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_22__d = unit_22__degree;
             end
             if (launched[22] | launched[1]) begin
@@ -47367,10 +47325,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[2]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_23__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_23__d = unit_22__degree;
             end
             if (launched[22] | launched[2]) begin
@@ -47378,10 +47336,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[3]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_25__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_25__d = unit_22__degree;
             end
             if (launched[22] | launched[3]) begin
@@ -47389,10 +47347,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[4]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_28__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_28__d = unit_22__degree;
             end
             if (launched[22] | launched[4]) begin
@@ -47400,10 +47358,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[5]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_32__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_32__d = unit_22__degree;
             end
             if (launched[22] | launched[5]) begin
@@ -47411,10 +47369,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[6]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_37__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_37__d = unit_22__degree;
             end
             if (launched[22] | launched[6]) begin
@@ -47422,10 +47380,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[7]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_43__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_43__d = unit_22__degree;
             end
             if (launched[22] | launched[7]) begin
@@ -47433,10 +47391,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[8]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_50__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_50__d = unit_22__degree;
             end
             if (launched[22] | launched[8]) begin
@@ -47444,10 +47402,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[9]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_58__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_58__d = unit_22__degree;
             end
             if (launched[22] | launched[9]) begin
@@ -47455,10 +47413,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[10]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_67__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_67__d = unit_22__degree;
             end
             if (launched[22] | launched[10]) begin
@@ -47466,10 +47424,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[11]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_77__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_77__d = unit_22__degree;
             end
             if (launched[22] | launched[11]) begin
@@ -47477,10 +47435,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[12]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_88__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_88__d = unit_22__degree;
             end
             if (launched[22] | launched[12]) begin
@@ -47488,10 +47446,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[13]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_100__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_100__d = unit_22__degree;
             end
             if (launched[22] | launched[13]) begin
@@ -47499,10 +47457,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[14]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_113__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_113__d = unit_22__degree;
             end
             if (launched[22] | launched[14]) begin
@@ -47510,10 +47468,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[15]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_127__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_127__d = unit_22__degree;
             end
             if (launched[22] | launched[15]) begin
@@ -47521,10 +47479,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[16]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_142__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_142__d = unit_22__degree;
             end
             if (launched[22] | launched[16]) begin
@@ -47532,10 +47490,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[17]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_158__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_158__d = unit_22__degree;
             end
             if (launched[22] | launched[17]) begin
@@ -47543,10 +47501,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[18]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_175__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_175__d = unit_22__degree;
             end
             if (launched[22] | launched[18]) begin
@@ -47554,10 +47512,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[19]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_193__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_193__d = unit_22__degree;
             end
             if (launched[22] | launched[19]) begin
@@ -47565,10 +47523,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[20]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_212__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_212__d = unit_22__degree;
             end
             if (launched[22] | launched[20]) begin
@@ -47576,10 +47534,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[21]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_232__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_232__d = unit_22__degree;
             end
             if (launched[22] | launched[21]) begin
@@ -47587,10 +47545,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[22]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_253__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_253__d = unit_22__degree;
             end
             if (launched[22] | launched[22]) begin
@@ -47598,10 +47556,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_22[23]) begin
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_275__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_275__d = unit_22__degree;
             end
             if (launched[22] | launched[23]) begin
@@ -47609,10 +47567,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[0]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_23__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_23__d = unit_23__degree;
             end
             if (launched[23] | launched[0]) begin
@@ -47620,10 +47578,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[1]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_23__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_23__d = unit_23__degree;
             end
             if (launched[23] | launched[1]) begin
@@ -47631,10 +47589,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[2]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_24__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_24__d = unit_23__degree;
             end
             if (launched[23] | launched[2]) begin
@@ -47642,10 +47600,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[3]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_26__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_26__d = unit_23__degree;
             end
             if (launched[23] | launched[3]) begin
@@ -47653,10 +47611,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[4]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_29__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_29__d = unit_23__degree;
             end
             if (launched[23] | launched[4]) begin
@@ -47664,10 +47622,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[5]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_33__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_33__d = unit_23__degree;
             end
             if (launched[23] | launched[5]) begin
@@ -47675,10 +47633,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[6]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_38__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_38__d = unit_23__degree;
             end
             if (launched[23] | launched[6]) begin
@@ -47686,10 +47644,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[7]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_44__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_44__d = unit_23__degree;
             end
             if (launched[23] | launched[7]) begin
@@ -47697,10 +47655,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[8]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_51__d = unit_8__degree;
             end
-            if (row_oh__q[8]) begin
+            if (row_pick__onehot[8]) begin
                 tri_51__d = unit_23__degree;
             end
             if (launched[23] | launched[8]) begin
@@ -47708,10 +47666,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[9]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_59__d = unit_9__degree;
             end
-            if (row_oh__q[9]) begin
+            if (row_pick__onehot[9]) begin
                 tri_59__d = unit_23__degree;
             end
             if (launched[23] | launched[9]) begin
@@ -47719,10 +47677,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[10]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_68__d = unit_10__degree;
             end
-            if (row_oh__q[10]) begin
+            if (row_pick__onehot[10]) begin
                 tri_68__d = unit_23__degree;
             end
             if (launched[23] | launched[10]) begin
@@ -47730,10 +47688,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[11]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_78__d = unit_11__degree;
             end
-            if (row_oh__q[11]) begin
+            if (row_pick__onehot[11]) begin
                 tri_78__d = unit_23__degree;
             end
             if (launched[23] | launched[11]) begin
@@ -47741,10 +47699,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[12]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_89__d = unit_12__degree;
             end
-            if (row_oh__q[12]) begin
+            if (row_pick__onehot[12]) begin
                 tri_89__d = unit_23__degree;
             end
             if (launched[23] | launched[12]) begin
@@ -47752,10 +47710,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[13]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_101__d = unit_13__degree;
             end
-            if (row_oh__q[13]) begin
+            if (row_pick__onehot[13]) begin
                 tri_101__d = unit_23__degree;
             end
             if (launched[23] | launched[13]) begin
@@ -47763,10 +47721,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[14]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_114__d = unit_14__degree;
             end
-            if (row_oh__q[14]) begin
+            if (row_pick__onehot[14]) begin
                 tri_114__d = unit_23__degree;
             end
             if (launched[23] | launched[14]) begin
@@ -47774,10 +47732,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[15]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_128__d = unit_15__degree;
             end
-            if (row_oh__q[15]) begin
+            if (row_pick__onehot[15]) begin
                 tri_128__d = unit_23__degree;
             end
             if (launched[23] | launched[15]) begin
@@ -47785,10 +47743,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[16]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_143__d = unit_16__degree;
             end
-            if (row_oh__q[16]) begin
+            if (row_pick__onehot[16]) begin
                 tri_143__d = unit_23__degree;
             end
             if (launched[23] | launched[16]) begin
@@ -47796,10 +47754,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[17]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_159__d = unit_17__degree;
             end
-            if (row_oh__q[17]) begin
+            if (row_pick__onehot[17]) begin
                 tri_159__d = unit_23__degree;
             end
             if (launched[23] | launched[17]) begin
@@ -47807,10 +47765,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[18]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_176__d = unit_18__degree;
             end
-            if (row_oh__q[18]) begin
+            if (row_pick__onehot[18]) begin
                 tri_176__d = unit_23__degree;
             end
             if (launched[23] | launched[18]) begin
@@ -47818,10 +47776,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[19]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_194__d = unit_19__degree;
             end
-            if (row_oh__q[19]) begin
+            if (row_pick__onehot[19]) begin
                 tri_194__d = unit_23__degree;
             end
             if (launched[23] | launched[19]) begin
@@ -47829,10 +47787,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[20]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_213__d = unit_20__degree;
             end
-            if (row_oh__q[20]) begin
+            if (row_pick__onehot[20]) begin
                 tri_213__d = unit_23__degree;
             end
             if (launched[23] | launched[20]) begin
@@ -47840,10 +47798,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[21]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_233__d = unit_21__degree;
             end
-            if (row_oh__q[21]) begin
+            if (row_pick__onehot[21]) begin
                 tri_233__d = unit_23__degree;
             end
             if (launched[23] | launched[21]) begin
@@ -47851,10 +47809,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[22]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_254__d = unit_22__degree;
             end
-            if (row_oh__q[22]) begin
+            if (row_pick__onehot[22]) begin
                 tri_254__d = unit_23__degree;
             end
             if (launched[23] | launched[22]) begin
@@ -47862,10 +47820,10 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_23[23]) begin
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_0__d = unit_23__degree;
             end
-            if (row_oh__q[23]) begin
+            if (row_pick__onehot[23]) begin
                 tri_0__d = unit_23__degree;
             end
             if (launched[23] | launched[23]) begin
@@ -48543,7 +48501,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             act__d = zero_n;
             last__d = zero_n;
             dirty__d = zero_n;
-            row_oh__d = zero_n;
             older_0__d = below_n_0;
             gap_0__d = zero5;
             score_0__d = zero_sb;
@@ -49052,25 +49009,6 @@ module locality_degree_base_fermi__older(d,q,clock);
     end
           
 endmodule // locality_degree_base_fermi__older
-
-// locality_degree_base_fermi__row_oh: a register (rust-hdl DFF), field `row_oh` of `locality_degree_base_fermi`; 1 instance.
-module locality_degree_base_fermi__row_oh(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // locality_degree_base_fermi__row_oh
 
 // locality_degree_base_fermi__row_pick: a sub-block, field `row_pick` of `locality_degree_base_fermi`; 1 instance.
 module locality_degree_base_fermi__row_pick(req,valid,onehot,index);
@@ -59664,44 +59602,6 @@ module locality_degree_base_fermi__row_sub(sel,data_0,data_1,data_2,data_3,data_
     end
     
 endmodule // locality_degree_base_fermi__row_sub
-
-// locality_degree_base_fermi__row_vreg: a register (rust-hdl DFF), field `row_vreg` of `locality_degree_base_fermi`; 1 instance.
-module locality_degree_base_fermi__row_vreg(d,q,clock);
-    
-    // Module arguments
-    input wire  [54:0] d;
-    output reg  [54:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 55'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // locality_degree_base_fermi__row_vreg
-
-// locality_degree_base_fermi__row_vsub: a register (rust-hdl DFF), field `row_vsub` of `locality_degree_base_fermi`; 1 instance.
-module locality_degree_base_fermi__row_vsub(d,q,clock);
-    
-    // Module arguments
-    input wire  [79:0] d;
-    output reg  [79:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 80'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // locality_degree_base_fermi__row_vsub
 
 // locality_degree_base_fermi__score: a register (rust-hdl DFF), field `score` of `locality_degree_base_fermi`; 24 instances (one per array element).
 module locality_degree_base_fermi__score(d,q,clock);

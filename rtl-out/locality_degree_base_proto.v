@@ -613,27 +613,6 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
     reg  tri_27__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] row_oh__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] row_oh__q;
-    // verilator lint_off UNOPTFLAT
-    reg  row_oh__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_vreg__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [54:0] row_vreg__q;
-    // verilator lint_off UNOPTFLAT
-    reg  row_vreg__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_vsub__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [79:0] row_vsub__q;
-    // verilator lint_off UNOPTFLAT
-    reg  row_vsub__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [7:0] grant_index__onehot;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] grant_index__index;
@@ -1891,21 +1870,6 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         .q(tri_27__q),
         .clock(tri_27__clock)
     );
-    locality_degree_base_proto__row_oh row_oh(
-        .d(row_oh__d),
-        .q(row_oh__q),
-        .clock(row_oh__clock)
-    );
-    locality_degree_base_proto__row_vreg row_vreg(
-        .d(row_vreg__d),
-        .q(row_vreg__q),
-        .clock(row_vreg__clock)
-    );
-    locality_degree_base_proto__row_vsub row_vsub(
-        .d(row_vsub__d),
-        .q(row_vsub__q),
-        .clock(row_vsub__clock)
-    );
     locality_degree_base_proto__grant_index grant_index(
         .onehot(grant_index__onehot),
         .index(grant_index__index)
@@ -2003,9 +1967,6 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         act__clock = clock;
         last__clock = clock;
         dirty__clock = clock;
-        row_oh__clock = clock;
-        row_vreg__clock = clock;
-        row_vsub__clock = clock;
         older_0__clock = clock;
         gap_0__clock = clock;
         vreg_0__clock = clock;
@@ -5353,55 +5314,52 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         row_pick__req = dirty__q;
         row_region__sel = row_pick__onehot;
         row_sub__sel = row_pick__onehot;
-        row_oh__d = row_pick__onehot;
-        row_vreg__d = row_region__out;
-        row_vsub__d = row_sub__out;
         row_region__data_0 = vreg_0__q;
         row_sub__data_0 = vsub_0__q;
-        unit_0__region_a = row_vreg__q;
-        unit_0__sub_a = row_vsub__q;
+        unit_0__region_a = row_region__out;
+        unit_0__sub_a = row_sub__out;
         unit_0__region_b = vreg_0__q;
         unit_0__sub_b = vsub_0__q;
         row_region__data_1 = vreg_1__q;
         row_sub__data_1 = vsub_1__q;
-        unit_1__region_a = row_vreg__q;
-        unit_1__sub_a = row_vsub__q;
+        unit_1__region_a = row_region__out;
+        unit_1__sub_a = row_sub__out;
         unit_1__region_b = vreg_1__q;
         unit_1__sub_b = vsub_1__q;
         row_region__data_2 = vreg_2__q;
         row_sub__data_2 = vsub_2__q;
-        unit_2__region_a = row_vreg__q;
-        unit_2__sub_a = row_vsub__q;
+        unit_2__region_a = row_region__out;
+        unit_2__sub_a = row_sub__out;
         unit_2__region_b = vreg_2__q;
         unit_2__sub_b = vsub_2__q;
         row_region__data_3 = vreg_3__q;
         row_sub__data_3 = vsub_3__q;
-        unit_3__region_a = row_vreg__q;
-        unit_3__sub_a = row_vsub__q;
+        unit_3__region_a = row_region__out;
+        unit_3__sub_a = row_sub__out;
         unit_3__region_b = vreg_3__q;
         unit_3__sub_b = vsub_3__q;
         row_region__data_4 = vreg_4__q;
         row_sub__data_4 = vsub_4__q;
-        unit_4__region_a = row_vreg__q;
-        unit_4__sub_a = row_vsub__q;
+        unit_4__region_a = row_region__out;
+        unit_4__sub_a = row_sub__out;
         unit_4__region_b = vreg_4__q;
         unit_4__sub_b = vsub_4__q;
         row_region__data_5 = vreg_5__q;
         row_sub__data_5 = vsub_5__q;
-        unit_5__region_a = row_vreg__q;
-        unit_5__sub_a = row_vsub__q;
+        unit_5__region_a = row_region__out;
+        unit_5__sub_a = row_sub__out;
         unit_5__region_b = vreg_5__q;
         unit_5__sub_b = vsub_5__q;
         row_region__data_6 = vreg_6__q;
         row_sub__data_6 = vsub_6__q;
-        unit_6__region_a = row_vreg__q;
-        unit_6__sub_a = row_vsub__q;
+        unit_6__region_a = row_region__out;
+        unit_6__sub_a = row_sub__out;
         unit_6__region_b = vreg_6__q;
         unit_6__sub_b = vsub_6__q;
         row_region__data_7 = vreg_7__q;
         row_sub__data_7 = vsub_7__q;
-        unit_7__region_a = row_vreg__q;
-        unit_7__sub_a = row_vsub__q;
+        unit_7__region_a = row_region__out;
+        unit_7__sub_a = row_sub__out;
         unit_7__region_b = vreg_7__q;
         unit_7__sub_b = vsub_7__q;
         tri_0__d = tri_0__q;
@@ -5433,10 +5391,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         tri_26__d = tri_26__q;
         tri_27__d = tri_27__q;
         if (above_n_0[0]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_0__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_0__d = unit_0__degree;
             end
             if (launched[0] | launched[0]) begin
@@ -5444,10 +5402,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[1]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_0__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_0__d = unit_0__degree;
             end
             if (launched[0] | launched[1]) begin
@@ -5455,10 +5413,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[2]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_1__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_1__d = unit_0__degree;
             end
             if (launched[0] | launched[2]) begin
@@ -5466,10 +5424,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[3]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_3__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_3__d = unit_0__degree;
             end
             if (launched[0] | launched[3]) begin
@@ -5477,10 +5435,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[4]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_6__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_6__d = unit_0__degree;
             end
             if (launched[0] | launched[4]) begin
@@ -5488,10 +5446,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[5]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_10__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_10__d = unit_0__degree;
             end
             if (launched[0] | launched[5]) begin
@@ -5499,10 +5457,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[6]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_15__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_15__d = unit_0__degree;
             end
             if (launched[0] | launched[6]) begin
@@ -5510,10 +5468,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_0[7]) begin
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_21__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_21__d = unit_0__degree;
             end
             if (launched[0] | launched[7]) begin
@@ -5521,10 +5479,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[0]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_1__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_1__d = unit_1__degree;
             end
             if (launched[1] | launched[0]) begin
@@ -5532,10 +5490,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[1]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_1__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_1__d = unit_1__degree;
             end
             if (launched[1] | launched[1]) begin
@@ -5543,10 +5501,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[2]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_2__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_2__d = unit_1__degree;
             end
             if (launched[1] | launched[2]) begin
@@ -5554,10 +5512,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[3]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_4__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_4__d = unit_1__degree;
             end
             if (launched[1] | launched[3]) begin
@@ -5565,10 +5523,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[4]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_7__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_7__d = unit_1__degree;
             end
             if (launched[1] | launched[4]) begin
@@ -5576,10 +5534,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[5]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_11__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_11__d = unit_1__degree;
             end
             if (launched[1] | launched[5]) begin
@@ -5587,10 +5545,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[6]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_16__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_16__d = unit_1__degree;
             end
             if (launched[1] | launched[6]) begin
@@ -5598,10 +5556,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_1[7]) begin
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_22__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_22__d = unit_1__degree;
             end
             if (launched[1] | launched[7]) begin
@@ -5609,10 +5567,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[0]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_2__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_2__d = unit_2__degree;
             end
             if (launched[2] | launched[0]) begin
@@ -5620,10 +5578,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[1]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_2__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_2__d = unit_2__degree;
             end
             if (launched[2] | launched[1]) begin
@@ -5631,10 +5589,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[2]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_3__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_3__d = unit_2__degree;
             end
             if (launched[2] | launched[2]) begin
@@ -5642,10 +5600,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[3]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_5__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_5__d = unit_2__degree;
             end
             if (launched[2] | launched[3]) begin
@@ -5653,10 +5611,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[4]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_8__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_8__d = unit_2__degree;
             end
             if (launched[2] | launched[4]) begin
@@ -5664,10 +5622,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[5]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_12__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_12__d = unit_2__degree;
             end
             if (launched[2] | launched[5]) begin
@@ -5675,10 +5633,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[6]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_17__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_17__d = unit_2__degree;
             end
             if (launched[2] | launched[6]) begin
@@ -5686,10 +5644,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_2[7]) begin
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_23__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_23__d = unit_2__degree;
             end
             if (launched[2] | launched[7]) begin
@@ -5697,10 +5655,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[0]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_3__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_3__d = unit_3__degree;
             end
             if (launched[3] | launched[0]) begin
@@ -5708,10 +5666,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[1]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_3__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_3__d = unit_3__degree;
             end
             if (launched[3] | launched[1]) begin
@@ -5719,10 +5677,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[2]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_4__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_4__d = unit_3__degree;
             end
             if (launched[3] | launched[2]) begin
@@ -5730,10 +5688,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[3]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_6__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_6__d = unit_3__degree;
             end
             if (launched[3] | launched[3]) begin
@@ -5741,10 +5699,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[4]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_9__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_9__d = unit_3__degree;
             end
             if (launched[3] | launched[4]) begin
@@ -5752,10 +5710,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[5]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_13__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_13__d = unit_3__degree;
             end
             if (launched[3] | launched[5]) begin
@@ -5763,10 +5721,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[6]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_18__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_18__d = unit_3__degree;
             end
             if (launched[3] | launched[6]) begin
@@ -5774,10 +5732,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_3[7]) begin
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_24__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_24__d = unit_3__degree;
             end
             if (launched[3] | launched[7]) begin
@@ -5785,10 +5743,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[0]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_4__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_4__d = unit_4__degree;
             end
             if (launched[4] | launched[0]) begin
@@ -5796,10 +5754,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[1]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_4__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_4__d = unit_4__degree;
             end
             if (launched[4] | launched[1]) begin
@@ -5807,10 +5765,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[2]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_5__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_5__d = unit_4__degree;
             end
             if (launched[4] | launched[2]) begin
@@ -5818,10 +5776,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[3]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_7__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_7__d = unit_4__degree;
             end
             if (launched[4] | launched[3]) begin
@@ -5829,10 +5787,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[4]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_10__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_10__d = unit_4__degree;
             end
             if (launched[4] | launched[4]) begin
@@ -5840,10 +5798,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[5]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_14__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_14__d = unit_4__degree;
             end
             if (launched[4] | launched[5]) begin
@@ -5851,10 +5809,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[6]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_19__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_19__d = unit_4__degree;
             end
             if (launched[4] | launched[6]) begin
@@ -5862,10 +5820,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_4[7]) begin
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_25__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_25__d = unit_4__degree;
             end
             if (launched[4] | launched[7]) begin
@@ -5873,10 +5831,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[0]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_5__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_5__d = unit_5__degree;
             end
             if (launched[5] | launched[0]) begin
@@ -5884,10 +5842,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[1]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_5__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_5__d = unit_5__degree;
             end
             if (launched[5] | launched[1]) begin
@@ -5895,10 +5853,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[2]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_6__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_6__d = unit_5__degree;
             end
             if (launched[5] | launched[2]) begin
@@ -5906,10 +5864,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[3]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_8__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_8__d = unit_5__degree;
             end
             if (launched[5] | launched[3]) begin
@@ -5917,10 +5875,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[4]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_11__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_11__d = unit_5__degree;
             end
             if (launched[5] | launched[4]) begin
@@ -5928,10 +5886,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[5]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_15__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_15__d = unit_5__degree;
             end
             if (launched[5] | launched[5]) begin
@@ -5939,10 +5897,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[6]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_20__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_20__d = unit_5__degree;
             end
             if (launched[5] | launched[6]) begin
@@ -5950,10 +5908,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_5[7]) begin
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_26__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_26__d = unit_5__degree;
             end
             if (launched[5] | launched[7]) begin
@@ -5961,10 +5919,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[0]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_6__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_6__d = unit_6__degree;
             end
             if (launched[6] | launched[0]) begin
@@ -5972,10 +5930,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[1]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_6__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_6__d = unit_6__degree;
             end
             if (launched[6] | launched[1]) begin
@@ -5983,10 +5941,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[2]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_7__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_7__d = unit_6__degree;
             end
             if (launched[6] | launched[2]) begin
@@ -5994,10 +5952,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[3]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_9__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_9__d = unit_6__degree;
             end
             if (launched[6] | launched[3]) begin
@@ -6005,10 +5963,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[4]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_12__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_12__d = unit_6__degree;
             end
             if (launched[6] | launched[4]) begin
@@ -6016,10 +5974,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[5]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_16__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_16__d = unit_6__degree;
             end
             if (launched[6] | launched[5]) begin
@@ -6027,10 +5985,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[6]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_21__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_21__d = unit_6__degree;
             end
             if (launched[6] | launched[6]) begin
@@ -6038,10 +5996,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_6[7]) begin
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_27__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_27__d = unit_6__degree;
             end
             if (launched[6] | launched[7]) begin
@@ -6049,10 +6007,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[0]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_7__d = unit_0__degree;
             end
-            if (row_oh__q[0]) begin
+            if (row_pick__onehot[0]) begin
                 tri_7__d = unit_7__degree;
             end
             if (launched[7] | launched[0]) begin
@@ -6060,10 +6018,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[1]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_7__d = unit_1__degree;
             end
-            if (row_oh__q[1]) begin
+            if (row_pick__onehot[1]) begin
                 tri_7__d = unit_7__degree;
             end
             if (launched[7] | launched[1]) begin
@@ -6071,10 +6029,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[2]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_8__d = unit_2__degree;
             end
-            if (row_oh__q[2]) begin
+            if (row_pick__onehot[2]) begin
                 tri_8__d = unit_7__degree;
             end
             if (launched[7] | launched[2]) begin
@@ -6082,10 +6040,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[3]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_10__d = unit_3__degree;
             end
-            if (row_oh__q[3]) begin
+            if (row_pick__onehot[3]) begin
                 tri_10__d = unit_7__degree;
             end
             if (launched[7] | launched[3]) begin
@@ -6093,10 +6051,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[4]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_13__d = unit_4__degree;
             end
-            if (row_oh__q[4]) begin
+            if (row_pick__onehot[4]) begin
                 tri_13__d = unit_7__degree;
             end
             if (launched[7] | launched[4]) begin
@@ -6104,10 +6062,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[5]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_17__d = unit_5__degree;
             end
-            if (row_oh__q[5]) begin
+            if (row_pick__onehot[5]) begin
                 tri_17__d = unit_7__degree;
             end
             if (launched[7] | launched[5]) begin
@@ -6115,10 +6073,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[6]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_22__d = unit_6__degree;
             end
-            if (row_oh__q[6]) begin
+            if (row_pick__onehot[6]) begin
                 tri_22__d = unit_7__degree;
             end
             if (launched[7] | launched[6]) begin
@@ -6126,10 +6084,10 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             end
         end
         if (above_n_7[7]) begin
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_0__d = unit_7__degree;
             end
-            if (row_oh__q[7]) begin
+            if (row_pick__onehot[7]) begin
                 tri_0__d = unit_7__degree;
             end
             if (launched[7] | launched[7]) begin
@@ -6375,7 +6333,6 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
             act__d = zero_n;
             last__d = zero_n;
             dirty__d = zero_n;
-            row_oh__d = zero_n;
             older_0__d = below_n_0;
             gap_0__d = zero5;
             score_0__d = zero_sb;
@@ -6578,25 +6535,6 @@ module locality_degree_base_proto__older(d,q,clock);
     end
           
 endmodule // locality_degree_base_proto__older
-
-// locality_degree_base_proto__row_oh: a register (rust-hdl DFF), field `row_oh` of `locality_degree_base_proto`; 1 instance.
-module locality_degree_base_proto__row_oh(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // locality_degree_base_proto__row_oh
 
 // locality_degree_base_proto__row_pick: a sub-block, field `row_pick` of `locality_degree_base_proto`; 1 instance.
 module locality_degree_base_proto__row_pick(req,valid,onehot,index);
@@ -10632,44 +10570,6 @@ module locality_degree_base_proto__row_sub(sel,data_0,data_1,data_2,data_3,data_
     end
     
 endmodule // locality_degree_base_proto__row_sub
-
-// locality_degree_base_proto__row_vreg: a register (rust-hdl DFF), field `row_vreg` of `locality_degree_base_proto`; 1 instance.
-module locality_degree_base_proto__row_vreg(d,q,clock);
-    
-    // Module arguments
-    input wire  [54:0] d;
-    output reg  [54:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 55'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // locality_degree_base_proto__row_vreg
-
-// locality_degree_base_proto__row_vsub: a register (rust-hdl DFF), field `row_vsub` of `locality_degree_base_proto`; 1 instance.
-module locality_degree_base_proto__row_vsub(d,q,clock);
-    
-    // Module arguments
-    input wire  [79:0] d;
-    output reg  [79:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 80'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // locality_degree_base_proto__row_vsub
 
 // locality_degree_base_proto__score: a register (rust-hdl DFF), field `score` of `locality_degree_base_proto`; 8 instances (one per array element).
 module locality_degree_base_proto__score(d,q,clock);

@@ -21,10 +21,8 @@
 //!   tree), promoted when the rank is below the free places (`K` minus the staying warps);
 //! * next scores: per warp an adder tree over its degrees with the staying warps (`log2 NP`
 //!   levels), registered;
-//! * table row, two stages: the lowest dirty warp ([`FindFirst`]) and its vector through a
-//!   [`OneHotMux`], registered (`row_oh`, `row_vreg`, `row_vsub`); the next cycle one
-//!   [`WarpLocality`] per warp against the registered vector, written to the table; launched
-//!   warps clear their row and column.
+//! * table row: the lowest dirty warp ([`FindFirst`]), its vector through a [`OneHotMux`], one
+//!   [`WarpLocality`] per warp against it; launched warps clear their row and column.
 //!
 //! rust-hdl evaluates array indices from loop variables only, so loops that index by `i * N +
 //! j` bind `n = N` (and `t = T`, `np = NP`) with one-iteration loops; table indices are taken
@@ -87,10 +85,6 @@ pub struct Laws<
     vsub: [DFF<Bits<80>>; N],
     score: [DFF<Bits<SB>>; N],
     tri: [DFF<Bits<7>>; T],
-    /// The picked row (one-hot; zero when none) and its vector, written at the next edge.
-    row_oh: DFF<Bits<N>>,
-    row_vreg: DFF<Bits<55>>,
-    row_vsub: DFF<Bits<80>>,
     /// Live warps past the starvation gap; active, ready and not stalled; launched.
     starved: Signal<Local, Bits<N>>,
     ready_e: Signal<Local, Bits<N>>,
@@ -195,9 +189,6 @@ impl<
             vsub: array_init::array_init(|_| Default::default()),
             score: array_init::array_init(|_| Default::default()),
             tri: array_init::array_init(|_| Default::default()),
-            row_oh: Default::default(),
-            row_vreg: Default::default(),
-            row_vsub: Default::default(),
             starved: Default::default(),
             ready_e: Default::default(),
             launched: Default::default(),
@@ -266,9 +257,6 @@ impl<
         self.act.clock.next = self.clock.val();
         self.last.clock.next = self.clock.val();
         self.dirty.clock.next = self.clock.val();
-        self.row_oh.clock.next = self.clock.val();
-        self.row_vreg.clock.next = self.clock.val();
-        self.row_vsub.clock.next = self.clock.val();
         for w in 0..N {
             self.older[w].clock.next = self.clock.val();
             self.gap[w].clock.next = self.clock.val();
@@ -503,18 +491,15 @@ impl<
                 }
             }
         }
-        // The dirty row: picked and registered; last cycle's pick against every warp.
+        // The dirty row.
         self.row_pick.req.next = self.dirty.q.val();
         self.row_region.sel.next = self.row_pick.onehot.val();
         self.row_sub.sel.next = self.row_pick.onehot.val();
-        self.row_oh.d.next = self.row_pick.onehot.val();
-        self.row_vreg.d.next = self.row_region.out.val();
-        self.row_vsub.d.next = self.row_sub.out.val();
         for w in 0..N {
             self.row_region.data[w].next = self.vreg[w].q.val();
             self.row_sub.data[w].next = self.vsub[w].q.val();
-            self.unit[w].region_a.next = self.row_vreg.q.val();
-            self.unit[w].sub_a.next = self.row_vsub.q.val();
+            self.unit[w].region_a.next = self.row_region.out.val();
+            self.unit[w].sub_a.next = self.row_sub.out.val();
             self.unit[w].region_b.next = self.vreg[w].q.val();
             self.unit[w].sub_b.next = self.vsub[w].q.val();
         }
@@ -526,11 +511,11 @@ impl<
             for i in 0..N {
                 for j in 0..N {
                     if self.above_n[i].val().get_bit(j) {
-                        if self.row_oh.q.val().get_bit(i) {
+                        if self.row_pick.onehot.val().get_bit(i) {
                             self.tri[((j * j - j) / 2 + i) % t].d.next =
                                 self.unit[j].degree.val();
                         }
-                        if self.row_oh.q.val().get_bit(j) {
+                        if self.row_pick.onehot.val().get_bit(j) {
                             self.tri[((j * j - j) / 2 + i) % t].d.next =
                                 self.unit[i].degree.val();
                         }
@@ -607,7 +592,6 @@ impl<
             self.act.d.next = self.zero_n.val();
             self.last.d.next = self.zero_n.val();
             self.dirty.d.next = self.zero_n.val();
-            self.row_oh.d.next = self.zero_n.val();
             for w in 0..N {
                 self.older[w].d.next = self.below_n[w].val();
                 self.gap[w].d.next = self.zero5.val();

@@ -10,16 +10,11 @@
 //! (R6): one table per scheduler holds every entry that is read.
 //!
 //! Update latency (A20): a launched warp's vector is stored at the edge of its launch cycle,
-//! its row and column read 0 from then on, and the warp joins the *dirty* set. The row update
-//! is a two-stage pipeline, one row per cycle: each cycle the lowest-numbered dirty warp is
-//! *picked* (it leaves the dirty set and its stored vector is registered at the edge); the next
-//! cycle its row (and column) is computed from that vector and the other warps' stored vectors,
-//! one [`warp_locality`] per other warp, and written at the edge (warps launch into free
-//! slots only, so a picked warp's stored vector is still the registered one). A block of
-//! `n` warps has its rows after `n + 1` cycles (U <= `warps + 1` while no warp relaunches). The
-//! RTL splits the pick (a priority encoder and a 24-way multiplexer of 135-bit vectors) from
-//! the locality units so that neither stage holds the other's logic levels (the `fermi` module
-//! at the ULX3S's clock); the golden model keeps the same two stages.
+//! its row and column read 0 from then on, and the warp joins the *dirty* set. Each cycle the
+//! lowest-numbered dirty warp's row (and column) is computed from the stored vectors, one
+//! [`warp_locality`] per other warp, and written at the edge. A block of `n` warps has its
+//! rows after `n` cycles (U <= `warps` while no warp relaunches). The RTL computes one row per
+//! cycle, so the golden model does the same.
 //!
 //! # A cycle (decisions from the state at the start of the cycle; group moves at the edge)
 //! * Issue (only active warps issue, R4): among active warps that are `ready`, a *starved* one
@@ -157,10 +152,8 @@ pub struct Golden {
     next_stamp: u64,
     /// Blocks launched on the SM after the warp's own, saturated at [`GAP_MAX`].
     gap: Vec<u8>,
-    /// Warps whose table row is still to be picked.
+    /// Warps whose table row is still to be computed.
     dirty: u64,
-    /// The picked warp whose row is written at the next edge, with its vector as registered.
-    row: Option<(usize, WarpVector)>,
     /// Per warp: its promotion score (locality with the previous cycle's staying warps).
     score: Vec<u32>,
     /// A planted bug (tests show the checks catch it).
@@ -203,7 +196,6 @@ impl Golden {
             next_stamp: 0,
             gap: vec![0; n],
             dirty: 0,
-            row: None,
             score: vec![0; n],
             #[cfg(test)]
             fault: None,
@@ -249,7 +241,6 @@ impl Block for Golden {
         self.next_stamp = 0;
         self.gap = vec![0; n];
         self.dirty = 0;
-        self.row = None;
         self.score = vec![0; n];
     }
 
@@ -315,14 +306,7 @@ impl Block for Golden {
                 .map(|a| self.table[p][a] as u32)
                 .sum();
         }
-        // The row picked last cycle is written; the lowest dirty warp is picked.
-        if let Some((w, v)) = self.row.take() {
-            for j in (0..self.params.warps).filter(|&j| j != w) {
-                let d = warp_locality(&v, &self.vecs[j]);
-                self.table[w][j] = d;
-                self.table[j][w] = d;
-            }
-        }
+        // The dirty row computed this cycle.
         if self.dirty != 0 {
             let w = self.dirty.trailing_zeros() as usize;
             #[cfg(test)]
@@ -331,7 +315,11 @@ impl Block for Golden {
             } else {
                 w
             };
-            self.row = Some((w, self.vecs[w]));
+            for j in (0..self.params.warps).filter(|&j| j != w) {
+                let d = warp_locality(&self.vecs[w], &self.vecs[j]);
+                self.table[w][j] = d;
+                self.table[j][w] = d;
+            }
             self.dirty &= !(1 << w);
         }
         self.active = staying | promoted;
