@@ -1368,6 +1368,19 @@ test -f "$2" && test -f "$4" || exit 4"#;
         wall > 0.0 && wall < 10.0,
         "the stand-in's own wall time: {run}"
     );
+    let md = text(&gpusched(&[
+        "bench",
+        "--reference",
+        r.to_str().unwrap(),
+        "--repeat",
+        "1",
+        "--accel-sim",
+        same.to_str().unwrap(),
+        "--markdown",
+    ]));
+    assert!(md.contains("| nn-small | gto | "), "{md}");
+    assert!(md.contains("| 1234 / "), "{md}");
+    assert!(md.contains("Accel-Sim measured on this machine"), "{md}");
     let v = json(&side(&other));
     assert_eq!(v["reference_cycles_differ"], 1, "{v}");
     assert_eq!(v["runs"][0]["reference_cycles_match_record"], false, "{v}");

@@ -19,7 +19,11 @@ const LOCKSTEP_HEADER: &str = "| case (blocks), gtx480 | kernel | cycles | golde
 
 /// A table: `header` (with its separator line), one line per row of cells, then a blank line
 /// and `footer`.
-fn table(header: &str, rows: impl IntoIterator<Item = Vec<String>>, footer: &str) -> String {
+pub(super) fn table(
+    header: &str,
+    rows: impl IntoIterator<Item = Vec<String>>,
+    footer: &str,
+) -> String {
     let mut out = format!("{header}\n");
     for cells in rows {
         out.push_str(&format!("| {} |\n", cells.join(" | ")));

@@ -19,7 +19,7 @@
 //! `gpusched bench --cosim`: every Verilated module's co-simulation speed ([`cosim`]).
 //!
 //! `--markdown` prints the suite's, `--parse`'s, `--cosim`'s and `--lockstep`'s figures as the
-//! tables of docs/src/results/speed.md.
+//! tables of docs/src/results/speed.md, `--reference`'s as speed-side-by-side.md's.
 //!
 //! `gpusched bench --paver`: PAVER's JIT pass (graph build and partitioning, up to a kernel of
 //! 10^5 blocks) and its golden dispatcher's cost per simulated cycle ([`paver`]).
@@ -61,9 +61,9 @@ pub struct BenchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
-    /// Print Markdown tables (the suite, `--parse`, `--cosim` or `--lockstep`), as
-    /// docs/src/results/speed.md holds them.
-    #[arg(long, conflicts_with_all = ["json", "reference", "mix"])]
+    /// Print Markdown tables (the suite, `--parse`, `--cosim`, `--lockstep` or `--reference`),
+    /// as docs/src/results/speed.md and speed-side-by-side.md hold them.
+    #[arg(long, conflicts_with_all = ["json", "mix"])]
     markdown: bool,
     /// Measure every Verilated module in co-simulation instead (random stimulus against its
     /// golden model, as `gpusched cosim`; needs a build with Verilator): M cycles/s each.
@@ -486,7 +486,8 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
             config: (a.accel_sim_config.clone())
                 .unwrap_or_else(|| r.join("config").join("gpgpusim.config")),
         });
-        return reference::run(r, a.repeat, a.json, a.only.as_deref(), accel.as_ref());
+        let only = a.only.as_deref();
+        return reference::run(r, a.repeat, a.json, only, accel.as_ref(), a.markdown);
     }
     if let Some(m) = &a.mix {
         return mix::run(m, a.repeat, a.json);

@@ -221,13 +221,15 @@ fn run_ours(exe: &Path, trace: &Path, r: &refset::Record) -> Result<(f64, f64, u
 }
 
 /// Runs `bench --reference`. `only`: run only the traces whose name contains it; `accel`: a
-/// local Accel-Sim to measure beside ours instead of the recorded figures.
+/// local Accel-Sim to measure beside ours instead of the recorded figures; `markdown`: the
+/// report as a Markdown table (as `docs/src/results/` holds it).
 pub fn run(
     reference: &Path,
     repeat: usize,
     json: bool,
     only: Option<&str>,
     accel: Option<&AccelSim>,
+    markdown: bool,
 ) -> Result<ExitCode> {
     let (results, records) = refset::records(reference, &REQUIRED)?;
     let records: Vec<&refset::Record> = records
@@ -256,7 +258,7 @@ pub fn run(
     let repeat = repeat.max(1);
     // Every trace unpacked and checked against its records before the first run.
     let dirs = refset::unpack_all(reference, &records, tmp.path(), &mut |_| {})?;
-    let mut rows = vec![];
+    let (mut rows, total) = (vec![], records.len());
     for r in records {
         let name = r.trace();
         let dir = std::path::absolute(&dirs[&name])?;
@@ -290,14 +292,15 @@ pub fn run(
             reference_cycles: ref_cycles,
             reference_cycles_match_record: theirs.cycles.map(|c| c == recorded),
         };
-        if !json {
-            print_row(&row, accel.is_some());
-        }
+        // Progress on standard error, also with --json (its report goes to standard output).
+        print_row(&row, accel.is_some(), (rows.len() + 1, total));
         rows.push(row);
     }
     let report = summarize(reference, accel.as_ref(), repeat, rows);
     if json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
+    } else if markdown {
+        outln!("{}", render_markdown(&report));
     } else {
         outln!(
             "{} runs, median of {repeat}: speed ratio >= {SPEED_TARGET} on {} (min {:.1}, median {:.1}); memory ratio >= {RSS_TARGET} on {} (min {:.1})",
@@ -329,10 +332,10 @@ pub fn run(
 
 /// One run's line on standard error (`!` marks a ratio below its target, `*` Accel-Sim cycles
 /// that differ from the record's).
-fn print_row(row: &RefRow, measured: bool) {
+fn print_row(row: &RefRow, measured: bool, (done, total): (usize, usize)) {
     let side = if measured { "accel-sim" } else { "ref" };
     eprintln!(
-        "{:<22} {:<9} {side} {:>8.2} s  ours {:>8.4} s  {:>6.1}x{}  {side} {:>6.1} MB  ours {:>6.1} MB  {:>4.1}x{}{}",
+        "[{done}/{total}] {:<22} {:<9} {side} {:>8.2} s  ours {:>8.4} s  {:>6.1}x{}  {side} {:>6.1} MB  ours {:>6.1} MB  {:>4.1}x{}{}",
         row.trace,
         row.scheduler,
         row.reference_wall_s,
@@ -388,4 +391,50 @@ fn summarize(
         }),
         runs: rows,
     }
+}
+
+/// The header of the Markdown table.
+const MARKDOWN_HEADER: &str = "| trace | scheduler | Accel-Sim (s) | gpusched (s) | speed ratio | Accel-Sim (MB) | gpusched (MB) | memory ratio | cycles, Accel-Sim / gpusched |\n|---|---|---:|---:|---:|---:|---:|---:|---:|";
+
+/// The report as a Markdown table: one row per run (a ratio below its target in bold), then
+/// the summary and where the reference's figures come from.
+fn render_markdown(r: &RefReport) -> String {
+    let bold = |x: f64, target: f64| {
+        if x >= target {
+            format!("{x:.1}")
+        } else {
+            format!("**{x:.1}**")
+        }
+    };
+    let rows = r.runs.iter().map(|w| {
+        vec![
+            w.trace.clone(),
+            w.scheduler.clone(),
+            format!("{:.3}", w.reference_wall_s),
+            format!("{:.4}", w.wall_s),
+            bold(w.speed_ratio, SPEED_TARGET),
+            format!("{:.1}", w.reference_rss_mb),
+            format!("{:.1}", w.rss_mb),
+            bold(w.rss_ratio, RSS_TARGET),
+            format!("{} / {}", w.reference_cycles, w.cycles),
+        ]
+    });
+    let source = match &r.accel_sim {
+        Some(_) => format!(
+            "Accel-Sim measured on this machine, alternating with gpusched, one process at a time; its cycles differ from the record's on {} runs",
+            r.reference_cycles_differ.unwrap_or(0)
+        ),
+        None => "Accel-Sim's recorded wall times and memories (results.json, taken on another machine)".into(),
+    };
+    let footer = format!(
+        "{} runs, median of {}: speed ratio >= {SPEED_TARGET} on {} (min {:.1}, median {:.1}); memory ratio >= {RSS_TARGET} on {} (min {:.1}). {source}.",
+        r.runs.len(),
+        r.repeat,
+        r.speed_met,
+        r.speed_ratio_min,
+        r.speed_ratio_median,
+        r.rss_met,
+        r.rss_ratio_min
+    );
+    super::markdown::table(MARKDOWN_HEADER, rows, &footer)
 }
