@@ -1345,7 +1345,7 @@ test -f "$2" && test -f "$4" || exit 4"#;
     let same = fake("same.sh", &format!("{checks}\necho 'gpu_sim_cycle = 1234'"));
     let other = fake("other.sh", &format!("{checks}\necho 'gpu_sim_cycle = 99'"));
     let silent = fake("silent.sh", "echo 'unsupported binary version: 20'");
-    let side = |bin: &Path| {
+    let side = |bin: &Path, format: &str| {
         gpusched(&[
             "bench",
             "--reference",
@@ -1354,10 +1354,10 @@ test -f "$2" && test -f "$4" || exit 4"#;
             "2",
             "--accel-sim",
             bin.to_str().unwrap(),
-            "--json",
+            format,
         ])
     };
-    let v = json(&side(&same));
+    let v = json(&side(&same, "--json"));
     let run = &v["runs"][0];
     assert_eq!(v["reference_times"], "measured", "{v}");
     assert_eq!(v["reference_cycles_differ"], 0, "{v}");
@@ -1368,23 +1368,14 @@ test -f "$2" && test -f "$4" || exit 4"#;
         wall > 0.0 && wall < 10.0,
         "the stand-in's own wall time: {run}"
     );
-    let md = text(&gpusched(&[
-        "bench",
-        "--reference",
-        r.to_str().unwrap(),
-        "--repeat",
-        "1",
-        "--accel-sim",
-        same.to_str().unwrap(),
-        "--markdown",
-    ]));
+    let md = text(&side(&same, "--markdown"));
     assert!(md.contains("| nn-small | gto | "), "{md}");
     assert!(md.contains("| 1234 / "), "{md}");
     assert!(md.contains("Accel-Sim measured on this machine"), "{md}");
-    let v = json(&side(&other));
+    let v = json(&side(&other, "--json"));
     assert_eq!(v["reference_cycles_differ"], 1, "{v}");
     assert_eq!(v["runs"][0]["reference_cycles_match_record"], false, "{v}");
-    let o = side(&silent);
+    let o = side(&silent, "--json");
     assert!(!o.status.success());
     says(&o, "printed no `gpu_sim_cycle = N` line");
     // Bad input: no results.json, a record without its archive.
