@@ -92,7 +92,7 @@ pub struct BenchArgs {
     only: Option<String>,
     /// With `--reference`: a local Accel-Sim build (`accel-sim.out`) run beside ours,
     /// alternating, one process at a time, instead of the recorded wall times and memories
-    /// (how to build it: docs/src/results/speed.md).
+    /// (how to build it: docs/src/calibrating-against-your-accel-sim-runs.md).
     #[arg(long, value_name = "BIN", requires = "reference")]
     accel_sim: Option<PathBuf>,
     /// With `--accel-sim`: its `gpgpusim.config` (the files beside it are copied with it)

@@ -302,30 +302,15 @@ pub fn run(
     } else if markdown {
         outln!("{}", render_markdown(&report));
     } else {
+        outln!("{}", report.summary());
         outln!(
-            "{} runs, median of {repeat}: speed ratio >= {SPEED_TARGET} on {} (min {:.1}, median {:.1}); memory ratio >= {RSS_TARGET} on {} (min {:.1})",
-            report.runs.len(),
-            report.speed_met,
-            report.speed_ratio_min,
-            report.speed_ratio_median,
-            report.rss_met,
-            report.rss_ratio_min
+            "{}{}",
+            report.source(),
+            match &report.accel_sim {
+                Some(bin) => format!(": {}", bin.display()),
+                None => "; --accel-sim BIN measures them here".into(),
+            }
         );
-        match (&report.accel_sim, report.reference_cycles_differ) {
-            (Some(bin), differ) => outln!(
-                "Accel-Sim measured here, alternating with gpusched, one process at a time: {}{}",
-                bin.display(),
-                match differ {
-                    Some(n) if n > 0 => format!(
-                        "; its cycles differ from the record's on {n} runs (another build or configuration?)"
-                    ),
-                    _ => String::new(),
-                }
-            ),
-            (None, _) => outln!(
-                "Accel-Sim's recorded wall times and memories (results.json, taken on another machine); --accel-sim BIN measures them here"
-            ),
-        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -393,6 +378,32 @@ fn summarize(
     }
 }
 
+impl RefReport {
+    /// The summary: runs at each target, the smallest and median ratios.
+    fn summary(&self) -> String {
+        format!(
+            "{} runs, median of {}: speed ratio >= {SPEED_TARGET} on {} (min {:.1}, median {:.1}); memory ratio >= {RSS_TARGET} on {} (min {:.1})",
+            self.runs.len(),
+            self.repeat,
+            self.speed_met,
+            self.speed_ratio_min,
+            self.speed_ratio_median,
+            self.rss_met,
+            self.rss_ratio_min
+        )
+    }
+
+    /// Where the reference's figures come from.
+    fn source(&self) -> String {
+        match self.reference_cycles_differ {
+            Some(n) => format!(
+                "Accel-Sim measured on this machine, alternating with gpusched, one process at a time; its cycles differ from the record's on {n} runs"
+            ),
+            None => "Accel-Sim's recorded wall times and memories (results.json, taken on another machine)".into(),
+        }
+    }
+}
+
 /// The header of the Markdown table.
 const MARKDOWN_HEADER: &str = "| trace | scheduler | Accel-Sim (s) | gpusched (s) | speed ratio | Accel-Sim (MB) | gpusched (MB) | memory ratio | cycles, Accel-Sim / gpusched |\n|---|---|---:|---:|---:|---:|---:|---:|---:|";
 
@@ -419,22 +430,6 @@ fn render_markdown(r: &RefReport) -> String {
             format!("{} / {}", w.reference_cycles, w.cycles),
         ]
     });
-    let source = match &r.accel_sim {
-        Some(_) => format!(
-            "Accel-Sim measured on this machine, alternating with gpusched, one process at a time; its cycles differ from the record's on {} runs",
-            r.reference_cycles_differ.unwrap_or(0)
-        ),
-        None => "Accel-Sim's recorded wall times and memories (results.json, taken on another machine)".into(),
-    };
-    let footer = format!(
-        "{} runs, median of {}: speed ratio >= {SPEED_TARGET} on {} (min {:.1}, median {:.1}); memory ratio >= {RSS_TARGET} on {} (min {:.1}). {source}.",
-        r.runs.len(),
-        r.repeat,
-        r.speed_met,
-        r.speed_ratio_min,
-        r.speed_ratio_median,
-        r.rss_met,
-        r.rss_ratio_min
-    );
+    let footer = format!("{}. {}.", r.summary(), r.source());
     super::markdown::table(MARKDOWN_HEADER, rows, &footer)
 }
