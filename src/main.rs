@@ -56,6 +56,9 @@ enum Command {
     /// Our cycles and counters beside a reference simulator's (an Accel-Sim reference set),
     /// run by run, with the error summary and the schedulers' rankings.
     Calibrate(cmd::calibrate::CalibrateArgs),
+    /// Make a reference set for `calibrate` with a local Accel-Sim build: the suite's traces
+    /// under LRR, GTO and two-level, its statistics kept with each trace's SHA-256.
+    Reference(cmd::reference::ReferenceArgs),
     /// The built-in kernels and the workload suite (what each mirrors, its pattern, sizes).
     Workloads(cmd::workloads::WorkloadsArgs),
     /// Write the command-line reference (docs/src/cli.md, man pages in docs/man/) from this
@@ -92,6 +95,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Calibrate(a) => cmd::calibrate::run(a),
+        Command::Reference(a) => cmd::reference::run(a),
         Command::Workloads(a) => cmd::workloads::run(a),
         Command::Docs(a) => cmd::docs::run(a, Cli::command()),
     };

@@ -1297,6 +1297,119 @@ fn check_the_calibration_page(v: &serde_json::Value) {
     }
 }
 
+/// An executable shell script `dir/name` running `body`: a stand-in for a local Accel-Sim.
+fn stand_in(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+    let mut perm = std::fs::metadata(&p).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&p, perm).unwrap();
+    p
+}
+
+/// `reference record` runs a stand-in Accel-Sim on an exported suite trace under the three
+/// schedulers and keeps its statistics with the trace's digest; it resumes without running
+/// again; `calibrate` exports the trace again, and refuses it when the digest differs.
+#[test]
+fn reference_record_makes_a_set_that_calibrate_exports_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = export_nn_small(&dir.path().join("nn-small"));
+    let info = json(&gpusched(&["trace", "info", t.to_str().unwrap(), "--json"]));
+    let warps = info["kernels"][0]["warp_instructions"].as_u64().unwrap();
+    let gpu = dir.path().join("cfg/GPU1");
+    std::fs::create_dir_all(&gpu).unwrap();
+    let cfg = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/gtx480.gpgpusim.config"),
+    )
+    .unwrap();
+    std::fs::write(gpu.join("gpgpusim.config"), &cfg).unwrap();
+    std::fs::write(gpu.join("net.icnt"), "// interconnect\n").unwrap();
+    let trace_config = dir.path().join("my-trace.config");
+    std::fs::write(&trace_config, "-trace_opcode_latency_initiation_int 4,1\n").unwrap();
+    let accel = stand_in(
+        dir.path(),
+        "accel.sh",
+        &format!(
+            r#"test "$1 $3 $4 $5 $6 $7" = "-trace -config gpgpusim.config -config trace.config -gpgpu_scheduler" || exit 3
+test -f "$2" && test -f net.icnt || exit 4
+echo "GPGPU-Sim uArch: Shader 0 exit detected"
+echo "gpu_sim_cycle = 1000"
+echo "gpgpu_n_tot_w_icount = {warps}"
+echo "	L2_cache_stats_breakdown[GLOBAL_ACC_R][MISS] = 5"
+echo "DRAM[0]: 16 bks, busW=4 BL=8 CL=12,"
+echo "n_cmd=9 n_nop=1 n_act=2 n_pre=0 n_ref_event=0 n_req=4 n_rd=3 n_rd_L2_A=0 n_write=1 n_wr_bk=0 bw_util=0.1""#
+        ),
+    );
+    let out = dir.path().join("ref");
+    let record = |bin: &Path, config: &Path| {
+        gpusched(&[
+            "reference",
+            "record",
+            "--accel-sim",
+            bin.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--trace-config",
+            trace_config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--only",
+            "nn-small",
+        ])
+    };
+    let o = record(&accel, &gpu.join("gpgpusim.config"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let scheds: Vec<&str> = results
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["gpusched_warp_sched"].as_str().unwrap())
+        .collect();
+    assert_eq!(scheds, ["lrr", "gto", "two-level"], "{results}");
+    let r0 = &results[0];
+    assert_eq!(r0["config"], "GPU1");
+    assert_eq!(r0["trace_binary_version"], 61);
+    assert_eq!(r0["trace_sha256"].as_str().unwrap().len(), 64, "{r0}");
+    assert_eq!(r0["accelsim"]["gpu_sim_cycle"], 1000);
+    assert_eq!(r0["accelsim"]["dram_n_rd_sum"], 3);
+    assert_eq!(
+        r0["accelsim"]["l2_breakdown_nonzero"]["GLOBAL_ACC_R.MISS"],
+        5
+    );
+    assert_eq!(r0["accelsim"]["completed"], true);
+    for f in ["gpgpusim.config", "net.icnt", "trace.config"] {
+        assert!(out.join("config").join(f).is_file(), "config/{f}");
+    }
+    // Resumed: every run is recorded, so a failing Accel-Sim is not run.
+    let failing = stand_in(dir.path(), "failing.sh", "exit 7");
+    let o = record(&failing, &gpu.join("gpgpusim.config"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // calibrate exports the trace again and checks it.
+    let v = json(&gpusched(&[
+        "calibrate",
+        "--reference",
+        out.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(v["runs"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(v["runs"][0]["reference_cycles"], 1000, "{v}");
+    // A digest that differs: the kernel changed since the reference ran.
+    let tampered = std::fs::read_to_string(out.join("results.json"))
+        .unwrap()
+        .replace(r0["trace_sha256"].as_str().unwrap(), &"0".repeat(64));
+    std::fs::write(out.join("results.json"), tampered).unwrap();
+    let o = gpusched(&["calibrate", "--reference", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    says(&o, "the suite kernel changed since the reference ran");
+    // Another configuration into the same set.
+    std::fs::write(gpu.join("gpgpusim.config"), cfg + "-gpgpu_n_clusters 14\n").unwrap();
+    let o = record(&accel, &gpu.join("gpgpusim.config"));
+    assert!(!o.status.success());
+    says(&o, "recorded with another configuration");
+}
+
 /// A reference set of one trace and one record: `bench --reference` runs it and sets our
 /// figures beside it.
 #[test]
@@ -1332,14 +1445,7 @@ fn bench_reference_compares_whole_runs_with_the_reference_figures() {
     // against the record's.
     std::fs::create_dir_all(r.join("config")).unwrap();
     std::fs::write(r.join("config/gpgpusim.config"), "-gpgpu_n_clusters 15\n").unwrap();
-    let fake = |name: &str, body: &str| {
-        let p = dir.path().join(name);
-        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
-        let mut perm = std::fs::metadata(&p).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-        std::fs::set_permissions(&p, perm).unwrap();
-        p
-    };
+    let fake = |name: &str, body: &str| stand_in(dir.path(), name, body);
     let checks = r#"test "$1 $3 $5 $6" = "-trace -config -gpgpu_scheduler gto" || exit 3
 test -f "$2" && test -f "$4" || exit 4"#;
     let same = fake("same.sh", &format!("{checks}\necho 'gpu_sim_cycle = 1234'"));

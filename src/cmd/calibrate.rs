@@ -35,7 +35,8 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct CalibrateArgs {
     /// The reference set: `results.json` and `traces/<workload>-<size>.tar.xz` (e.g.
-    /// ../shared/reference/accelsim).
+    /// ../shared/reference/accelsim), or records with each trace's SHA-256 (as `reference
+    /// record` writes them), whose suite kernels are exported again and checked.
     #[arg(long, value_name = "DIR")]
     reference: PathBuf,
     /// Our GPU configuration (as `sim --config`). Default: the configuration the reference

@@ -18,6 +18,7 @@ macro_rules! out {
     };
 }
 
+pub mod accel_sim;
 pub mod bench;
 pub mod blocks;
 pub mod calibrate;
@@ -31,6 +32,7 @@ pub mod lint;
 pub mod paver;
 pub mod policies;
 pub mod policy_args;
+pub mod reference;
 pub mod refset;
 pub mod regress;
 pub mod repro;

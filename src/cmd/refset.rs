@@ -1,6 +1,8 @@
 //! A reference set shaped like `../shared/reference/accelsim/`: `results.json`, one record per
 //! trace and scheduler with the reference simulator's statistics (`accelsim`), and
-//! `traces/<workload>-<size>.tar.xz`, each trace as both simulators ran it. Read by
+//! `traces/<workload>-<size>.tar.xz`, each trace as both simulators ran it, or, in a set
+//! `gpusched reference record` made, no traces but each record's `trace_sha256` and
+//! `trace_binary_version`: the suite kernel is exported again and must have that digest. Read by
 //! `gpusched bench --reference` (speed) and `gpusched calibrate` (cycles and counters).
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -21,6 +23,12 @@ pub struct Record {
     pub gpusched_warp_sched: String,
     /// The reference simulator's figures.
     pub accelsim: Value,
+    /// A set without trace archives: the trace's digest ([`trace_digest`]) and the binary
+    /// version it was exported with (`gpusched trace export --binary-version`).
+    #[serde(default)]
+    pub trace_sha256: Option<String>,
+    #[serde(default)]
+    pub trace_binary_version: Option<u32>,
     /// Where the record is: `<results.json>:<line of its opening brace>`.
     #[serde(skip)]
     pub at: String,
@@ -221,9 +229,9 @@ fn check_trace(dir: &Path, archive: &Path, records: &[&Record]) -> Result<()> {
     Ok(())
 }
 
-/// Unpacks ([`unpack`]) and checks ([`check_trace`]) the trace of every one of `records`,
-/// once each, into `into`, before anything runs; `progress` is told each trace's name.
-/// Returns each trace's directory by name.
+/// Unpacks ([`unpack`]) or exports again ([`export_again`]) and checks ([`check_trace`]) the
+/// trace of every one of `records`, once each, into `into`, before anything runs; `progress`
+/// is told each trace's name. Returns each trace's directory by name.
 pub fn unpack_all(
     reference: &Path,
     records: &[&Record],
@@ -237,12 +245,66 @@ pub fn unpack_all(
     let mut dirs = BTreeMap::new();
     for (name, rs) in by_trace {
         progress(&name);
-        let dir = unpack(reference, &name, into)?;
         let archive = reference.join("traces").join(format!("{name}.tar.xz"));
-        check_trace(&dir, &archive, &rs)?;
+        let dir = if archive.is_file() || rs[0].trace_sha256.is_none() {
+            unpack(reference, &name, into)?
+        } else {
+            export_again(&rs, into)?
+        };
+        let label = if archive.is_file() { &archive } else { &dir };
+        check_trace(&dir, label, &rs)?;
         dirs.insert(name, dir);
     }
     Ok(dirs)
+}
+
+/// SHA-256 (hex) of a trace directory: `kernelslist.g`, then every file it names, in its
+/// order, each as its name, a 0 byte, its length (8 bytes, little-endian) and its bytes.
+pub fn trace_digest(dir: &Path) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let list = std::fs::read_to_string(dir.join("kernelslist.g"))
+        .with_context(|| format!("{}: no kernelslist.g", dir.display()))?;
+    let names = std::iter::once("kernelslist.g").chain(
+        list.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#')),
+    );
+    let mut h = Sha256::new();
+    for name in names {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        h.update(name.as_bytes());
+        h.update([0]);
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(&bytes);
+    }
+    Ok(format!("{:x}", h.finalize()))
+}
+
+/// Exports the suite kernel of `records` (one trace) into `into/<name>` as the records say it
+/// was recorded, and checks its digest against each record's.
+fn export_again(records: &[&Record], into: &Path) -> Result<PathBuf> {
+    let r = records[0];
+    let dir = into.join(r.trace());
+    if !dir.join("kernelslist.g").is_file() {
+        let version = r.trace_binary_version.ok_or_else(|| {
+            r.error("a record with `trace_sha256` needs `trace_binary_version` too")
+        })?;
+        crate::cmd::reference::export(&r.workload, &r.size, &dir, version)
+            .map_err(|e| r.error(format_args!("exporting the trace again: {e:#}")))?;
+    }
+    let digest = trace_digest(&dir)?;
+    for r in records {
+        match &r.trace_sha256 {
+            Some(d) if *d == digest => {}
+            Some(d) => bail!(r.error(format_args!(
+                "the trace exported now has SHA-256 {digest}, the record's was {d}: the suite \
+                 kernel changed since the reference ran; run `gpusched reference record` again"
+            ))),
+            None => bail!(r.error("no `trace_sha256`, but another record of its trace has one")),
+        }
+    }
+    Ok(dir)
 }
 
 /// Unpacks `traces/<name>.tar.xz` of the reference into `into/<name>` (once).

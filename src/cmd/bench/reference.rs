@@ -18,23 +18,16 @@
 use crate::cmd::{median, refset};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::time::Instant;
+use std::process::{Command, ExitCode};
 
 /// Our wall time must be at most 1/`SPEED_TARGET` of the reference's.
 pub const SPEED_TARGET: f64 = 20.0;
 /// Our peak memory must be at most 1/`RSS_TARGET` of the reference's.
 pub const RSS_TARGET: f64 = 2.0;
 
-/// A local Accel-Sim build to run beside ours (`--accel-sim`, `--accel-sim-config`).
-pub struct AccelSim {
-    /// Its `accel-sim.out`.
-    pub bin: PathBuf,
-    /// Its `gpgpusim.config`; the files beside it (the interconnect file) are copied with it.
-    pub config: PathBuf,
-}
+pub use crate::cmd::accel_sim::AccelSim;
+use crate::cmd::accel_sim::{self, measure, Scratch};
 
 /// One run, ours beside the reference's.
 #[derive(Serialize)]
@@ -87,45 +80,6 @@ struct RefReport {
     reference_cycles_differ: Option<usize>,
 }
 
-/// Wall time (s), peak resident memory (MB) and standard output of one child process.
-fn measure(cmd: &mut Command) -> Result<(f64, f64, Vec<u8>)> {
-    let start = Instant::now();
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("cannot run {cmd:?}"))?;
-    // Standard error on its own thread, so neither pipe can fill while the other is read.
-    let mut stderr = child.stderr.take().expect("piped");
-    let err_reader = std::thread::spawn(move || {
-        let mut err = vec![];
-        let _ = stderr.read_to_end(&mut err);
-        err
-    });
-    let mut out = vec![];
-    let read = child.stdout.take().expect("piped").read_to_end(&mut out);
-    let mut status = 0;
-    // SAFETY: `rusage` is plain data that `wait4` fills; the child is ours and not reaped yet
-    // (std reaps only in `wait`/`try_wait`, which are not called).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall = start.elapsed().as_secs_f64();
-    let err = err_reader.join().unwrap_or_default();
-    read.with_context(|| format!("reading the output of {cmd:?}"))?;
-    if r != pid {
-        bail!("wait4 on {cmd:?}: {}", std::io::Error::last_os_error());
-    }
-    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        bail!(
-            "{cmd:?} failed (status {status}): {}",
-            String::from_utf8_lossy(&err).trim()
-        );
-    }
-    // Linux reports ru_maxrss in KiB.
-    Ok((wall, usage.ru_maxrss as f64 / 1024.0, out))
-}
-
 /// The reference's figures every record must have.
 const REQUIRED: [&str; 3] = ["wall_s", "max_rss_mb", "gpu_sim_cycle"];
 
@@ -149,60 +103,22 @@ impl Repeats {
     }
 }
 
-/// The configuration's directory copied into `tmp` (Accel-Sim reads the interconnect file
-/// beside it and may write into its working directory): that directory and the file's name.
-fn scratch_config(a: &AccelSim, tmp: &Path) -> Result<(PathBuf, std::ffi::OsString)> {
-    let ctx = || format!("--accel-sim-config {}", a.config.display());
-    let name = a.config.file_name().with_context(ctx)?.to_os_string();
-    let from = a.config.parent().filter(|p| !p.as_os_str().is_empty());
-    let from = from.unwrap_or(Path::new("."));
-    let dir = tmp.join("accel-sim-config");
-    std::fs::create_dir(&dir)?;
-    for e in std::fs::read_dir(from).with_context(ctx)? {
-        let e = e.with_context(ctx)?;
-        if e.file_type().with_context(ctx)?.is_file() {
-            std::fs::copy(e.path(), dir.join(e.file_name())).with_context(ctx)?;
-        }
-    }
-    if !dir.join(&name).is_file() {
-        bail!("{}: no such configuration file", a.config.display());
-    }
-    Ok((dir, name))
-}
-
-/// The last `gpu_sim_cycle = N` Accel-Sim printed.
-fn accel_sim_cycles(out: &[u8]) -> Option<u64> {
-    String::from_utf8_lossy(out)
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("gpu_sim_cycle = "))
-        .rev()
-        .find_map(|n| n.trim().parse().ok())
-}
-
 /// One Accel-Sim run of `trace` under the record's scheduler: wall time, peak memory, cycles.
 fn run_accel_sim(
     a: &AccelSim,
-    (dir, name): &(PathBuf, std::ffi::OsString),
+    scratch: &Scratch,
     trace: &Path,
     r: &refset::Record,
 ) -> Result<(f64, f64, u64)> {
-    let (wall, peak, out) = measure(
-        Command::new(&a.bin)
-            .current_dir(dir)
-            .arg("-trace")
-            .arg(trace.join("kernelslist.g"))
-            .arg("-config")
-            .arg(name)
-            .args(["-gpgpu_scheduler", &r.scheduler]),
-    )?;
-    let cycles = accel_sim_cycles(&out).ok_or_else(|| {
+    let run = a.run(scratch, trace, &r.scheduler)?;
+    let cycles = accel_sim::cycles(&run.stdout).ok_or_else(|| {
         r.error(format_args!(
             "{} printed no `gpu_sim_cycle = N` line (it exits with status 0 without simulating \
              a trace whose binary version it does not support)",
             a.bin.display()
         ))
     })?;
-    Ok((wall, peak, cycles))
+    Ok((run.wall_s, run.rss_mb, cycles))
 }
 
 /// One `gpusched sim` run of `trace` under the record's scheduler.
@@ -241,20 +157,10 @@ pub fn run(
     }
     let exe = std::env::current_exe().context("cannot find this program's path")?;
     let accel = accel
-        .map(|a| -> Result<AccelSim> {
-            let bin = std::fs::canonicalize(&a.bin)
-                .with_context(|| format!("--accel-sim {}", a.bin.display()))?;
-            Ok(AccelSim {
-                bin,
-                config: a.config.clone(),
-            })
-        })
+        .map(|a| AccelSim::new(&a.bin, &a.config))
         .transpose()?;
     let tmp = tempfile::tempdir()?;
-    let scratch = accel
-        .as_ref()
-        .map(|a| scratch_config(a, tmp.path()))
-        .transpose()?;
+    let scratch = accel.as_ref().map(|a| a.scratch(tmp.path())).transpose()?;
     let repeat = repeat.max(1);
     // Every trace unpacked and checked against its records before the first run.
     let dirs = refset::unpack_all(reference, &records, tmp.path(), &mut |_| {})?;
