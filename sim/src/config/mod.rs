@@ -208,6 +208,31 @@ pub struct GpuConfig {
     /// The SM pipeline stages around the units (GPGPU-Sim's when a file leaves it out).
     #[serde(default)]
     pub pipeline: PipelineConfig,
+    /// Cycles before a launched kernel's first block (none when a file leaves it out).
+    #[serde(default)]
+    pub launch: LaunchConfig,
+}
+
+/// How long a kernel waits, from the cycle it takes its kernel slot, before its blocks can be
+/// dispatched: `kernel_latency + blocks * block_latency` core cycles, as GPGPU-Sim counts its
+/// `m_kernel_TB_latency` down once per core cycle after the block issue and issues none of the
+/// kernel's blocks until it is 0 (`gpu-sim.cc`, `select_kernel` and
+/// `decrement_kernel_latency`). The cycles count in the run's.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LaunchConfig {
+    /// Per kernel, core cycles (`-gpgpu_kernel_launch_latency`; GPGPU-Sim's default 0).
+    pub kernel_latency: u32,
+    /// Per thread block of the kernel, core cycles, all paid before the first block
+    /// (`-gpgpu_TB_launch_latency`; default 0).
+    pub block_latency: u32,
+}
+
+impl LaunchConfig {
+    /// Core cycles a kernel of `blocks` thread blocks waits before its first one.
+    pub fn cycles(&self, blocks: u64) -> u64 {
+        self.kernel_latency as u64 + blocks * self.block_latency as u64
+    }
 }
 
 /// The SM pipeline stages around the functional units and the L1D, in core cycles. The

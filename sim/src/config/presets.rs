@@ -4,8 +4,8 @@
 //! it, the value is marked `[assumed]` with the reason.
 
 use super::{
-    CacheConfig, DramConfig, DramTiming, GpuConfig, InterconnectConfig, Latency, PipelineConfig,
-    SetIndexFn, SmConfig, UnitConfig, WriteAllocate,
+    CacheConfig, DramConfig, DramTiming, GpuConfig, InterconnectConfig, Latency, LaunchConfig,
+    PipelineConfig, SetIndexFn, SmConfig, UnitConfig, WriteAllocate,
 };
 
 /// Preset names.
@@ -152,6 +152,7 @@ pub fn gtx480() -> GpuConfig {
             shared_mem: lat(26, 1), // GPGPU-Sim -gpgpu_smem_latency
         },
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
+        launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
     }
 }
 
@@ -281,6 +282,7 @@ pub fn titanx() -> GpuConfig {
             shared_mem: lat(24, 1), // all: GPGPU-Sim SM6_TITANX
         },
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
+        launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
     }
 }
 
@@ -337,6 +339,7 @@ pub fn titanv() -> GpuConfig {
             shared_mem: lat(20, 1), // all: GPGPU-Sim SM7_TITANV
         },
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
+        launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
     }
 }
 
@@ -395,6 +398,7 @@ pub fn gtx980() -> GpuConfig {
             shared_mem: lat(24, 1), // [assumed] as the Pascal preset (same SM generation lineage)
         },
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
+        launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
     }
 }
 

@@ -12,7 +12,8 @@
 //! 4. every SM's resource allocator says whether one or two more blocks of the kernel offered
 //!    to it fit; each slot's kernel first places its preempted blocks on its SMs with room
 //!    (restored, or restarted), then its dispatcher sees the other SMs' room and grants
-//!    `(SM, block id)` pairs, launched at once in id order;
+//!    `(SM, block id)` pairs, launched at once in id order (a kernel in its launch latency,
+//!    [`crate::config::LaunchConfig`], sees no room);
 //! 5. every SM runs its cycle (LSU, issue, fetch, retire, preemptions, requests); the blocks
 //!    that completed, were switched out or flushed are collected;
 //! 6. the memory system runs its cycle;
@@ -344,8 +345,14 @@ impl<'a> Gpu<'a> {
         let Some(r) = ks.slots[slot].as_mut() else {
             return Ok(());
         };
-        // A killed kernel's dispatcher still steps (it sees its slots freed), granting nothing.
-        let (mut room, mut room2) = if r.killed { (0, 0) } else { lp.room[slot] };
+        // A killed kernel's dispatcher still steps (it sees its slots freed), granting nothing;
+        // so does one still in its launch latency.
+        let launching = now < r.start + self.cfg.launch.cycles(r.ctx.total() as u64);
+        let (mut room, mut room2) = if r.killed || launching {
+            (0, 0)
+        } else {
+            lp.room[slot]
+        };
         while room != 0 && !r.queue.is_empty() {
             let s = room.trailing_zeros() as usize;
             room &= !(1 << s);

@@ -202,6 +202,35 @@ fn kernels_run_in_order_with_their_own_counters() {
     assert_eq!((a.counters.blocks, b.counters.blocks), (30, 30));
 }
 
+/// A launch latency (GPGPU-Sim's `-gpgpu_kernel_launch_latency` and `-gpgpu_TB_launch_latency`)
+/// delays each kernel's first block by its cycles: each kernel runs that much longer, give or
+/// take the few cycles the memory clock domains' phase at its start moves (an even delay
+/// keeps the schedulers' leading order), with the same instructions.
+#[test]
+fn a_launch_latency_delays_each_kernel_by_its_cycles() {
+    let two = || {
+        TwoKernels(vec![
+            Builtin::new("stream", "small").unwrap(),
+            Builtin::new("compute", "small").unwrap(),
+        ])
+    };
+    let r0 = run(&mut two(), SimOptions::default());
+    let mut cfg = gtx480();
+    cfg.launch.kernel_latency = 1000;
+    cfg.launch.block_latency = 2;
+    let r1 = run_on(&cfg, &mut two(), SimOptions::default());
+    let delay: i64 = 1000 + 2 * 30;
+    for (k0, k1) in r0.kernels.iter().zip(&r1.kernels) {
+        let longer = k1.counters.cycles as i64 - k0.counters.cycles as i64;
+        assert!((longer - delay).abs() <= 8, "{longer} cycles longer");
+        assert_eq!(
+            k1.counters.thread_instructions,
+            k0.counters.thread_instructions
+        );
+    }
+    assert_eq!(r1.kernels[1].start_cycle, r1.kernels[0].counters.cycles);
+}
+
 #[test]
 fn max_cycles_truncates_the_run() {
     let opts = SimOptions {

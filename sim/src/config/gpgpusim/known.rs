@@ -127,7 +127,7 @@ pub const OPTIONS: &[Known] = &[
     ),
     k("gmem_skip_L1D", Flag, Read, true),
     k("gpgpu_L1_warp_parts_cached", Int, Timing(None), true),
-    k("gpgpu_TB_launch_latency", Int, Timing(Some("0")), false),
+    k("gpgpu_TB_launch_latency", Int, Read, false),
     k(
         "gpgpu_adaptive_cache_config",
         Flag,
@@ -190,7 +190,7 @@ pub const OPTIONS: &[Known] = &[
         false,
     ),
     k("gpgpu_inst_fetch_throughput", Int, Timing(Some("1")), false),
-    k("gpgpu_kernel_launch_latency", Int, Timing(Some("0")), false),
+    k("gpgpu_kernel_launch_latency", Int, Read, false),
     k("gpgpu_l1_banks", UInt, Timing(Some("1")), false),
     k("gpgpu_l1_banks_byte_interleaving", UInt, Inert, false),
     k("gpgpu_l1_banks_hashing_function", UInt, Inert, false),

@@ -16,6 +16,7 @@
 //! | `-gpgpu_n_clusters`, `-gpgpu_n_cores_per_cluster` | `sm.count` (their product) |
 //! | `-gpgpu_shader_core_pipeline <threads>:<warp size>` | `sm.max_threads`, `sm.warp_size`, `sm.max_warps` |
 //! | `-gpgpu_shader_cta` | `sm.max_blocks` |
+//! | `-gpgpu_kernel_launch_latency`, `-gpgpu_TB_launch_latency` | `launch.kernel_latency`, `launch.block_latency` |
 //! | `-gpgpu_shader_registers` | `sm.registers` |
 //! | `-gpgpu_shmem_size`, `-gpgpu_shmem_num_banks`, `-gpgpu_smem_latency` | `sm.shared_mem_bytes`, `sm.shared_mem_banks`, `units.shared_mem.latency` |
 //! | `-gpgpu_num_sched_per_core`, `-gpgpu_scheduler lrr\|gto\|two_level_active:<n>:<x>:<y>` | `sm.schedulers`, `sm.warp_scheduler`, `sm.two_level_max_active` |

@@ -22,6 +22,8 @@ pub(super) fn apply(
             cfg.sm.max_warps = v[0] / v[1].max(1);
         }
         "gpgpu_shader_cta" => cfg.sm.max_blocks = c.u32()?,
+        "gpgpu_kernel_launch_latency" => cfg.launch.kernel_latency = c.u32()?,
+        "gpgpu_TB_launch_latency" => cfg.launch.block_latency = c.u32()?,
         "gpgpu_shader_registers" => cfg.sm.registers = c.u32()?,
         "gpgpu_shmem_size" => cfg.sm.shared_mem_bytes = c.u32()?,
         "gpgpu_shmem_num_banks" => cfg.sm.shared_mem_banks = c.u32()?,
