@@ -1322,8 +1322,10 @@ fn reference_record_makes_a_set_that_calibrate_exports_again() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/gtx480.gpgpusim.config"),
     )
     .unwrap();
+    let cfg = cfg + "-inter_config_file net.icnt\n";
     std::fs::write(gpu.join("gpgpusim.config"), &cfg).unwrap();
     std::fs::write(gpu.join("net.icnt"), "// interconnect\n").unwrap();
+    std::fs::write(gpu.join("power.xml"), "<power/>\n").unwrap();
     let trace_config = dir.path().join("my-trace.config");
     std::fs::write(&trace_config, "-trace_opcode_latency_initiation_int 4,1\n").unwrap();
     let accel = stand_in(
@@ -1382,6 +1384,10 @@ echo "n_cmd=9 n_nop=1 n_act=2 n_pre=0 n_ref_event=0 n_req=4 n_rd=3 n_rd_L2_A=0 n
     for f in ["gpgpusim.config", "net.icnt", "trace.config"] {
         assert!(out.join("config").join(f).is_file(), "config/{f}");
     }
+    assert!(
+        !out.join("config/power.xml").exists(),
+        "a file the config does not name"
+    );
     // Resumed: every run is recorded, so a failing Accel-Sim is not run.
     let failing = stand_in(dir.path(), "failing.sh", "exit 7");
     let o = record(&failing, &gpu.join("gpgpusim.config"));

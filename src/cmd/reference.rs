@@ -45,8 +45,9 @@ struct RecordArgs {
     /// docs/src/calibrating-against-your-accel-sim-runs.md).
     #[arg(long, value_name = "BIN")]
     accel_sim: PathBuf,
-    /// Accel-Sim's `gpgpusim.config` (e.g. GPGPU-Sim's `configs/tested-cfgs/SM6_TITANX/`); the
-    /// files beside it (the interconnect file) are copied into `OUT/config/` with it.
+    /// Accel-Sim's `gpgpusim.config` (e.g. GPGPU-Sim's `configs/tested-cfgs/SM6_TITANX/`); it
+    /// and the files beside it that it names (the interconnect file) are copied into
+    /// `OUT/config/`.
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
     /// Accel-Sim's `trace.config` for that GPU (`gpu-simulator/configs/tested-cfgs/<GPU>/`),
@@ -105,19 +106,21 @@ fn traces(a: &RecordArgs) -> Result<Vec<(String, String)>> {
     Ok(list)
 }
 
-/// Copies the configuration's directory (and the trace configuration) into `OUT/config`, or
-/// checks that the files already there are the same.
+/// Copies the configuration, the files beside it that it names (the interconnect file) and the
+/// trace configuration into `OUT/config` (as `gpgpusim.config` and `trace.config`), or checks
+/// that the files already there are the same.
 fn config_dir(a: &RecordArgs) -> Result<PathBuf> {
     let dir = a.out.join("config");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let text = std::fs::read_to_string(&a.config)
+        .with_context(|| format!("--config {}", a.config.display()))?;
     let from = a.config.parent().filter(|p| !p.as_os_str().is_empty());
-    let mut files = vec![];
-    for e in std::fs::read_dir(from.unwrap_or(Path::new(".")))
-        .with_context(|| format!("--config {}", a.config.display()))?
-    {
-        let e = e?;
-        if e.file_type()?.is_file() && e.file_name() != "trace.config" {
-            files.push((e.path(), e.file_name()));
+    let from = from.unwrap_or(Path::new("."));
+    let mut files = vec![(a.config.clone(), "gpgpusim.config".to_string())];
+    for token in text.split_whitespace().filter(|t| !t.starts_with('-')) {
+        let named = from.join(token);
+        if !token.contains('/') && named.is_file() && named != a.config {
+            files.push((named, token.to_string()));
         }
     }
     if let Some(t) = &a.trace_config {
@@ -136,10 +139,6 @@ fn config_dir(a: &RecordArgs) -> Result<PathBuf> {
             Ok(_) => {}
             Err(_) => std::fs::write(&to, &bytes)?,
         }
-    }
-    let name = a.config.file_name().context("--config names no file")?;
-    if name != "gpgpusim.config" {
-        std::fs::rename(dir.join(name), dir.join("gpgpusim.config"))?;
     }
     Ok(dir)
 }
