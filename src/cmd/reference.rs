@@ -170,6 +170,27 @@ pub fn export(workload: &str, size: &str, dir: &Path, version: u32) -> Result<()
     Ok(())
 }
 
+/// Exports as [`export`] in a child process (`gpusched trace export`): the memory a large
+/// export takes is never this process's, whose size each Accel-Sim child would otherwise
+/// start with and report as its peak (`ru_maxrss` counts the pages a child inherits).
+fn export_in_child(workload: &str, size: &str, dir: &Path, version: u32) -> Result<()> {
+    let exe = std::env::current_exe().context("cannot find this program's path")?;
+    let out = std::process::Command::new(exe)
+        .args(["trace", "export", "--workload", workload, "--size", size])
+        .arg("--out")
+        .arg(dir)
+        .args(["--binary-version", &version.to_string()])
+        .output()
+        .context("cannot run `gpusched trace export`")?;
+    if !out.status.success() {
+        bail!(
+            "exporting {workload}-{size}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
 fn record(a: &RecordArgs) -> Result<ExitCode> {
     let list = traces(a)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
@@ -200,8 +221,7 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
                 continue;
             }
             if digest.is_none() {
-                export(w, s, &dir, a.binary_version)
-                    .with_context(|| format!("exporting {name}"))?;
+                export_in_child(w, s, &dir, a.binary_version)?;
                 digest = Some(refset::trace_digest(&dir)?);
             }
             let run = accel.run(&scratch, &dir, theirs)?;
