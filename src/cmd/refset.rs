@@ -270,13 +270,22 @@ pub fn trace_digest(dir: &Path) -> Result<String> {
             .filter(|l| !l.is_empty() && !l.starts_with('#')),
     );
     let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
     for name in names {
         let path = dir.join(name);
-        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let ctx = || format!("reading {}", path.display());
+        let mut f = gpusim::input::open_regular(&path).with_context(ctx)?;
         h.update(name.as_bytes());
         h.update([0]);
-        h.update((bytes.len() as u64).to_le_bytes());
-        h.update(&bytes);
+        h.update(f.metadata().with_context(ctx)?.len().to_le_bytes());
+        // In 1 MiB pieces: a trace may be far larger than the memory a run should take.
+        loop {
+            let n = std::io::Read::read(&mut f, &mut buf).with_context(ctx)?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
+        }
     }
     Ok(format!("{:x}", h.finalize()))
 }
@@ -350,5 +359,34 @@ mod tests {
     fn record_lines_are_those_of_the_top_level_objects() {
         let text = "[\n {\"workload\": \"a{\\\"[\",\n  \"accelsim\": {\"x\": [1, {}]}},\n{}, {\"b\": \"}\"}\n]";
         assert_eq!(record_lines(text), [2, 4, 4]);
+    }
+
+    /// The committed reference sets (`reference/*/`) read, name their configuration, and their
+    /// `small` traces exported now have the recorded digests: a change to a suite kernel that
+    /// would make a set stale fails here (record the set again, `reference/README.md`).
+    #[test]
+    fn the_committed_reference_sets_match_the_suite_kernels() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("reference");
+        let mut sets = 0;
+        for e in std::fs::read_dir(&root).unwrap() {
+            let dir = e.unwrap().path();
+            if !dir.join("results.json").is_file() {
+                continue;
+            }
+            sets += 1;
+            let (_, records) = records(&dir, &["gpu_sim_cycle", "gpgpu_n_tot_w_icount"]).unwrap();
+            let config = dir.join("config");
+            let list = format!(
+                "{},{}",
+                config.join("gpgpusim.config").display(),
+                config.join("trace.config").display()
+            );
+            gpusim::config::GpuConfig::load(&list).unwrap();
+            let small: Vec<&Record> = records.iter().filter(|r| r.size == "small").collect();
+            assert!(small.len() >= 3, "{}", dir.display());
+            let tmp = tempfile::tempdir().unwrap();
+            unpack_all(&dir, &small, tmp.path(), &mut |_| {}).unwrap();
+        }
+        assert!(sets >= 1, "no reference set in {}", root.display());
     }
 }
