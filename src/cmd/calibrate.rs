@@ -205,7 +205,7 @@ const TRACE_DEFAULTS: &str = include_str!("../../configs/accelsim-trace-defaults
 /// The configuration a reference set ran (see [`CalibrateArgs::config`]) as a `--config`
 /// value, and how to name it (the same on every run); Accel-Sim's trace-mode defaults are
 /// written into `tmp` when the set has no `trace.config`.
-fn reference_config(reference: &Path, tmp: &Path) -> Result<(String, String)> {
+pub(crate) fn reference_config(reference: &Path, tmp: &Path) -> Result<(String, String)> {
     let dir = reference.join("config");
     let gpgpusim = dir.join("gpgpusim.config");
     if !gpgpusim.is_file() {

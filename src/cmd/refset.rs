@@ -21,6 +21,10 @@ pub struct Record {
     /// The reference simulator's scheduler string, and ours (`lrr`, `gto`, `two-level`).
     pub scheduler: String,
     pub gpusched_warp_sched: String,
+    /// The reference simulator's configuration (GPGPU-Sim's `tested-cfgs` name, e.g.
+    /// `SM2_GTX480`), when the record names it.
+    #[serde(default)]
+    pub config: Option<String>,
     /// The reference simulator's figures.
     pub accelsim: Value,
     /// A set without trace archives: the trace's digest ([`trace_digest`]) and the binary

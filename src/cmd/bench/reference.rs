@@ -3,10 +3,12 @@
 //! record per trace and scheduler, with Accel-Sim's `wall_s`, `max_rss_mb` and
 //! `gpu_sim_cycle`) and `traces/<workload>-<size>.tar.xz`.
 //!
-//! Every run is a whole `gpusched sim --trace T --config gtx480 --warp-sched P --json`
-//! process, as the reference's figures were taken (process start included): its wall time
-//! from spawn to exit and its peak resident memory (`ru_maxrss` from `wait4`), median and
-//! maximum over `--repeat` runs. The cycles of every repeat must agree.
+//! Every run is a whole `gpusched sim --trace T --config C --warp-sched P --json` process, as
+//! the reference's figures were taken (process start included): its wall time from spawn to
+//! exit and its peak resident memory (`ru_maxrss` from `wait4`: at least this process's own
+//! peak, which a child inherits until it executes), median and maximum over `--repeat` runs.
+//! The cycles of every repeat must agree. `C` is `gtx480` on a GTX 480 set, the set's own
+//! configuration otherwise ([`our_config`]).
 //!
 //! With `--accel-sim BIN` the reference's side is measured here too (side by side on one
 //! machine): per repeat, `BIN -trace T/kernelslist.g -config gpgpusim.config
@@ -121,11 +123,24 @@ fn run_accel_sim(
     Ok((run.wall_s, run.rss_mb, cycles))
 }
 
-/// One `gpusched sim` run of `trace` under the record's scheduler.
-fn run_ours(exe: &Path, trace: &Path, r: &refset::Record) -> Result<(f64, f64, u64)> {
+/// Our configuration for the runs of `reference`: the calibrated `gtx480` preset for a GTX 480
+/// set (records of `SM2_GTX480`, or naming none: the speed figures were measured so), the
+/// set's own configuration otherwise (as `calibrate` reads it).
+fn our_config(reference: &Path, records: &[&refset::Record], tmp: &Path) -> Result<String> {
+    let gtx480 = records
+        .iter()
+        .all(|r| r.config.as_deref().is_none_or(|c| c == "SM2_GTX480"));
+    if gtx480 {
+        return Ok("gtx480".into());
+    }
+    Ok(crate::cmd::calibrate::reference_config(reference, tmp)?.0)
+}
+
+/// One `gpusched sim` run of `trace` under the record's scheduler with `config`.
+fn run_ours(exe: &Path, config: &str, trace: &Path, r: &refset::Record) -> Result<(f64, f64, u64)> {
     let (wall, peak, out) = measure(
         Command::new(exe)
-            .args(["sim", "--config", "gtx480", "--json", "--warp-sched"])
+            .args(["sim", "--config", config, "--json", "--warp-sched"])
             .arg(&r.gpusched_warp_sched)
             .arg("--trace")
             .arg(trace),
@@ -162,6 +177,7 @@ pub fn run(
     let tmp = tempfile::tempdir()?;
     let scratch = accel.as_ref().map(|a| a.scratch(tmp.path())).transpose()?;
     let repeat = repeat.max(1);
+    let config = our_config(reference, &records, tmp.path())?;
     // Every trace unpacked and checked against its records before the first run.
     let dirs = refset::unpack_all(reference, &records, tmp.path(), &mut |_| {})?;
     let (mut rows, total) = (vec![], records.len());
@@ -175,7 +191,7 @@ pub fn run(
                     bail!(r.error("Accel-Sim's cycles differ between repeats"));
                 }
             }
-            if !ours.add(run_ours(&exe, &dir, r)?) {
+            if !ours.add(run_ours(&exe, &config, &dir, r)?) {
                 bail!(r.error("cycles differ between repeats"));
             }
         }
