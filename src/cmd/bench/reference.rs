@@ -113,13 +113,11 @@ fn run_accel_sim(
     r: &refset::Record,
 ) -> Result<(f64, f64, u64)> {
     let run = a.run(scratch, trace, &r.scheduler)?;
-    let cycles = accel_sim::cycles(&run.stdout).ok_or_else(|| {
-        r.error(format_args!(
-            "{} printed no `gpu_sim_cycle = N` line (it exits with status 0 without simulating \
-             a trace whose binary version it does not support)",
-            a.bin.display()
-        ))
-    })?;
+    let figures = accel_sim::figures(&run.stdout)
+        .map_err(|e| r.error(format_args!("{}: {e}", a.bin.display())))?;
+    let cycles = figures["gpu_sim_cycle"]
+        .as_u64()
+        .ok_or_else(|| r.error("Accel-Sim's `gpu_sim_cycle` is not a count"))?;
     Ok((run.wall_s, run.rss_mb, cycles))
 }
 
