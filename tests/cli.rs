@@ -1112,10 +1112,10 @@ fn calibrate_sets_our_counters_beside_the_reference_in_one_unit() {
         run["warp_instructions"]["ours"],
         sim["warp_instructions"].as_f64().unwrap()
     );
-    assert_eq!(run["l2_line_accesses"]["reference"], 1000.0, "sectors / 4");
+    assert_eq!(run["l2_sector_accesses"]["reference"], 4000.0, "sectors");
     assert_eq!(
-        run["l2_line_accesses"]["ours"],
-        sim["l2"]["accesses"].as_f64().unwrap()
+        run["l2_sector_accesses"]["ours"],
+        sim["l2"]["sector_accesses"].as_f64().unwrap()
     );
     assert_eq!(run["dram_read_bytes"]["reference"], 3200.0, "32 B reads");
     assert_eq!(
@@ -1123,10 +1123,13 @@ fn calibrate_sets_our_counters_beside_the_reference_in_one_unit() {
         sim["dram"]["read_bytes"].as_f64().unwrap()
     );
     assert_eq!(run["l1d_read_misses"]["reference"], 480.0);
-    assert_eq!(run["l2_read_misses"]["reference"], 473.0, "line misses");
+    assert_eq!(
+        run["l2_read_misses"]["reference"], 1883.0,
+        "read MISS + SECTOR_MISS"
+    );
     assert_eq!(
         run["l2_read_misses"]["ours"],
-        sim["l2"]["misses"].as_f64().unwrap()
+        sim["l2"]["sector_read_misses"].as_f64().unwrap()
     );
     assert_eq!(v["config"], "gtx480", "no config/ in the reference set");
     // LRR at 1000 reference cycles is the reference's fastest.

@@ -9,11 +9,12 @@
 //! - warp instructions: `gpgpu_n_tot_w_icount` (equal when the trace was read alike);
 //! - L1D read misses: Accel-Sim's `L1D_total_cache_misses` counts stores too (its L1D does not
 //!   allocate on writes), so its `GLOBAL_ACC_R.MISS` is compared with our `l1d.misses`;
-//! - L2 accesses: Accel-Sim counts 32 B sectors, 4 per 128 B line request, so
-//!   `L2_total_cache_accesses / 4` is compared with our `l2.accesses` (partial-line stores
-//!   make it smaller);
-//! - L2 read misses: Accel-Sim's line misses (`GLOBAL_ACC_R.MISS + INST_ACC_R.MISS`; the
-//!   other sectors of a missing line count as `SECTOR_MISS`) against our `l2.misses`;
+//! - L2 sector accesses: Accel-Sim counts a sectored L2's accesses per 32 B sector (4 for a
+//!   128 B line request, 1 for a sector request), so `L2_total_cache_accesses` is compared
+//!   with our `l2.sector_accesses`;
+//! - L2 read sector misses: the sectors Accel-Sim's reads fetch (every `*_R.MISS` and
+//!   `*_R.SECTOR_MISS` of the breakdown: the first sector of a missing line is a `MISS`, the
+//!   others `SECTOR_MISS`) against our `l2.sector_read_misses`;
 //! - DRAM bytes read: Accel-Sim's `dram_n_rd_sum` counts 32 B reads, so `32 * dram_n_rd_sum` is
 //!   compared with our `dram.read_bytes`.
 //!
@@ -74,7 +75,7 @@ pub struct CalRow {
     error: f64,
     warp_instructions: Pair,
     l1d_read_misses: Option<Pair>,
-    l2_line_accesses: Option<Pair>,
+    l2_sector_accesses: Option<Pair>,
     l2_read_misses: Option<Pair>,
     dram_read_bytes: Option<Pair>,
 }
@@ -164,7 +165,6 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
             .get(level)
             .map(|b| b.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0))
     };
-    let l2 = |k: &str| breakdown("l2_breakdown_nonzero", k);
     let cycles = num("/cycles").unwrap_or_default() as u64;
     let reference_cycles = r.need("gpu_sim_cycle")? as u64;
     Ok(CalRow {
@@ -182,21 +182,28 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
             num("/l1d/misses"),
             breakdown("l1_breakdown_nonzero", "GLOBAL_ACC_R.MISS"),
         ),
-        l2_line_accesses: pair(
-            num("/l2/accesses"),
-            r.figure("L2_total_cache_accesses").map(|x| x / 4.0),
+        l2_sector_accesses: pair(
+            num("/l2/sector_accesses"),
+            r.figure("L2_total_cache_accesses"),
         ),
-        l2_read_misses: pair(
-            num("/l2/misses"),
-            l2("GLOBAL_ACC_R.MISS")
-                .zip(l2("INST_ACC_R.MISS"))
-                .map(|(g, i)| g + i),
-        ),
+        l2_read_misses: pair(num("/l2/sector_read_misses"), read_sector_misses(r)),
         dram_read_bytes: pair(
             num("/dram/read_bytes"),
             r.figure("dram_n_rd_sum").map(|x| x * 32.0),
         ),
     })
+}
+
+/// The sectors the reference's L2 reads fetched: every read access type's `MISS` and
+/// `SECTOR_MISS` in its L2 breakdown (`None` without a breakdown).
+fn read_sector_misses(r: &Record) -> Option<f64> {
+    let b = r.accelsim.get("l2_breakdown_nonzero")?.as_object()?;
+    Some(
+        b.iter()
+            .filter(|(k, _)| k.ends_with("_R.MISS") || k.ends_with("_R.SECTOR_MISS"))
+            .filter_map(|(_, v)| v.as_f64())
+            .sum(),
+    )
 }
 
 /// Accel-Sim's trace-mode ALU latencies when a run has no `trace.config`.
@@ -346,7 +353,7 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
-    outln!("| trace | scheduler | ours | reference | error | L1D read misses (ours / ref) | L2 line accesses (ours / ref/4) | L2 read misses (ours / ref) | DRAM read MB (ours / ref) |");
+    outln!("| trace | scheduler | ours | reference | error | L1D read misses (ours / ref) | L2 sector accesses (ours / ref) | L2 read sector misses (ours / ref) | DRAM read MB (ours / ref) |");
     outln!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let show = |p: &Option<Pair>, scale: f64| match p {
         Some(p) => format!("{:.0} / {:.0}", p.ours / scale, p.reference / scale),
@@ -361,7 +368,7 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
             r.reference_cycles,
             r.error * 100.0,
             show(&r.l1d_read_misses, 1.0),
-            show(&r.l2_line_accesses, 1.0),
+            show(&r.l2_sector_accesses, 1.0),
             show(&r.l2_read_misses, 1.0),
             match &r.dram_read_bytes {
                 Some(p) => format!("{:.2} / {:.2}", p.ours / 1e6, p.reference / 1e6),

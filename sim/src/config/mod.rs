@@ -211,6 +211,56 @@ pub struct GpuConfig {
     /// Cycles before a launched kernel's first block (none when a file leaves it out).
     #[serde(default)]
     pub launch: LaunchConfig,
+    /// Volta's unified L1D and shared memory, split per kernel (off when a file leaves it
+    /// out).
+    #[serde(default, skip_serializing_if = "L1dCarveout::is_off")]
+    pub l1d_carveout: L1dCarveout,
+}
+
+/// Volta and later GPUs' unified L1D / shared-memory array (GPGPU-Sim's
+/// `-gpgpu_adaptive_cache_config`, `shader_core_config::max_cta`): when a kernel is admitted,
+/// its shared memory (per block x blocks per SM) takes the smallest of `shared_options_kb`
+/// that holds it and the L1D gets the rest: `round(max_ways x (1 - option / unified))` ways of
+/// `l1d.sets()` sets, where `max_ways = unified / (l1d.sets() x l1d.line_bytes)`. Every SM's
+/// L1D changes at once and keeps the lines it holds (the ways beyond the new count are not
+/// looked at until they come back).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct L1dCarveout {
+    /// Split the array per kernel (`-gpgpu_adaptive_cache_config 1`).
+    pub enabled: bool,
+    /// The unified array, KB (`-gpgpu_unified_l1d_size`; a multiple of the L1D's size).
+    pub unified_kb: u32,
+    /// The shared-memory sizes the array can be split at, KB (`-gpgpu_shmem_option`).
+    pub shared_options_kb: Vec<u32>,
+}
+
+impl L1dCarveout {
+    fn is_off(&self) -> bool {
+        *self == L1dCarveout::default()
+    }
+
+    /// The L1D's ways when the array is enabled and split: the most (`None` when it is not).
+    pub fn max_ways(&self, l1d: &CacheConfig) -> Option<u32> {
+        (self.enabled && self.unified_kb > 0)
+            .then(|| self.unified_kb * 1024 / (l1d.sets() * l1d.line_bytes).max(1))
+    }
+
+    /// The L1D's ways for a kernel whose blocks on one SM take `shared_bytes` of shared
+    /// memory (`None` when the array is not split).
+    pub fn ways_for(&self, l1d: &CacheConfig, shared_bytes: u64) -> Option<u32> {
+        let max = self.max_ways(l1d)?;
+        let unified = self.unified_kb as u64 * 1024;
+        let mut options = self.shared_options_kb.clone();
+        options.sort_unstable();
+        let option = options
+            .iter()
+            .map(|&kb| kb as u64 * 1024)
+            .find(|&b| shared_bytes <= b)
+            .unwrap_or(unified);
+        let ratio = 1.0 - option as f32 / unified as f32;
+        Some(((max as f32 * ratio + 0.5) as u32).clamp(1, max))
+    }
 }
 
 /// How long a kernel waits, from the cycle it takes its kernel slot, before its blocks can be
@@ -265,6 +315,11 @@ pub struct PipelineConfig {
     /// and go to the L2 without a lookup or a fill; a `.ca` load is still cached
     /// ([`crate::workload::cache_op::CacheOp::bypasses`]).
     pub gmem_skip_l1d: bool,
+    /// Every instruction fetch hits in the L1I, which then never reaches the L2
+    /// (`-gpgpu_perfect_inst_const_cache`, set by GPGPU-Sim's Pascal and later files; constant
+    /// loads always behave so here, having no cache of their own). As `--perfect-l1i`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub perfect_inst_cache: bool,
     /// GPGPU-Sim's operand collector (`[pipeline.operand_collector]`): modelled cycle by cycle
     /// when `enabled`, otherwise `operand_cycles` stands for it.
     pub operand_collector: OperandCollectorConfig,
@@ -352,6 +407,7 @@ impl Default for PipelineConfig {
             l1d_latency_queue: true,
             lsu_queue: 5,
             gmem_skip_l1d: false,
+            perfect_inst_cache: false,
             operand_collector: OperandCollectorConfig::default(),
         }
     }
@@ -426,7 +482,9 @@ pub struct CacheConfig {
     /// What a write miss does in a write-back cache (the L2). L2 only.
     #[serde(default, skip_serializing_if = "WriteAllocate::is_lazy")]
     pub write_allocate: WriteAllocate,
-    /// The set index function (the L1D only; the L2 always indexes its partition address).
+    /// The set index function: the L1D's (`auto`: the Fermi hash where it fits, otherwise
+    /// linear); the L2's on its partition address (`linear` or `ipoly`; `auto` is linear);
+    /// the L1I is linear.
     #[serde(default, skip_serializing_if = "SetIndexFn::is_auto")]
     pub set_index: SetIndexFn,
 }
@@ -464,6 +522,10 @@ pub enum SetIndexFn {
     Linear,
     /// GPGPU-Sim's Fermi hash (128 B lines, 32 or 64 sets).
     FermiHash,
+    /// GPGPU-Sim's IPOLY hash (`P`; 16, 32 or 64 sets): the line number's bits above the set
+    /// index folded in modulo an irreducible polynomial ([`crate::mem::address::ipoly`]); an
+    /// L2 hashes its partition address.
+    Ipoly,
 }
 
 impl SetIndexFn {
@@ -536,6 +598,15 @@ impl CacheConfig {
                 ),
             ));
         }
+        if self.set_index == SetIndexFn::Ipoly && !matches!(self.sets(), 16 | 32 | 64) {
+            return Err(field(
+                &f("set_index"),
+                format!(
+                    "ipoly hashes 16, 32 or 64 sets (GPGPU-Sim's equations); this cache has {}",
+                    self.sets()
+                ),
+            ));
+        }
         if self.set_index == SetIndexFn::FermiHash
             && !crate::mem::cache::SetIndex::fermi_hash_fits(self.sets(), self.line_bytes)
         {
@@ -561,6 +632,7 @@ impl CacheConfig {
             SetIndexFn::Auto if hashable => SetIndex::FermiHash,
             SetIndexFn::FermiHash => SetIndex::FermiHash,
             SetIndexFn::Auto | SetIndexFn::Linear => SetIndex::Linear,
+            SetIndexFn::Ipoly => SetIndex::Ipoly,
         }
     }
 }
@@ -609,6 +681,43 @@ pub struct DramConfig {
     pub timing: DramTiming,
     /// Peak bandwidth the source gives, GB/s (checked against the geometry above).
     pub peak_gbps: f64,
+    /// GPGPU-Sim's address mapping (`-gpgpu_mem_addr_mapping`, e.g.
+    /// `dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS`):
+    /// which address bits choose the channel, the bank (whose low bits choose the
+    /// sub-partition) and the row ([`crate::mem::address::Decoder`]). None (the presets): the
+    /// model's own mapping, consecutive `l2.line_bytes * sub_partitions` chunks to consecutive
+    /// channels and consecutive `row_bytes` of a channel to consecutive banks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address_mapping: Option<String>,
+    /// How the channel and sub-partition are chosen (`-gpgpu_memory_partition_indexing`;
+    /// with `address_mapping` only).
+    #[serde(default, skip_serializing_if = "PartitionIndexing::is_consecutive")]
+    pub partition_indexing: PartitionIndexing,
+}
+
+/// GPGPU-Sim's partition indexing (`-gpgpu_memory_partition_indexing`, `addrdec.cc`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartitionIndexing {
+    /// 0: the mapping's channel bits, the bank's low bits for the sub-partition.
+    #[default]
+    Consecutive,
+    /// 1: the channel XORed with the address bits above the channel and sub-partition bits
+    /// (a power-of-two channel count).
+    Xor,
+    /// 2: the sub-partition number hashed with IPOLY over the bits above it (16, 32 or 64
+    /// sub-partitions, channels rounded up to a power of two; the remainder modulo the real
+    /// count otherwise).
+    Ipoly,
+    /// 4: every line-sized chunk to a random sub-partition (GPGPU-Sim draws C's `rand()` at
+    /// its first touch; here a fixed hash of the chunk, as uniform and the same on every run).
+    Random,
+}
+
+impl PartitionIndexing {
+    fn is_consecutive(&self) -> bool {
+        *self == PartitionIndexing::Consecutive
+    }
 }
 
 /// DRAM timing constraints in command-clock cycles.
@@ -1002,6 +1111,55 @@ impl GpuConfig {
                 "dram.row_bytes",
                 format!("{} is not a power of two", self.dram.row_bytes),
             ));
+        }
+        let carve = &self.l1d_carveout;
+        if carve.enabled && carve.unified_kb > 0 {
+            let l1d = self.l1d.size_bytes as u64;
+            let unified = carve.unified_kb as u64 * 1024;
+            if !unified.is_multiple_of(l1d) {
+                return Err(field(
+                    "l1d_carveout.unified_kb",
+                    format!(
+                        "{unified} bytes is not a multiple of l1d.size_bytes = {l1d} (GPGPU-Sim \
+                         grows the L1D by whole multiples of it)"
+                    ),
+                ));
+            }
+            if (unified / self.l1d.line_bytes as u64) > MAX_L1_LINES {
+                return Err(field(
+                    "l1d_carveout.unified_kb",
+                    format!(
+                        "{} lines; the model holds at most {MAX_L1_LINES} per L1",
+                        unified / self.l1d.line_bytes as u64
+                    ),
+                ));
+            }
+            if carve.shared_options_kb.is_empty() {
+                return Err(field(
+                    "l1d_carveout.shared_options_kb",
+                    "no shared-memory size to split the unified array at",
+                ));
+            }
+        }
+        if self.l2.set_index == SetIndexFn::FermiHash {
+            return Err(field(
+                "l2.set_index",
+                "fermi-hash is the L1D's; the L2 indexes its partition address linearly or \
+                 with ipoly",
+            ));
+        }
+        match &self.dram.address_mapping {
+            Some(m) => {
+                crate::mem::address::Decoder::new(m, &self.dram)
+                    .map_err(|e| field("dram.address_mapping", e))?;
+            }
+            None if !self.dram.partition_indexing.is_consecutive() => {
+                return Err(field(
+                    "dram.partition_indexing",
+                    "a hashed partition indexing needs dram.address_mapping (GPGPU-Sim's)",
+                ));
+            }
+            None => {}
         }
         // tRC is a constraint of its own beside tRAS + tRP (an activate waits for both), as in
         // GPGPU-Sim: its Kepler, Pascal, Turing and Ampere files set tRC = tRAS + tRP - 1.

@@ -4,8 +4,9 @@
 //! it, the value is marked `[assumed]` with the reason.
 
 use super::{
-    CacheConfig, DramConfig, DramTiming, GpuConfig, InterconnectConfig, Latency, LaunchConfig,
-    PipelineConfig, SetIndexFn, SmConfig, UnitConfig, WriteAllocate,
+    CacheConfig, DramConfig, DramTiming, GpuConfig, InterconnectConfig, L1dCarveout, Latency,
+    LaunchConfig, PartitionIndexing, PipelineConfig, SetIndexFn, SmConfig, UnitConfig,
+    WriteAllocate,
 };
 
 /// Preset names.
@@ -140,6 +141,8 @@ pub fn gtx480() -> GpuConfig {
             // WL 4, CCD 2, WR 12: GPGPU-Sim.
             timing: timing([6, 12, 28, 12, 40, 12, 4, 2, 12]),
             peak_gbps: 177.4, // ELF T3.1
+            address_mapping: None,
+            partition_indexing: PartitionIndexing::Consecutive,
         },
         units: UnitConfig {
             sp_units: 2,            // GPGPU-Sim -gpgpu_num_sp_units
@@ -153,6 +156,7 @@ pub fn gtx480() -> GpuConfig {
         },
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
         launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
+        l1d_carveout: L1dCarveout::default(),
     }
 }
 
@@ -270,6 +274,8 @@ pub fn titanx() -> GpuConfig {
             // rounding artefact; its DRAM model cannot activate before 53 cycles anyway.
             timing: timing([8, 16, 37, 16, 53, 16, 6, 2, 16]),
             peak_gbps: 480.0, // NVIDIA TITAN X (Pascal): 384-bit at 10 Gb/s
+            address_mapping: None,
+            partition_indexing: PartitionIndexing::Consecutive,
         },
         units: UnitConfig {
             sp_units: 4,
@@ -283,6 +289,7 @@ pub fn titanx() -> GpuConfig {
         },
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
         launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
+        l1d_carveout: L1dCarveout::default(),
     }
 }
 
@@ -327,6 +334,8 @@ pub fn titanv() -> GpuConfig {
             latency: 100,
             timing: timing([3, 12, 28, 12, 40, 12, 2, 1, 10]), // GPGPU-Sim (HBM at 850 MHz)
             peak_gbps: 652.8,                                  // 24 x 16 B x 2 x 850 MHz
+            address_mapping: None,
+            partition_indexing: PartitionIndexing::Consecutive,
         },
         units: UnitConfig {
             sp_units: 4,
@@ -340,6 +349,7 @@ pub fn titanv() -> GpuConfig {
         },
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
         launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
+        l1d_carveout: L1dCarveout::default(),
     }
 }
 
@@ -386,6 +396,8 @@ pub fn gtx980() -> GpuConfig {
             latency: 100,
             timing: timing([12, 23, 53, 23, 76, 23, 8, 4, 23]), // [assumed] gtx480 x 1750/924, rounded up
             peak_gbps: 224.0,                                   // T5.2
+            address_mapping: None,
+            partition_indexing: PartitionIndexing::Consecutive,
         },
         units: UnitConfig {
             sp_units: 4,
@@ -399,6 +411,7 @@ pub fn gtx980() -> GpuConfig {
         },
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
         launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
+        l1d_carveout: L1dCarveout::default(),
     }
 }
 

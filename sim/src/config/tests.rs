@@ -362,3 +362,29 @@ fn a_fermi_hash_needs_its_geometry_and_a_port_divides_the_line() {
         "{v4}"
     );
 }
+
+/// Volta's unified L1D / shared memory: the L1D gets what the kernel's shared memory leaves
+/// of the 128 KB, in whole ways (GPGPU-Sim's `max_cta` with `-gpgpu_adaptive_cache_config 1`).
+#[test]
+fn the_unified_l1d_takes_what_shared_memory_leaves() {
+    let mut l1d = GpuConfig::preset("titanv").unwrap().l1d;
+    (l1d.size_bytes, l1d.line_bytes, l1d.ways) = (32 * 1024, 128, 64);
+    let carve = L1dCarveout {
+        enabled: true,
+        unified_kb: 128,
+        shared_options_kb: vec![0, 8, 16, 32, 64, 96],
+    };
+    assert_eq!(carve.max_ways(&l1d), Some(256));
+    for (shared, ways) in [(0, 256), (1, 240), (20 * 1024, 192), (96 * 1024, 64)] {
+        assert_eq!(
+            carve.ways_for(&l1d, shared),
+            Some(ways),
+            "{shared} B shared"
+        );
+    }
+    let off = L1dCarveout {
+        enabled: false,
+        ..carve
+    };
+    assert_eq!(off.ways_for(&l1d, 0), None);
+}

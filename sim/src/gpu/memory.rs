@@ -19,12 +19,14 @@
 //! 4. replies enter the down crossbar towards their SM.
 //!
 //! # Address mapping
-//! Consecutive chunks of `l2.line_bytes * sub_partitions` bytes go to consecutive channels
-//! (modulo `channels`, as GPGPU-Sim's `dramid@8` mapping does for 6 channels of 2 slices);
-//! within a chunk, consecutive lines go to the channel's consecutive slices. The channel-local
-//! address is the chunk number divided by `channels`, with the offset kept.
+//! [`AddressMap`]: the model's own (consecutive chunks of `l2.line_bytes * sub_partitions`
+//! bytes to consecutive channels, as GPGPU-Sim's `dramid@8` mapping does for 6 channels of 2
+//! slices; the lines of a chunk to the channel's consecutive slices), or GPGPU-Sim's decoder
+//! when the configuration has `dram.address_mapping`. A slice indexes its L2 sets with the
+//! partition address (linear, or IPOLY with `l2.set_index = "ipoly"`).
 
-use crate::config::{GpuConfig, WriteAllocate};
+use crate::config::{GpuConfig, SetIndexFn, WriteAllocate};
+use crate::mem::address::AddressMap;
 use crate::mem::cache::SetIndex;
 use crate::mem::crossbar::Crossbar;
 use crate::mem::data_cache::{DataCache, Outcome, WritePolicy};
@@ -95,40 +97,6 @@ impl MemRequest {
                 HEADER_BYTES + self.bytes
             }
         }
-    }
-}
-
-/// Address to slice and channel.
-#[derive(Clone, Copy, Debug)]
-struct AddressMap {
-    channels: u64,
-    subs: u64,
-    line_log2: u32,
-}
-
-impl AddressMap {
-    fn chunk_log2(&self) -> u32 {
-        self.line_log2 + self.subs.trailing_zeros()
-    }
-
-    fn slice(&self, addr: u64) -> usize {
-        let sub = (addr >> self.line_log2) & (self.subs - 1);
-        self.channel_slices(self.channel(addr)).start + sub as usize
-    }
-
-    /// The slices (sub-partitions) of channel `ch`: consecutive, `subs` of them.
-    fn channel_slices(&self, ch: usize) -> std::ops::Range<usize> {
-        let subs = self.subs as usize;
-        ch * subs..(ch + 1) * subs
-    }
-
-    fn channel(&self, addr: u64) -> usize {
-        ((addr >> self.chunk_log2()) % self.channels) as usize
-    }
-
-    fn local(&self, addr: u64) -> u64 {
-        let c = self.chunk_log2();
-        ((addr >> c) / self.channels) << c | (addr & ((1 << c) - 1))
     }
 }
 
@@ -258,6 +226,8 @@ pub struct MemorySystem {
     read_burst_bytes: u64,
     /// DRAM read bursts of a whole line's fill.
     read_bursts: u64,
+    /// L2 slices per channel (a channel's are consecutive: `c * subs ..`).
+    subs: usize,
     /// Clock-domain crossing: DRAM ticks owed, in units of 1/core_khz.
     dram_phase: u64,
     core_khz: u64,
@@ -322,14 +292,11 @@ impl MemorySystem {
         let sms = cfg.sm.count as usize;
         let nslices = (cfg.dram.channels * cfg.dram.sub_partitions) as usize;
         let ic = &cfg.interconnect;
-        let map = AddressMap {
-            channels: cfg.dram.channels as u64,
-            subs: cfg.dram.sub_partitions as u64,
-            line_log2: cfg.l2.line_bytes.trailing_zeros(),
-        };
+        let map = AddressMap::new(&cfg.dram, cfg.l2.line_bytes)
+            .expect("the configuration's check decodes the mapping");
         let index = SetIndex::Partition {
-            chunk_log2: map.chunk_log2(),
-            channels: cfg.dram.channels,
+            map,
+            ipoly: cfg.l2.set_index == SetIndexFn::Ipoly,
         };
         let l2_policy = match cfg.l2.write_allocate {
             WriteAllocate::Lazy => WritePolicy::WriteBack,
@@ -366,6 +333,7 @@ impl MemorySystem {
             slices,
             channels,
             map,
+            subs: cfg.dram.sub_partitions as usize,
             rop_latency: cfg.l2.latency as u64,
             sector_bytes: cfg.l2.sector_bytes as u64,
             port_bytes: cfg.l2.port_bytes as u64,
@@ -572,8 +540,8 @@ impl MemorySystem {
         let most = 2 * write_bursts.max(self.read_bursts);
         let (sector, per_sector) = (self.sector, self.sector_bursts);
         for (c, ch) in self.channels.iter_mut().enumerate() {
-            let slices = &mut self.slices[self.map.channel_slices(c)];
-            let subs = slices.len();
+            let subs = self.subs;
+            let slices = &mut self.slices[c * subs..(c + 1) * subs];
             while (ch.outbox.len() as u64) < most {
                 let Some(sp) = (1..=subs)
                     .map(|k| (ch.last_sub + k) % subs)
@@ -597,9 +565,11 @@ impl MemorySystem {
                 for addr in addrs {
                     // The id is the burst's address with the write flag in bit 0 (a burst is
                     // aligned to at least 2 bytes): the line and the sector survive.
+                    let at = self.map.locate(addr);
                     ch.outbox.push_back(Request {
                         id: addr | f.write as u64,
-                        addr: self.map.local(addr),
+                        bank: at.bank,
+                        row: at.row,
                         write: f.write,
                         kernel: f.owner,
                     });
@@ -733,15 +703,10 @@ mod tests {
     /// global address would see only a quarter of them at 6 channels x 2 sub-partitions).
     #[test]
     fn every_l2_slice_uses_every_set() {
-        let map = AddressMap {
-            channels: 6,
-            subs: 2,
-            line_log2: 7,
-        };
-        let index = SetIndex::Partition {
-            chunk_log2: map.chunk_log2(),
-            channels: 6,
-        };
+        let mut dram = GpuConfig::preset("gtx480").unwrap().dram;
+        (dram.channels, dram.sub_partitions) = (6, 2);
+        let map = AddressMap::new(&dram, 128).unwrap();
+        let index = SetIndex::Partition { map, ipoly: false };
         let tags = TagArray::new(32, 16, 128, index);
         let global = TagArray::new(32, 16, 128, SetIndex::Linear);
         let mut sets = vec![BTreeSet::new(); 12];

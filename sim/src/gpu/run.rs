@@ -292,6 +292,10 @@ impl<'a> Gpu<'a> {
             self.opts
                 .plan
                 .prepare(&self.cfg, &*source, &mut ctx.prepared)?;
+            let shared = ctx.occupancy.blocks as u64 * ctx.info.shmem_bytes as u64;
+            if let Some(ways) = self.cfg.l1d_carveout.ways_for(&self.cfg.l1d, shared) {
+                self.sms.iter_mut().for_each(|sm| sm.set_l1d_ways(ways));
+            }
             let ctx = Arc::new(ctx);
             self.dispatchers[slot].start_kernel(&ctx);
             ks.slots[slot] = Some(Resident {

@@ -46,6 +46,11 @@ pub struct CacheCounts {
     pub writebacks: u64,
     /// Lines prefetched (L1I with I-prefetch; not counted in `accesses`).
     pub prefetches: u64,
+    /// Sectors the reads and writes taken touch (GPGPU-Sim's unit of a sectored cache's
+    /// accesses: 32 B on the L2; equal to `accesses` in a cache without sectors).
+    pub sector_accesses: u64,
+    /// Sectors read misses fetch (GPGPU-Sim's `MISS + SECTOR_MISS` of reads).
+    pub sector_read_misses: u64,
 }
 counters_sub!(CacheCounts {
     accesses,
@@ -55,7 +60,9 @@ counters_sub!(CacheCounts {
     writes,
     fails,
     writebacks,
-    prefetches
+    prefetches,
+    sector_accesses,
+    sector_read_misses
 });
 
 impl CacheCounts {
@@ -69,6 +76,8 @@ impl CacheCounts {
         self.fails += s.fails;
         self.writebacks += s.writebacks;
         self.prefetches += s.prefetches;
+        self.sector_accesses += s.read_sectors + s.write_sectors;
+        self.sector_read_misses += s.read_sector_misses;
     }
 }
 

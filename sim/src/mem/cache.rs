@@ -6,6 +6,7 @@
 //! `-gpgpu_cache:dl1` string; Nugteren et al., HPCA 2014), which XORs line-address bits 7-11
 //! with address bits 13, 14, 15, 17 and 19 (32 or 64 sets; bit 12 is prepended for 64).
 
+use crate::mem::address::{ipoly, AddressMap};
 use std::collections::BTreeMap;
 
 /// How an address selects a set.
@@ -15,15 +16,18 @@ pub enum SetIndex {
     Linear,
     /// GPGPU-Sim's Fermi L1 hash (only 32 or 64 sets of 128 B lines).
     FermiHash,
-    /// A memory sub-partition's L2 (GPGPU-Sim's `l2_cache_config::set_index`, linear on the
-    /// partition address): `((addr >> chunk_log2) / channels) mod sets`. The address bits
+    /// GPGPU-Sim's IPOLY hash (`P`; 16, 32 or 64 sets: [`crate::mem::address::ipoly`] of
+    /// the line number's bits above the set index).
+    Ipoly,
+    /// A memory sub-partition's L2 (GPGPU-Sim's `l2_cache_config::set_index`): linear or
+    /// IPOLY on the partition address ([`AddressMap::partition_address`]). The address bits
     /// that choose the channel and the sub-partition are left out, so every set is used;
     /// indexing the global address would see bits that are fixed within one slice.
     Partition {
-        /// log2 of the bytes of one channel's chunk (line bytes x sub-partitions).
-        chunk_log2: u32,
-        /// Channels the chunks rotate over.
-        channels: u32,
+        /// The memory system's address mapping.
+        map: AddressMap,
+        /// IPOLY (true) or linear on the partition address.
+        ipoly: bool,
     },
 }
 
@@ -40,7 +44,10 @@ pub enum SetIndex {
 #[derive(Clone, Debug)]
 pub struct TagArray {
     sets: u32,
+    /// Ways looked at and replaced (at most `stride`: [`TagArray::set_ways`]).
     ways: u32,
+    /// Ways each set holds.
+    stride: u32,
     line_log2: u32,
     /// log2 of the sector bytes (`line_log2` when the line is one sector).
     sector_log2: u32,
@@ -103,6 +110,7 @@ impl TagArray {
         Self {
             sets,
             ways,
+            stride: ways,
             line_log2: line_bytes.trailing_zeros(),
             sector_log2: line_bytes.trailing_zeros(),
             index,
@@ -165,15 +173,53 @@ impl TagArray {
     }
 
     fn at(&self, set: u32, way: u32) -> usize {
-        (set * self.ways + way) as usize
+        (set * self.stride + way) as usize
     }
 
-    /// The set and way holding the line of `addr`, valid or reserved.
+    /// The same empty tag array with room for `max` ways per set, of which the first `ways`
+    /// are used until [`TagArray::set_ways`] changes that.
+    pub fn with_max_ways(self, max: u32) -> Self {
+        assert!(max >= self.ways);
+        let n = (self.sets * max) as usize;
+        Self {
+            stride: max,
+            tags: vec![None; n],
+            last_use: vec![0; n],
+            valid: vec![0; n],
+            reserved: vec![0; n],
+            dirty: vec![false; n],
+            ..self
+        }
+    }
+
+    /// Uses the first `ways` ways of each set from now on (1 to the most it holds): lines in
+    /// the others stay but are neither found nor replaced until the ways come back (as
+    /// GPGPU-Sim's `set_assoc`), except that a fill still finds its reserved line.
+    pub fn set_ways(&mut self, ways: u32) {
+        assert!(
+            (1..=self.stride).contains(&ways),
+            "{ways} of {} ways",
+            self.stride
+        );
+        self.ways = ways;
+    }
+
+    /// Ways in use per set.
+    pub fn ways(&self) -> u32 {
+        self.ways
+    }
+
+    /// The set and way holding the line of `addr`, valid or reserved, among the ways in use.
     fn find(&self, addr: u64) -> Option<(u32, u32)> {
+        self.find_in(addr, self.ways)
+    }
+
+    /// [`TagArray::find`] among the first `ways` ways.
+    fn find_in(&self, addr: u64, ways: u32) -> Option<(u32, u32)> {
         let line = self.line(addr);
         let set = self.set_of(addr);
-        let base = (set * self.ways) as usize;
-        let ways = &self.tags[base..base + self.ways as usize];
+        let base = (set * self.stride) as usize;
+        let ways = &self.tags[base..base + ways as usize];
         ways.iter()
             .position(|t| *t == Some(line))
             .map(|w| (set, w as u32))
@@ -182,11 +228,12 @@ impl TagArray {
     /// Set of `addr`.
     pub fn set_of(&self, addr: u64) -> u32 {
         match self.index {
-            SetIndex::Linear => ((addr >> self.line_log2) & (self.sets as u64 - 1)) as u32,
-            SetIndex::Partition {
-                chunk_log2,
-                channels,
-            } => (((addr >> chunk_log2) / channels as u64) & (self.sets as u64 - 1)) as u32,
+            SetIndex::Linear => self.linear_set(addr),
+            SetIndex::Ipoly => self.ipoly_set(addr),
+            SetIndex::Partition { map, ipoly: false } => {
+                self.linear_set(map.partition_address(addr))
+            }
+            SetIndex::Partition { map, ipoly: true } => self.ipoly_set(map.partition_address(addr)),
             SetIndex::FermiHash => {
                 let lower = (addr >> self.line_log2) & 0x1f;
                 let upper =
@@ -198,6 +245,16 @@ impl TagArray {
                 set as u32
             }
         }
+    }
+
+    fn linear_set(&self, addr: u64) -> u32 {
+        ((addr >> self.line_log2) & (self.sets as u64 - 1)) as u32
+    }
+
+    fn ipoly_set(&self, addr: u64) -> u32 {
+        let line = addr >> self.line_log2;
+        let sets = self.sets as u64;
+        ipoly(line >> sets.trailing_zeros(), line & (sets - 1), sets) as u32
     }
 
     /// Looks the whole line of `addr` up without changing anything.
@@ -222,7 +279,7 @@ impl TagArray {
             };
         }
         let set = self.set_of(addr);
-        let base = (set * self.ways) as usize;
+        let base = (set * self.stride) as usize;
         let ways = &self.tags[base..base + self.ways as usize];
         // Victim: the first invalid way, else the least recently used unreserved way (times
         // are unique, so the choice is deterministic).
@@ -307,12 +364,13 @@ impl TagArray {
 
     /// Marks `way` of `set` dirty (written, not yet written back).
     pub fn mark_dirty(&mut self, set: u32, way: u32) {
-        self.dirty[(set * self.ways + way) as usize] = true;
+        let i = self.at(set, way);
+        self.dirty[i] = true;
     }
 
     /// Whether `way` of `set` is dirty.
     pub fn is_dirty(&self, set: u32, way: u32) -> bool {
-        self.dirty[(set * self.ways + way) as usize]
+        self.dirty[self.at(set, way)]
     }
 
     /// Installs the line of `addr`, returning the evicted line, if any. A reserved line becomes
@@ -326,7 +384,7 @@ impl TagArray {
     /// [`TagArray::fill`] of sectors `mask` of the line of `addr`: on a line being fetched
     /// they become valid and stop being reserved (its recency is left alone).
     pub fn fill_sectors(&mut self, addr: u64, mask: u32) -> Option<u64> {
-        if let Some((set, way)) = self.find(addr) {
+        if let Some((set, way)) = self.find_in(addr, self.stride) {
             let i = self.at(set, way);
             if self.reserved[i] & mask == 0 {
                 self.touch(set, way);
@@ -361,7 +419,8 @@ impl TagArray {
     /// Makes `way` of `set` the most recently used (for a caller that already probed).
     pub fn touch(&mut self, set: u32, way: u32) {
         self.now += 1;
-        self.last_use[(set * self.ways + way) as usize] = self.now;
+        let i = self.at(set, way);
+        self.last_use[i] = self.now;
     }
 }
 
@@ -502,6 +561,33 @@ mod tests {
             }
         }
         n
+    }
+
+    /// Fewer ways in use: a set holds fewer lines, the lines in the ways set aside are neither
+    /// found nor replaced, and they are found again when the ways come back.
+    #[test]
+    fn ways_set_aside_are_not_looked_at_until_they_come_back() {
+        let mut t = TagArray::new(1, 2, 128, SetIndex::Linear).with_max_ways(4);
+        let hit = |t: &mut TagArray, line: u64| matches!(t.access(line * 128), Lookup::Hit { .. });
+        for line in 0..2 {
+            t.fill(line * 128);
+        }
+        assert!(hit(&mut t, 0) && hit(&mut t, 1));
+        t.fill(2 * 128); // two ways in use: evicts line 0 (LRU)
+        assert!(!hit(&mut t, 0));
+        t.set_ways(4);
+        for line in [0, 3] {
+            t.fill(line * 128);
+        }
+        assert!((0..4).all(|l| hit(&mut t, l)), "four lines in four ways");
+        t.set_ways(1);
+        assert_eq!(
+            (0..4).filter(|&l| hit(&mut t, l)).count(),
+            1,
+            "only way 0 is looked at"
+        );
+        t.set_ways(4);
+        assert!((0..4).all(|l| hit(&mut t, l)), "the others come back");
     }
 
     proptest! {

@@ -128,6 +128,13 @@ pub struct CacheStats {
     pub writebacks: u64,
     /// Prefetches sent (lines fetched with no request waiting; not counted as reads).
     pub prefetches: u64,
+    /// Sectors the reads taken touch (GPGPU-Sim counts a sectored cache's accesses per sector;
+    /// a line is one sector without sectors).
+    pub read_sectors: u64,
+    /// Sectors the writes taken touch.
+    pub write_sectors: u64,
+    /// Sectors read misses fetch (GPGPU-Sim's `MISS` plus `SECTOR_MISS` of reads).
+    pub read_sector_misses: u64,
 }
 
 /// A data cache of `R`-identified requests.
@@ -171,6 +178,17 @@ impl<R> DataCache<R> {
         }
     }
 
+    /// The same empty cache with room for `max` ways per set ([`TagArray::with_max_ways`]).
+    pub fn with_max_ways(mut self, max: u32) -> Self {
+        self.tags = self.tags.with_max_ways(max);
+        self
+    }
+
+    /// Uses `ways` ways per set from now on ([`TagArray::set_ways`]).
+    pub fn set_ways(&mut self, ways: u32) {
+        self.tags.set_ways(ways);
+    }
+
     /// The same cache with lines of sectors of `sector_bytes` (0: not sectored), at most 32 to
     /// a line.
     pub fn sectored(mut self, sector_bytes: u32) -> Self {
@@ -195,6 +213,28 @@ impl<R> DataCache<R> {
         if let Some(o) = self.by_kernel.owner_mut() {
             f(o);
         }
+    }
+
+    /// Counts a read taken that touches sectors `mask` and fetches sectors `fetched`.
+    fn count_read(&mut self, mask: u32, fetched: u32) {
+        let (n, f) = (
+            u64::from(mask.count_ones()),
+            u64::from(fetched.count_ones()),
+        );
+        self.count(|s| {
+            s.reads += 1;
+            s.read_sectors += n;
+            s.read_sector_misses += f;
+        });
+    }
+
+    /// Counts a write taken that touches sectors `mask`.
+    fn count_write(&mut self, mask: u32) {
+        let n = u64::from(mask.count_ones());
+        self.count(|s| {
+            s.writes += 1;
+            s.write_sectors += n;
+        });
     }
 
     /// Kernel `k`'s counters.
@@ -369,7 +409,7 @@ impl<R> DataCache<R> {
                     req: Some(req),
                     owner: self.owner,
                 });
-                self.count(|s| s.writes += 1);
+                self.count_write(mask);
                 Outcome::WriteThrough { evicted }
             }
             Some(Lookup::HitReserved { set, way })
@@ -396,27 +436,27 @@ impl<R> DataCache<R> {
                 self.tags.touch(set, way);
                 self.tags.write_sectors(set, way, mask);
                 self.tags.mark_dirty(set, way);
-                self.count(|s| s.writes += 1);
+                self.count_write(mask);
                 Outcome::WriteBack { allocated: false }
             }
             Some(Lookup::Miss { set, way, victim }) if write => {
                 self.write_back_victim(set, way, victim);
                 self.tags.install_at(addr, set, way);
                 self.tags.mark_dirty(set, way);
-                self.count(|s| s.writes += 1);
+                self.count_write(mask);
                 self.count(|s| s.write_misses += 1);
                 Outcome::WriteBack { allocated: true }
             }
             Some(Lookup::Hit { set, way }) => {
                 self.tags.touch(set, way);
-                self.count(|s| s.reads += 1);
+                self.count_read(mask, 0);
                 self.count(|s| s.hits += 1);
                 Outcome::Hit
             }
             Some(Lookup::HitReserved { set, way }) => {
                 self.tags.touch(set, way);
                 self.mshrs.add_sectors(line, req, mask).expect("checked");
-                self.count(|s| s.reads += 1);
+                self.count_read(mask, 0);
                 self.count(|s| s.hit_reserved += 1);
                 Outcome::HitReserved
             }
@@ -424,13 +464,13 @@ impl<R> DataCache<R> {
                 self.tags.reserve_more(set, way, missing);
                 self.mshrs.add_sectors(line, req, mask).expect("checked");
                 self.queue_fetch(line, missing);
-                self.count(|s| s.reads += 1);
+                self.count_read(mask, missing);
                 self.count(|s| s.misses += 1);
                 Outcome::Miss
             }
             Some(Lookup::Miss { set, way, victim }) => {
                 self.fetch_line(addr, set, way, victim, req, mask);
-                self.count(|s| s.reads += 1);
+                self.count_read(mask, mask);
                 self.count(|s| s.misses += 1);
                 Outcome::Miss
             }
@@ -621,6 +661,8 @@ mod tests {
                 hit_reserved: 1,
                 misses: 1,
                 fails: 0,
+                read_sectors: 3,
+                read_sector_misses: 1,
                 ..CacheStats::default()
             }
         );
@@ -973,6 +1015,8 @@ mod tests {
         assert_eq!(c.access_sized(0x1000, 128, false, 6), Outcome::Hit);
         let s = c.stats;
         assert_eq!((s.reads, s.hits, s.hit_reserved, s.misses), (6, 2, 1, 3));
+        // Per sector, as GPGPU-Sim counts: 1 + 1 + 1 + 1 + 4 + 4 touched, 1 + 1 + 2 fetched.
+        assert_eq!((s.read_sectors, s.read_sector_misses), (12, 4));
     }
 
     /// A write to an absent sector of a present line keeps it (write-back: the sector becomes

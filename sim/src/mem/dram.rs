@@ -13,9 +13,7 @@
 //! (`chips * chip_bus_bytes` wide), occupying it for `burst_length / data_rate` cycles; read
 //! data starts `CL` cycles after `RD`, write data `WL` cycles after `WR`.
 //!
-//! Address mapping (within the channel's local address space): consecutive `row_bytes`
-//! chunks go to consecutive banks, so a stream walks all banks before reusing one; `row` is the
-//! chunk index divided by the number of banks.
+//! Each request comes with its bank and row ([`crate::mem::address::AddressMap`]).
 
 use super::per_kernel::PerKernel;
 use crate::config::{DramConfig, DramTiming};
@@ -42,8 +40,10 @@ pub enum Cmd {
 pub struct Request {
     /// Caller's id, returned on completion.
     pub id: u64,
-    /// Address in the channel's local address space.
-    pub addr: u64,
+    /// DRAM bank (the memory system's [`crate::mem::address::AddressMap`] decodes it).
+    pub bank: u32,
+    /// Row within the bank.
+    pub row: u64,
     /// Write (true) or read.
     pub write: bool,
     /// The kernel (launch index) it serves, which its row hits and bus cycles count under.
@@ -76,7 +76,6 @@ struct Bank {
 pub struct Channel {
     t: DramTiming,
     banks: Vec<Bank>,
-    row_bytes: u64,
     burst_cycles: u64,
     queue: VecDeque<Queued>,
     capacity: usize,
@@ -102,7 +101,6 @@ impl Channel {
         Self {
             t: cfg.timing,
             banks: vec![Bank::default(); cfg.banks as usize],
-            row_bytes: cfg.row_bytes as u64,
             burst_cycles: (cfg.burst_length / cfg.data_rate).max(1) as u64,
             queue: VecDeque::new(),
             capacity: cfg.scheduler_queue as usize,
@@ -123,13 +121,6 @@ impl Channel {
         (cfg.chips_per_channel * cfg.chip_bus_bytes * cfg.burst_length) as u64
     }
 
-    /// Bank and row of a local address.
-    pub fn map(&self, addr: u64) -> (u32, u64) {
-        let chunk = addr / self.row_bytes;
-        let n = self.banks.len() as u64;
-        ((chunk % n) as u32, chunk / n)
-    }
-
     /// Whether the scheduler queue has room.
     pub fn can_accept(&self) -> bool {
         self.queue.len() < self.capacity
@@ -145,7 +136,7 @@ impl Channel {
         if !self.can_accept() {
             return false;
         }
-        let (bank, row) = self.map(req.addr);
+        let (bank, row) = (req.bank, req.row);
         let b = &mut self.banks[bank as usize];
         if b.open_row == Some(row) {
             b.queued_hits += 1;

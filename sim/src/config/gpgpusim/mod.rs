@@ -27,6 +27,10 @@
 //! | `-gpgpu_frfcfs_dram_sched_queue_size`, `-dram_latency` | `dram.scheduler_queue`, `dram.latency` |
 //! | `-gpgpu_clock_domains <core>:<icnt>:<l2>:<dram>` | `sm.core_clock_mhz`, `dram.clock_mhz` |
 //! | `-gpgpu_gmem_skip_L1D` (3.x: `-gmem_skip_L1D`) | `pipeline.gmem_skip_l1d` |
+//! | `-gpgpu_perfect_inst_const_cache` (3.x: `-perfect_inst_const_cache`) | `pipeline.perfect_inst_cache` |
+//! | `-gpgpu_mem_addr_mapping`, `-gpgpu_memory_partition_indexing` (3.x: `-memory_partition_indexing`) | `dram.address_mapping`, `dram.partition_indexing` (0 consecutive, 1 xor, 2 ipoly, 4 random, 5 consecutive) |
+//! | `-gpgpu_cache:dl1`, `:dl2` set index `P` | `l1d.set_index`, `l2.set_index` = `ipoly` |
+//! | `-gpgpu_adaptive_cache_config`, `-gpgpu_unified_l1d_size`, `-gpgpu_shmem_option` | `l1d_carveout.enabled`, `.unified_kb`, `.shared_options_kb` |
 //! | `-gpgpu_num_sp_units`, `-gpgpu_num_sfu_units`, `-icnt_flit_size` | `units.sp_units`, `units.sfu_units`, `interconnect.flit_bytes` |
 //! | `-ptx_opcode_latency_{int,fp,dp,sfu}`, `-ptx_opcode_initiation_{int,fp,dp,sfu}` | `units.*` (int: ADD and MAD; fp: MAD; dp: ADD) |
 //! | `-gpgpu_num_reg_banks`, `-gpgpu_operand_collector_num_units_{sp,sfu,mem}` | `pipeline.operand_collector.register_banks`, `.units`; any of these options, or `-gpgpu_pipeline_widths`, also sets `.enabled` (the file describes GPGPU-Sim's collector, so the collector model runs) |

@@ -60,6 +60,41 @@ pub(super) fn apply(
             oc.writeback_width = v[10];
         }
         "gpgpu_gmem_skip_L1D" | "gmem_skip_L1D" => cfg.pipeline.gmem_skip_l1d = c.u32()? != 0,
+        "gpgpu_mem_addr_mapping" => {
+            let m = c.value.trim().trim_matches('"');
+            crate::mem::address::Decoder::parse(m)
+                .map_err(|why| c.err_because("dramid@<bit>;<64 of D B R C S 0>", &why))?;
+            cfg.dram.address_mapping = Some(m.to_string());
+        }
+        "gpgpu_memory_partition_indexing" | "memory_partition_indexing" => {
+            use crate::config::PartitionIndexing as P;
+            cfg.dram.partition_indexing = match c.u32()? {
+                0 | 5 => P::Consecutive, // 5: GPGPU-Sim's custom slot, which does nothing
+                1 => P::Xor,
+                2 => P::Ipoly,
+                4 => P::Random,
+                _ => {
+                    return Err(c.err_because(
+                        "0|1|2|4|5",
+                        "0 consecutive, 1 XOR, 2 IPOLY, 4 random, 5 custom (none); GPGPU-Sim \
+                         stops on 3 (PAE) and on any other value",
+                    ))
+                }
+            };
+        }
+        "gpgpu_adaptive_cache_config" => cfg.l1d_carveout.enabled = c.u32()? != 0,
+        "gpgpu_unified_l1d_size" => cfg.l1d_carveout.unified_kb = c.u32()?,
+        "gpgpu_shmem_option" => {
+            let v = c.value.trim().trim_matches('"');
+            cfg.l1d_carveout.shared_options_kb = v
+                .split(',')
+                .map(|x| x.trim().parse::<u32>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| c.err("<KB>,<KB>,..."))?;
+        }
+        "gpgpu_perfect_inst_const_cache" | "perfect_inst_const_cache" => {
+            cfg.pipeline.perfect_inst_cache = c.u32()? != 0
+        }
         "gpgpu_num_sp_units" => cfg.units.sp_units = c.u32()?,
         "gpgpu_num_sfu_units" => cfg.units.sfu_units = c.u32()?,
         "icnt_flit_size" => cfg.interconnect.flit_bytes = c.u32()?,

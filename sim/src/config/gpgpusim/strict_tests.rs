@@ -302,3 +302,49 @@ fn later_gpus_timings_and_wide_caches_read() {
         "{noted:?}"
     );
 }
+
+/// The address mapping, the partition indexing and the IPOLY set index are read; what
+/// GPGPU-Sim refuses or stops on is an error naming the file and line (issue 60).
+#[test]
+fn address_mappings_and_partition_indexing_read_or_fail_clearly() {
+    use crate::config::{PartitionIndexing, SetIndexFn};
+    const MAP: &str =
+        "dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS";
+    let p = read(&format!(
+        "-gpgpu_n_mem 12\n-gpgpu_mem_addr_mapping {MAP}\n-gpgpu_memory_partition_indexing 4\n\
+         -gpgpu_cache:dl2 S:64:128:16,L:B:m:L:P,A:256:64,16:0,32\n"
+    ))
+    .unwrap();
+    let d = &p.config.dram;
+    assert_eq!(d.address_mapping.as_deref(), Some(MAP));
+    assert_eq!(d.partition_indexing, PartitionIndexing::Random);
+    assert_eq!(p.config.l2.set_index, SetIndexFn::Ipoly);
+    assert!(p.notes.unmodelled.is_empty(), "{:?}", p.notes.unmodelled);
+    for (text, want) in [
+        (
+            "-gpgpu_mem_addr_mapping dramid@8;0000RRRR.RRRRRRRR\n",
+            "16 address bits: the mapping names all 64",
+        ),
+        (
+            "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSX\n",
+            "`X` is not an address bit",
+        ),
+        ("-gpgpu_memory_partition_indexing 3\n", "stops on 3 (PAE)"),
+        (
+            "-gpgpu_cache:dl2 S:8:128:16,L:B:m:L:P,A:256:64,16:0,32\n",
+            "hashes 16, 32 or 64 sets",
+        ),
+    ] {
+        let e = err(text);
+        assert!(e.starts_with("user.config:1: expected `-gpgpu_"), "{e}");
+        assert!(e.contains(want), "{text}: {e}");
+    }
+    // What needs the whole geometry is checked once the file is read.
+    let e = err(&format!(
+        "-gpgpu_n_mem 6\n-gpgpu_mem_addr_mapping {MAP}\n-gpgpu_memory_partition_indexing 1\n"
+    ));
+    assert!(
+        e.contains("dram.address_mapping") && e.contains("XOR"),
+        "{e}"
+    );
+}

@@ -86,12 +86,13 @@ impl Which {
     /// the L2 writes back and allocates a written line without fetching it (`L` for
     /// whole-line writes) or, with 3.x's `W`, sends the write on and fetches the line
     /// (`l2.write_allocate`); the L1D index is the Fermi hash (`H`) or linear (`L`, and a
-    /// 3.x string, which has no index field; `l1d.set_index`); other indexes are linear.
+    /// 3.x string, which has no index field; `l1d.set_index`) or IPOLY (`P`); the L2 indexes
+    /// its partition address linearly or with IPOLY (`P`, `l2.set_index`); the L1I is linear.
     fn modelled(self) -> [&'static str; 5] {
         match self {
             Which::Il1 => ["L", "R", "m", "N", "L"],
-            Which::Dl1 => ["L", "E", "m", "N", "HL"],
-            Which::Dl2 => ["L", "B", "m", "LW", "L"],
+            Which::Dl1 => ["L", "E", "m", "N", "HLP"],
+            Which::Dl2 => ["L", "B", "m", "LW", "LP"],
         }
     }
 }
@@ -142,6 +143,13 @@ pub(super) fn cache(
     let miss_queue = num(queue[0])?;
     for q in &queue[1..] {
         num(q)?;
+    }
+    let ipoly = policy.len() == 5 && chosen[4] == 'P';
+    if ipoly && which != Which::Il1 && !matches!(sets, 16 | 32 | 64) {
+        return Err(c.err_because(
+            CACHE_FORM,
+            "the IPOLY set index `P` hashes 16, 32 or 64 sets (GPGPU-Sim stops on others)",
+        ));
     }
     if sector_bytes != 0 && line != 128 {
         return Err(c.err_because(
@@ -208,12 +216,18 @@ pub(super) fn cache(
             'W' => WriteAllocate::Fetch,
             _ => WriteAllocate::Lazy,
         };
+        into.set_index = if ipoly {
+            SetIndexFn::Ipoly
+        } else {
+            SetIndexFn::Auto
+        };
     }
     if which == Which::Dl1 {
         // `auto` where it picks the same function, so that a file and the preset it mirrors
         // compare equal.
         let hashable = crate::mem::cache::SetIndex::fermi_hash_fits(sets, line);
         into.set_index = match (policy.len() == 5 && chosen[4] == 'H', hashable) {
+            _ if ipoly => SetIndexFn::Ipoly,
             (true, true) | (false, false) => SetIndexFn::Auto,
             (true, false) => SetIndexFn::FermiHash,
             (false, true) => SetIndexFn::Linear,

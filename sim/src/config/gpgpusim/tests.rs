@@ -16,7 +16,14 @@ fn the_sample_gtx480_file_gives_the_gtx480_preset() {
     let (cfg, notes) = GpuConfig::load_with_notes(sample().to_str().unwrap()).unwrap();
     let mut want = presets::gtx480();
     want.name = "gtx480.gpgpusim".into();
+    // The preset keeps the model's own address mapping, which gives this file's channels,
+    // slices and L2 sets (`mem::address` tests) but not its DRAM banks.
+    want.dram.address_mapping = cfg.dram.address_mapping.clone();
     assert_eq!(cfg, want);
+    assert_eq!(
+        cfg.dram.address_mapping.as_deref(),
+        Some("dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS")
+    );
     assert_eq!(
         unmodelled(&notes),
         [
@@ -24,7 +31,6 @@ fn the_sample_gtx480_file_gives_the_gtx480_preset() {
             "-gpgpu_cache:il1 allocation",
             "-gpgpu_cache:dl1 write policy",
             "-network_mode",
-            "-gpgpu_mem_addr_mapping",
             "-gpgpu_dram_timing_opt CDLR"
         ]
     );

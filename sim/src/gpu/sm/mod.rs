@@ -345,9 +345,12 @@ impl<'a> Sm<'a> {
             lsu_busy_until: 0,
             pending: vec![],
             free_pending: vec![],
-            l1d: DataCache::new(&cfg.l1d, l1d_index),
+            l1d: match cfg.l1d_carveout.max_ways(&cfg.l1d) {
+                Some(max) => DataCache::new(&cfg.l1d, l1d_index).with_max_ways(max),
+                None => DataCache::new(&cfg.l1d, l1d_index),
+            },
             l1i: DataCache::new(&cfg.l1i, SetIndex::Linear),
-            perfect_l1i: opts.perfect_l1i,
+            perfect_l1i: opts.perfect_l1i || cfg.pipeline.perfect_inst_cache,
             free_switch: opts.free_switch,
             uncached: Default::default(),
             load_counts: Default::default(),
@@ -405,6 +408,12 @@ impl<'a> Sm<'a> {
             fault: None,
             stalls: StallCounts::default(),
         }
+    }
+
+    /// Gives the L1D `ways` ways per set (the unified L1D / shared-memory split of a newly
+    /// admitted kernel: [`crate::config::L1dCarveout`]).
+    pub fn set_l1d_ways(&mut self, ways: u32) {
+        self.l1d.set_ways(ways);
     }
 
     /// Offers the SM blocks of `kernel` this cycle: steps the resource allocator with what one

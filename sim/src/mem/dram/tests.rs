@@ -9,6 +9,26 @@ fn gtx480() -> DramConfig {
     GpuConfig::preset("gtx480").unwrap().dram
 }
 
+/// A read or write of `addr` in a one-channel address space mapped as the model's own
+/// mapping maps a channel's (consecutive `row_bytes` to consecutive banks).
+fn request(cfg: &DramConfig, id: u64, addr: u64, write: bool) -> Request {
+    let one = DramConfig {
+        channels: 1,
+        sub_partitions: 1,
+        ..cfg.clone()
+    };
+    let at = crate::mem::address::AddressMap::new(&one, 128)
+        .unwrap()
+        .locate(addr);
+    Request {
+        id,
+        bank: at.bank,
+        row: at.row,
+        write,
+        kernel: 0,
+    }
+}
+
 /// Drives `reqs` (arrival cycle, request) through a channel until all complete; returns the
 /// command log and, for every PRE, whether a queued request still hit the closed row.
 struct Run {
@@ -32,7 +52,7 @@ fn run(cfg: &DramConfig, mut reqs: VecDeque<(u64, Request)>, limit: u64) -> Run 
                 break;
             }
             assert!(ch.push(r));
-            pending.insert(r.id, ch.map(r.addr));
+            pending.insert(r.id, (r.bank, r.row));
             reqs.pop_front();
         }
         let now = ch.now();
@@ -160,7 +180,6 @@ fn check_timing(cfg: &DramConfig, log: &[(u64, Cmd)], rows: &Rows) -> Result<(),
 /// Requests of a random stream spec: (arrival gap, row chunk, column, write).
 fn requests(spec: &[(u64, u8, u8, bool)]) -> (VecDeque<(u64, Request)>, Rows) {
     let cfg = gtx480();
-    let ch = Channel::new(&cfg);
     let mut at = 0;
     let mut q = VecDeque::new();
     let mut rows = BTreeMap::new();
@@ -169,14 +188,8 @@ fn requests(spec: &[(u64, u8, u8, bool)]) -> (VecDeque<(u64, Request)>, Rows) {
         // A small address space (12 row-sized chunks: several rows in a few banks) makes
         // conflicts and row hits frequent.
         let addr = (chunk as u64 % 12) * 16 * cfg.row_bytes as u64 + (col as u64 % 64) * 64;
-        let r = Request {
-            id: id as u64,
-            addr,
-            write,
-            kernel: 0,
-        };
-        let (b, row) = ch.map(addr);
-        rows.insert(r.id, (b, row, write));
+        let r = request(&cfg, id as u64, addr, write);
+        rows.insert(r.id, (r.bank, r.row, write));
         q.push_back((at, r));
     }
     (q, rows)
@@ -226,24 +239,13 @@ fn the_checker_catches_a_violation() {
 #[test]
 fn row_hits_go_before_older_row_misses() {
     let cfg = gtx480();
-    let ch = Channel::new(&cfg);
     let row = cfg.row_bytes as u64 * cfg.banks as u64; // same bank 0, next row
                                                        // 0: opens row 0 of bank 0; 1: row 1 of bank 0 (conflict, older); 2: row 0 again (hit).
     let q: VecDeque<_> = [(0, 0), (1, row), (2, 64)]
         .into_iter()
-        .map(|(id, addr)| {
-            (
-                0,
-                Request {
-                    id,
-                    addr,
-                    write: false,
-                    kernel: 0,
-                },
-            )
-        })
+        .map(|(id, addr)| (0, request(&cfg, id, addr, false)))
         .collect();
-    assert_eq!(ch.map(row).0, 0);
+    assert_eq!((q[1].1.bank, q[1].1.row), (0, 1));
     let r = run(&cfg, q, 10_000);
     let cols: Vec<u64> = r
         .log
@@ -268,17 +270,7 @@ fn streaming_reads_reach_peak_bandwidth() {
     let per_col = Channel::bytes_per_column(&cfg);
     let n = 40_000u64;
     let q: VecDeque<_> = (0..n)
-        .map(|i| {
-            (
-                0,
-                Request {
-                    id: i,
-                    addr: i * per_col,
-                    write: false,
-                    kernel: 0,
-                },
-            )
-        })
+        .map(|i| (0, request(&cfg, i, i * per_col, false)))
         .collect();
     let r = run(&cfg, q, 10_000_000);
     assert_eq!(r.done.len() as u64, n);
