@@ -1124,6 +1124,10 @@ fn calibrate_sets_our_counters_beside_the_reference_in_one_unit() {
     );
     assert_eq!(run["l1d_read_misses"]["reference"], 480.0);
     assert_eq!(
+        run["l1d_read_misses"]["ours"],
+        sim["l1d"]["sector_read_misses"].as_f64().unwrap()
+    );
+    assert_eq!(
         run["l2_read_misses"]["reference"], 1883.0,
         "read MISS + SECTOR_MISS"
     );

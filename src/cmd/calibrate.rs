@@ -7,8 +7,10 @@
 //! Counters are set side by side in the same unit (the reference's units, Accel-Sim's, are
 //! converted):
 //! - warp instructions: `gpgpu_n_tot_w_icount` (equal when the trace was read alike);
-//! - L1D read misses: Accel-Sim's `L1D_total_cache_misses` counts stores too (its L1D does not
-//!   allocate on writes), so its `GLOBAL_ACC_R.MISS` is compared with our `l1d.misses`;
+//! - L1D read sector misses: Accel-Sim's `L1D_total_cache_misses` counts stores too (its L1D
+//!   does not allocate on writes), so the sectors its reads fetch (`*_R.MISS +
+//!   *_R.SECTOR_MISS` of its L1 breakdown; a line is one sector in an L1D without sectors)
+//!   are compared with our `l1d.sector_read_misses`;
 //! - L2 sector accesses: Accel-Sim counts a sectored L2's accesses per 32 B sector (4 for a
 //!   128 B line request, 1 for a sector request), so `L2_total_cache_accesses` is compared
 //!   with our `l2.sector_accesses`;
@@ -159,12 +161,6 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
         (Some(ours), Some(reference)) => Some(Pair { ours, reference }),
         _ => None,
     };
-    // A breakdown lists only its nonzero entries: a missing key is 0.
-    let breakdown = |level: &str, k: &str| {
-        r.accelsim
-            .get(level)
-            .map(|b| b.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0))
-    };
     let cycles = num("/cycles").unwrap_or_default() as u64;
     let reference_cycles = r.need("gpu_sim_cycle")? as u64;
     Ok(CalRow {
@@ -179,14 +175,17 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
             reference: r.need("gpgpu_n_tot_w_icount")?,
         },
         l1d_read_misses: pair(
-            num("/l1d/misses"),
-            breakdown("l1_breakdown_nonzero", "GLOBAL_ACC_R.MISS"),
+            num("/l1d/sector_read_misses"),
+            read_sector_misses(r, "l1_breakdown_nonzero", &["GLOBAL_ACC_R", "LOCAL_ACC_R"]),
         ),
         l2_sector_accesses: pair(
             num("/l2/sector_accesses"),
             r.figure("L2_total_cache_accesses"),
         ),
-        l2_read_misses: pair(num("/l2/sector_read_misses"), read_sector_misses(r)),
+        l2_read_misses: pair(
+            num("/l2/sector_read_misses"),
+            read_sector_misses(r, "l2_breakdown_nonzero", &["_R"]),
+        ),
         dram_read_bytes: pair(
             num("/dram/read_bytes"),
             r.figure("dram_n_rd_sum").map(|x| x * 32.0),
@@ -194,13 +193,18 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
     })
 }
 
-/// The sectors the reference's L2 reads fetched: every read access type's `MISS` and
-/// `SECTOR_MISS` in its L2 breakdown (`None` without a breakdown).
-fn read_sector_misses(r: &Record) -> Option<f64> {
-    let b = r.accelsim.get("l2_breakdown_nonzero")?.as_object()?;
+/// The sectors the reference's reads fetched at one cache level (`breakdown`: its L1 or L2
+/// breakdown; Accel-Sim's L1 one holds the L1I's instruction fetches too): the `MISS` and
+/// `SECTOR_MISS` of the access types whose names end in one of `kinds` (`None` without a
+/// breakdown).
+fn read_sector_misses(r: &Record, breakdown: &str, kinds: &[&str]) -> Option<f64> {
+    let b = r.accelsim.get(breakdown)?.as_object()?;
     Some(
         b.iter()
-            .filter(|(k, _)| k.ends_with("_R.MISS") || k.ends_with("_R.SECTOR_MISS"))
+            .filter(|(k, _)| {
+                let (kind, event) = k.split_once('.').unwrap_or((k, ""));
+                kinds.iter().any(|s| kind.ends_with(s)) && matches!(event, "MISS" | "SECTOR_MISS")
+            })
             .filter_map(|(_, v)| v.as_f64())
             .sum(),
     )
@@ -353,7 +357,7 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
-    outln!("| trace | scheduler | ours | reference | error | L1D read misses (ours / ref) | L2 sector accesses (ours / ref) | L2 read sector misses (ours / ref) | DRAM read MB (ours / ref) |");
+    outln!("| trace | scheduler | ours | reference | error | L1D read sector misses (ours / ref) | L2 sector accesses (ours / ref) | L2 read sector misses (ours / ref) | DRAM read MB (ours / ref) |");
     outln!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let show = |p: &Option<Pair>, scale: f64| match p {
         Some(p) => format!("{:.0} / {:.0}", p.ours / scale, p.reference / scale),

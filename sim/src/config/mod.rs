@@ -140,6 +140,8 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("pipeline.operand_cycles", 0, 1000),
     ("pipeline.writeback_cycles", 0, 1000),
     ("pipeline.lsu_queue", 1, 64),
+    ("pipeline.l1d_banks", 1, 64),
+    ("pipeline.l1d_bank_bytes", 1, 1 << 16),
     ("pipeline.operand_collector.register_banks", 1, 64),
     ("pipeline.operand_collector.units", 1, 32),
     ("pipeline.operand_collector.issue_widths", 1, 16),
@@ -320,6 +322,21 @@ pub struct PipelineConfig {
     /// loads always behave so here, having no cache of their own). As `--perfect-l1i`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub perfect_inst_cache: bool,
+    /// Every global access is coalesced into 32 B sectors, cached or not, and the L1D
+    /// fetches only the sectors it misses (GPGPU-Sim's `-gpgpu_coalesce_arch` 40 and above,
+    /// Maxwell and later, whose L1D and L2 both have sectors). False: 128 B segments (64 B
+    /// for 2-byte accesses, 32 B for bytes) except for loads that bypass the L1D (Fermi and
+    /// Kepler, `-gpgpu_coalesce_arch` 13 to 39).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sector_coalescing: bool,
+    /// L1D banks (`-gpgpu_l1_banks`): with the L1D latency queue of the operand-collector
+    /// model, each bank has its own queue, takes one transaction a cycle and looks one up,
+    /// so up to this many transactions of an instruction enter in one cycle when they fall
+    /// in different banks (GPGPU-Sim's `process_memory_access_queue_l1cache`). A power of two.
+    pub l1d_banks: u32,
+    /// Bytes of consecutive addresses in one L1D bank (`-gpgpu_l1_banks_byte_interleaving`:
+    /// a bank is `(addr / l1d_bank_bytes) mod l1d_banks`).
+    pub l1d_bank_bytes: u32,
     /// GPGPU-Sim's operand collector (`[pipeline.operand_collector]`): modelled cycle by cycle
     /// when `enabled`, otherwise `operand_cycles` stands for it.
     pub operand_collector: OperandCollectorConfig,
@@ -408,6 +425,9 @@ impl Default for PipelineConfig {
             lsu_queue: 5,
             gmem_skip_l1d: false,
             perfect_inst_cache: false,
+            sector_coalescing: false,
+            l1d_banks: 1,
+            l1d_bank_bytes: 32,
             operand_collector: OperandCollectorConfig::default(),
         }
     }
@@ -913,6 +933,8 @@ impl GpuConfig {
             ("pipeline.operand_cycles", self.pipeline.operand_cycles),
             ("pipeline.writeback_cycles", self.pipeline.writeback_cycles),
             ("pipeline.lsu_queue", self.pipeline.lsu_queue),
+            ("pipeline.l1d_banks", self.pipeline.l1d_banks),
+            ("pipeline.l1d_bank_bytes", self.pipeline.l1d_bank_bytes),
         ]
         .into_iter()
         .map(|(n, x)| (n.to_string(), x as u64))
@@ -1111,6 +1133,14 @@ impl GpuConfig {
                 "dram.row_bytes",
                 format!("{} is not a power of two", self.dram.row_bytes),
             ));
+        }
+        for (name, x) in [
+            ("pipeline.l1d_banks", self.pipeline.l1d_banks),
+            ("pipeline.l1d_bank_bytes", self.pipeline.l1d_bank_bytes),
+        ] {
+            if !x.is_power_of_two() {
+                return Err(field(name, format!("{x} is not a power of two")));
+            }
         }
         let carve = &self.l1d_carveout;
         if carve.enabled && carve.unified_kb > 0 {

@@ -203,9 +203,11 @@ impl Decoder {
             b &= b - 1;
         }
         match dram.partition_indexing {
-            PartitionIndexing::Xor if gap => return Err(format!(
+            PartitionIndexing::Xor if gap => {
+                return Err(format!(
                 "XOR partition indexing needs a power-of-two channel count ({channels} channels)"
-            )),
+            ))
+            }
             PartitionIndexing::Ipoly
                 if !matches!(channels.next_power_of_two() * subs, 16 | 32 | 64) =>
             {

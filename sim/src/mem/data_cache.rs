@@ -405,7 +405,7 @@ impl<R> DataCache<R> {
                     line,
                     write: true,
                     bytes,
-                    sectors: self.tags.full_mask(),
+                    sectors: mask,
                     req: Some(req),
                     owner: self.owner,
                 });
@@ -520,6 +520,26 @@ impl<R> DataCache<R> {
             req: None,
             owner: self.owner,
         });
+    }
+
+    /// Where the next level finds fetch `f`'s data: from the first of its sectors (the line
+    /// without sectors), `f.bytes` for a write-through, otherwise up to its last sector (a
+    /// sector between two missing ones that is valid is fetched again).
+    pub fn fetch_span(&self, f: &Fetch<R>) -> (u64, u32) {
+        let sector = self.tags.sector_bytes();
+        let (lo, hi) = (f.sectors.trailing_zeros(), 31 - f.sectors.leading_zeros());
+        let addr = f.line + (lo * sector) as u64;
+        match f.write {
+            true => (addr, f.bytes),
+            false => (addr, (hi - lo + 1) * sector),
+        }
+    }
+
+    /// Data for the `bytes` bytes from `addr` arrived ([`DataCache::fill_sectors`] of the
+    /// sectors they cover).
+    pub fn fill_span(&mut self, addr: u64, bytes: u32) -> Vec<R> {
+        let mask = self.tags.sector_mask(addr, bytes);
+        self.fill_sectors(self.tags.line(addr), mask)
     }
 
     /// Line size, bytes.

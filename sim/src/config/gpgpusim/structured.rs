@@ -175,14 +175,8 @@ pub(super) fn cache(
             );
         }
     }
-    if sector_bytes != 0 && which != Which::Dl2 {
-        note_field(
-            c,
-            notes,
-            "type",
-            "S",
-            "whole lines: only the L2 has sectors",
-        );
+    if sector_bytes != 0 && which == Which::Il1 {
+        note_field(c, notes, "type", "S", "whole lines: the L1I has no sectors");
     } else {
         notes.forget(&format!("-{} type", c.option));
     }

@@ -98,7 +98,7 @@ impl Sm<'_> {
         for a in &self.uncached {
             *found.entry(a.tag).or_default() += 1;
         }
-        for e in &self.l1d_pipe {
+        for e in self.l1d_pipe.iter().flatten() {
             match e.kind {
                 LsuKind::Store => *stores.entry(e.warp).or_default() += 1,
                 LsuKind::Load | LsuKind::LoadBypass | LsuKind::Atomic => {

@@ -759,7 +759,8 @@ impl Sm<'_> {
                     OpClass::LoadGlobal if self.bypasses(tb, &inst) => LsuKind::LoadBypass,
                     _ => LsuKind::Load,
                 };
-                let (txns, useful) = self.transactions(w, &inst, kind == LsuKind::LoadBypass);
+                let sectors = kind == LsuKind::LoadBypass || self.sector_coalescing;
+                let (txns, useful) = self.transactions(w, &inst, sectors);
                 let first_ready = now + 1 + self.timing.around;
                 if inst.class == OpClass::LoadGlobal {
                     self.count_issued_load(w, &inst, useful);

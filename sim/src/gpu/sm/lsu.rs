@@ -96,7 +96,7 @@ impl Sm<'_> {
             match r.kind {
                 ReqKind::Read => {
                     let ready = now + 1 + self.timing.around;
-                    for t in self.l1d.fill(r.addr) {
+                    for t in self.l1d.fill_span(r.addr, r.bytes) {
                         self.load_part_done(t, ready);
                     }
                 }
@@ -191,38 +191,67 @@ impl Sm<'_> {
         self.lsu_finish();
     }
 
-    /// The LSU stage with the L1D latency queue in front of the tag lookup (GPGPU-Sim's
-    /// `L1_latency_queue_cycle`, then `memory_cycle`; see [`PipeTxn`]): the head, once it has
-    /// waited `l1d.latency` cycles, is looked up in the L1D (a refused one stays and blocks
-    /// the queue); then the LSU puts its next transaction in if the queue has room (atomics go
-    /// to the atomics queue directly). An instruction leaves the LSU once its last transaction
-    /// is in the queue.
+    /// The LSU stage with the L1D latency queues in front of the tag lookup (GPGPU-Sim's
+    /// `L1_latency_queue_cycle`, then `memory_cycle`; see [`PipeTxn`]): each bank's head,
+    /// once it has waited `l1d.latency` cycles, is looked up in the L1D (a refused one stays
+    /// and blocks its bank); then the LSU puts its next transactions in, at most one per bank
+    /// and while their banks' queues have room, stopping at the first that cannot go (atomics
+    /// and bypassing loads go on directly, one a cycle). An instruction leaves the LSU once
+    /// its last transaction is in a queue.
     fn l1d_pipe_cycle(&mut self, now: u64) {
+        for bank in 0..self.l1d_pipe.len() {
+            self.l1d_bank_cycle(bank, now);
+        }
+        self.l1d_pipe_enter(now);
+        // Also releases an instruction without transactions (no active lane).
+        self.lsu_finish();
+    }
+
+    /// Looks the head of `bank`'s latency queue up in the L1D once it has waited its cycles.
+    fn l1d_bank_cycle(&mut self, bank: usize, now: u64) {
         let latency = self.timing.l1d_pipe as u64;
-        if let Some(head) = self.l1d_pipe.front().copied() {
-            if head.entered + latency > now {
-                // Still moving down the queue.
-            } else if head.failed_at == Some(self.l1d.version()) {
-                self.l1d_for(head.warp).repeat_fail();
-                self.stalls.lsu_blocked += 1;
+        let Some(head) = self.l1d_pipe[bank].front().copied() else {
+            return;
+        };
+        if head.entered + latency > now {
+            // Still moving down the queue.
+        } else if head.failed_at == Some(self.l1d.version()) {
+            self.l1d_for(head.warp).repeat_fail();
+            self.stalls.lsu_blocked += 1;
+        } else {
+            let (w, kind, token) = (head.warp, head.kind, head.token);
+            if self.access_txn(w, kind, token, head.addr, head.bytes, true, now) {
+                self.l1d_pipe[bank].pop_front();
             } else {
-                let (w, kind, token) = (head.warp, head.kind, head.token);
-                if self.access_txn(w, kind, token, head.addr, head.bytes, true, now) {
-                    self.l1d_pipe.pop_front();
-                } else {
-                    let version = self.l1d.version();
-                    self.l1d_pipe.front_mut().expect("present").failed_at = Some(version);
-                    self.stalls.lsu_blocked += 1;
-                }
+                let version = self.l1d.version();
+                self.l1d_pipe[bank].front_mut().expect("present").failed_at = Some(version);
+                self.stalls.lsu_blocked += 1;
             }
         }
-        let room = self.l1d_pipe.len() < self.timing.l1d_pipe;
-        if let Some(op) = self
-            .lsu_head(now)
-            .filter(|op| room && op.next < op.txns.len())
-        {
+    }
+
+    /// The L1D bank of `addr` (`pipeline.l1d_bank_bytes` interleaving).
+    fn l1d_bank(&self, addr: u64) -> usize {
+        (addr >> self.timing.l1d_bank_log2) as usize & (self.l1d_pipe.len() - 1)
+    }
+
+    /// Moves the LSU's next transactions into the latency queues (see
+    /// [`Self::l1d_pipe_cycle`]).
+    fn l1d_pipe_enter(&mut self, now: u64) {
+        let mut used = 0u64; // banks that took a transaction this cycle
+        for _ in 0..self.l1d_pipe.len() {
+            let Some(op) = self.lsu_head(now).filter(|op| op.next < op.txns.len()) else {
+                return;
+            };
             let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
             let (addr, bytes) = op.txns[op.next];
+            let bank = self.l1d_bank(addr);
+            let direct = matches!(kind, LsuKind::Atomic | LsuKind::LoadBypass);
+            if !direct
+                && (self.l1d_pipe[bank].len() >= self.timing.l1d_pipe || used >> bank & 1 == 1)
+            {
+                return;
+            }
             let txn = PipeTxn {
                 entered: now,
                 warp,
@@ -238,23 +267,25 @@ impl Sm<'_> {
                 }
                 LsuKind::Store => {
                     self.warps[warp].stores += 1;
-                    self.l1d_pipe.push_back(txn);
+                    self.l1d_pipe[bank].push_back(txn);
                     true
                 }
                 LsuKind::Load => {
                     self.pending[token as usize].outstanding += 1;
-                    self.l1d_pipe.push_back(txn);
+                    self.l1d_pipe[bank].push_back(txn);
                     true
                 }
             };
-            if taken {
-                self.lsu.front_mut().expect("present").next += 1;
-            } else {
+            if !taken {
                 self.stalls.lsu_blocked += 1;
+                return;
+            }
+            self.lsu.front_mut().expect("present").next += 1;
+            used |= 1 << bank;
+            if direct {
+                return;
             }
         }
-        // Also releases an instruction without transactions (no active lane).
-        self.lsu_finish();
     }
 
     /// Releases the LSU once every transaction of its instruction has left it.
@@ -446,6 +477,7 @@ impl Sm<'_> {
         let delay = self.timing.l1d_queue;
         let room = delay == 0 || (self.l1d_queue.len() as u64) < delay;
         if let Some(f) = self.l1d.peek_fetch().filter(|_| room) {
+            let (addr, bytes) = self.l1d.fetch_span(&f);
             let req = MemRequest {
                 sm: self.id as u16,
                 kind: if f.write {
@@ -453,8 +485,8 @@ impl Sm<'_> {
                 } else {
                     ReqKind::Read
                 },
-                addr: f.line,
-                bytes: f.bytes,
+                addr,
+                bytes,
                 tag: f.req.unwrap_or(0),
                 kernel: f.owner,
             };

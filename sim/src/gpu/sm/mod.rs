@@ -167,8 +167,10 @@ struct Timing {
     l1d_queue: u64,
     /// `pipeline.lsu_queue` (at least 1).
     lsu_queue: usize,
-    /// Slots of the L1D latency queue in front of the tag lookup (0: none).
+    /// Slots of the L1D latency queue in front of the tag lookup, per bank (0: none).
     l1d_pipe: usize,
+    /// log2 of `pipeline.l1d_bank_bytes`.
+    l1d_bank_log2: u32,
 }
 
 /// One SM, laid out in declaration order (`repr(C)`): the state every cycle touches first,
@@ -248,6 +250,8 @@ pub struct Sm<'a> {
     /// The warps' kernel, boundary and drain marks, for a unit that wants them.
     marks: Option<marks::Marks>,
     perfect_l1i: bool,
+    /// Every global access coalesces into 32 B sectors (`pipeline.sector_coalescing`).
+    sector_coalescing: bool,
     /// A context switch moves no data (`--free-switch`).
     free_switch: bool,
     /// Counters of this SM.
@@ -278,7 +282,8 @@ pub struct Sm<'a> {
     /// (`pipeline.l1d_latency_queue`).
     l1d_queue: std::collections::VecDeque<(u64, MemRequest)>,
     /// Transactions in the L1D latency queue in front of the tag lookup, head first.
-    l1d_pipe: std::collections::VecDeque<lsu::PipeTxn>,
+    /// The L1D latency queue of each L1D bank (`pipeline.l1d_banks` of them).
+    l1d_pipe: Vec<std::collections::VecDeque<lsu::PipeTxn>>,
     /// The kernels with resident blocks here, with their block counts.
     kernels_here: Vec<(usize, u32)>,
     /// Per kernel (launch index): the warp and thread instructions its blocks issued here,
@@ -348,14 +353,16 @@ impl<'a> Sm<'a> {
             l1d: match cfg.l1d_carveout.max_ways(&cfg.l1d) {
                 Some(max) => DataCache::new(&cfg.l1d, l1d_index).with_max_ways(max),
                 None => DataCache::new(&cfg.l1d, l1d_index),
-            },
+            }
+            .sectored(cfg.l1d.sector_bytes),
             l1i: DataCache::new(&cfg.l1i, SetIndex::Linear),
             perfect_l1i: opts.perfect_l1i || cfg.pipeline.perfect_inst_cache,
+            sector_coalescing: cfg.pipeline.sector_coalescing,
             free_switch: opts.free_switch,
             uncached: Default::default(),
             load_counts: Default::default(),
             l1d_queue: Default::default(),
-            l1d_pipe: Default::default(),
+            l1d_pipe: vec![Default::default(); cfg.pipeline.l1d_banks.max(1) as usize],
             exiting: vec![],
             ifill: Default::default(),
             reclaim: None,
@@ -391,6 +398,7 @@ impl<'a> Sm<'a> {
                     true => cfg.l1d.latency.max(1) as usize,
                     false => 0,
                 },
+                l1d_bank_log2: cfg.pipeline.l1d_bank_bytes.max(1).trailing_zeros(),
             },
             alloc: blocks.alloc,
             alloc_req: AllocRequest::default(),
