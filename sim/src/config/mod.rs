@@ -315,7 +315,9 @@ pub struct PipelineConfig {
     /// Global loads without a cache operator bypass the L1D (GPGPU-Sim's
     /// `-gpgpu_gmem_skip_L1D`, the `-dlcm=cg` default): they are coalesced into 32 B sectors
     /// and go to the L2 without a lookup or a fill; a `.ca` load is still cached
-    /// ([`crate::workload::cache_op::CacheOp::bypasses`]).
+    /// ([`crate::workload::cache_op::CacheOp::bypasses`]). Global stores skip the L1D too
+    /// (no lookup, no eviction, no L1D latency queue), as GPGPU-Sim's `memory_cycle` sends
+    /// every global access but a `.ca` one to the interconnect.
     pub gmem_skip_l1d: bool,
     /// Every instruction fetch hits in the L1I, which then never reaches the L2
     /// (`-gpgpu_perfect_inst_const_cache`, set by GPGPU-Sim's Pascal and later files; constant

@@ -292,3 +292,31 @@ fn an_unknown_modifier_is_reported_and_runs_as_the_default() {
     assert!(r.unknown_modifiers[0].contains("`LDG.E.QQ`: modifier `QQ`"));
     assert!(r.kernels[0].loads.iter().all(|l| l.bypassed == 0));
 }
+
+/// With `gmem_skip_l1d` global stores skip the L1D as well (GPGPU-Sim's `memory_cycle`):
+/// none reaches it, each goes to the L2 in 32 B sectors (at least as many L2 writes as the
+/// stores that went through the L1D in lines), and every warp still waits for its
+/// acknowledgements (each run's audit holds and the run finishes). With the operand collector
+/// too, whose L1D latency queue the stores then skip. Every load is cached in both runs.
+#[test]
+fn stores_skip_the_l1d_with_gmem_skip_l1d() {
+    let def = suite("bypass_mix");
+    for collector in [false, true] {
+        let mut cfg = gtx480();
+        cfg.pipeline.operand_collector.enabled = collector;
+        let through = run_def(&cfg, &def, Bypass::None);
+        cfg.pipeline.gmem_skip_l1d = true;
+        let skipped = run_def(&cfg, &def, Bypass::None);
+        assert!(through.counters.l1d.writes > 0);
+        assert_eq!(skipped.counters.l1d.writes, 0, "{:?}", skipped.counters.l1d);
+        assert_eq!(
+            skipped.counters.warp_instructions,
+            through.counters.warp_instructions
+        );
+        let (a, b) = (skipped.counters.l2.writes, through.counters.l2.writes);
+        assert!(
+            a >= b && b > 0,
+            "collector {collector}: {a} sector writes, {b} line writes"
+        );
+    }
+}

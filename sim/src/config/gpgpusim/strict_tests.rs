@@ -46,8 +46,8 @@ fn an_unknown_option_is_an_error_naming_the_nearest_known_one() {
 fn values_of_options_not_read_are_checked_against_their_kind() {
     for (text, want) in [
         (
-            "-gpgpu_coalesce_arch fermi\n",
-            "`-gpgpu_coalesce_arch <integer>`",
+            "-gpgpu_reg_file_port_throughput fermi\n",
+            "`-gpgpu_reg_file_port_throughput <integer>`",
         ),
         (
             "-gpgpu_flush_l1_cache 2\n",
@@ -65,10 +65,10 @@ fn values_of_options_not_read_are_checked_against_their_kind() {
         );
     }
     // GPGPU-Sim's integer forms; a flag without a value.
-    assert!(
-        read("-gpgpu_coalesce_arch 0x14\n-gpgpu_flush_l1_cache\n-gpgpu_shmem_warp_parts 02\n")
-            .is_ok()
-    );
+    assert!(read(
+        "-gpgpu_reg_file_port_throughput 0x1\n-gpgpu_flush_l1_cache\n-gpgpu_shmem_warp_parts 02\n"
+    )
+    .is_ok());
 }
 
 #[test]
@@ -247,7 +247,7 @@ fn every_option_read_is_read_and_refuses_a_malformed_value() {
 
 #[test]
 fn options_without_timing_effect_are_counted_not_listed() {
-    let p = read("-power_simulation_enabled 1\n-visualizer_enabled 0\n-gpgpu_coalesce_arch 20\n")
+    let p = read("-power_simulation_enabled 1\n-visualizer_enabled 0\n-gpgpu_flush_l1_cache 1\n")
         .unwrap();
     assert_eq!(
         p.notes.inert,
@@ -255,7 +255,7 @@ fn options_without_timing_effect_are_counted_not_listed() {
     );
     let s = p.notes.summary().unwrap();
     assert!(
-        s.starts_with("1 GPGPU-Sim timing setting is not modelled, changing nothing here: -gpgpu_coalesce_arch;"),
+        s.starts_with("1 GPGPU-Sim timing setting is not modelled, changing nothing here: -gpgpu_flush_l1_cache;"),
         "{s}"
     );
     assert!(

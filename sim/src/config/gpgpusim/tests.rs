@@ -27,7 +27,6 @@ fn the_sample_gtx480_file_gives_the_gtx480_preset() {
     assert_eq!(
         unmodelled(&notes),
         [
-            "-gpgpu_coalesce_arch",
             "-gpgpu_cache:il1 allocation",
             "-gpgpu_cache:dl1 write policy",
             "-network_mode",

@@ -96,11 +96,14 @@ impl Sm<'_> {
             *stores.entry(r.tag as usize).or_default() += 1;
         }
         for a in &self.uncached {
-            *found.entry(a.tag).or_default() += 1;
+            match a.kind {
+                ReqKind::Write => *stores.entry(a.tag as usize).or_default() += 1,
+                _ => *found.entry(a.tag).or_default() += 1,
+            }
         }
         for e in self.l1d_pipe.iter().flatten() {
             match e.kind {
-                LsuKind::Store => *stores.entry(e.warp).or_default() += 1,
+                LsuKind::Store | LsuKind::StoreBypass => *stores.entry(e.warp).or_default() += 1,
                 LsuKind::Load | LsuKind::LoadBypass | LsuKind::Atomic => {
                     *found.entry(e.token).or_default() += 1
                 }
@@ -109,7 +112,7 @@ impl Sm<'_> {
         if let Some(unit) = &self.lsu_queue {
             for (warp, kind, token) in unit.queued() {
                 match kind {
-                    LsuKind::Store => *stores.entry(warp).or_default() += 1,
+                    LsuKind::Store | LsuKind::StoreBypass => *stores.entry(warp).or_default() += 1,
                     LsuKind::Load | LsuKind::LoadBypass | LsuKind::Atomic => {
                         *found.entry(token).or_default() += 1
                     }

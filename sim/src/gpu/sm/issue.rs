@@ -754,18 +754,20 @@ impl Sm<'_> {
             | OpClass::StoreLocal
             | OpClass::AtomicGlobal => {
                 let kind = match inst.class {
+                    OpClass::StoreGlobal if self.stores_skip_l1d => LsuKind::StoreBypass,
                     OpClass::StoreGlobal | OpClass::StoreLocal => LsuKind::Store,
                     OpClass::AtomicGlobal => LsuKind::Atomic,
                     OpClass::LoadGlobal if self.bypasses(tb, &inst) => LsuKind::LoadBypass,
                     _ => LsuKind::Load,
                 };
-                let sectors = kind == LsuKind::LoadBypass || self.sector_coalescing;
+                let sectors = matches!(kind, LsuKind::LoadBypass | LsuKind::StoreBypass)
+                    || self.sector_coalescing;
                 let (txns, useful) = self.transactions(w, &inst, sectors);
                 let first_ready = now + 1 + self.timing.around;
                 if inst.class == OpClass::LoadGlobal {
                     self.count_issued_load(w, &inst, useful);
                 }
-                let token = (kind != LsuKind::Store).then(|| {
+                let token = (!matches!(kind, LsuKind::Store | LsuKind::StoreBypass)).then(|| {
                     self.warps[w].loads += 1;
                     let mark = mark_for(self.long_ops, inst.class, Mark::Set);
                     self.write_dsts(w, &inst, u64::MAX, mark);

@@ -66,6 +66,9 @@ pub(super) enum LsuKind {
     /// A global load that bypasses the L1D.
     LoadBypass,
     Store,
+    /// A global store that skips the L1D (`pipeline.gmem_skip_l1d`: GPGPU-Sim's
+    /// `ldst_unit::memory_cycle` sends it to the interconnect, no lookup, no eviction).
+    StoreBypass,
     Atomic,
 }
 
@@ -246,7 +249,10 @@ impl Sm<'_> {
             let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
             let (addr, bytes) = op.txns[op.next];
             let bank = self.l1d_bank(addr);
-            let direct = matches!(kind, LsuKind::Atomic | LsuKind::LoadBypass);
+            let direct = matches!(
+                kind,
+                LsuKind::Atomic | LsuKind::LoadBypass | LsuKind::StoreBypass
+            );
             if !direct
                 && (self.l1d_pipe[bank].len() >= self.timing.l1d_pipe || used >> bank & 1 == 1)
             {
@@ -262,7 +268,7 @@ impl Sm<'_> {
                 failed_at: None,
             };
             let taken = match kind {
-                LsuKind::Atomic | LsuKind::LoadBypass => {
+                LsuKind::Atomic | LsuKind::LoadBypass | LsuKind::StoreBypass => {
                     self.access_txn(warp, kind, token, addr, bytes, false, now)
                 }
                 LsuKind::Store => {
@@ -328,6 +334,25 @@ impl Sm<'_> {
             }
             LsuKind::Atomic => {
                 self.send_uncached(warp, (ReqKind::Atomic, token), addr, bytes, queued);
+                true
+            }
+            LsuKind::StoreBypass => {
+                // One request waits for the crossbar at most (GPGPU-Sim stalls on a full
+                // interconnect input).
+                if !self.uncached.is_empty() {
+                    return false;
+                }
+                self.uncached.push_back(MemRequest {
+                    sm: self.id as u16,
+                    kind: ReqKind::Write,
+                    addr,
+                    bytes,
+                    tag: warp as u32,
+                    kernel: self.warps[warp].kernel,
+                });
+                if !queued {
+                    self.warps[warp].stores += 1;
+                }
                 true
             }
             LsuKind::Store => {

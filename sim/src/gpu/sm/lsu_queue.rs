@@ -61,6 +61,7 @@ impl Sm<'_> {
         match kind {
             LsuKind::Atomic => true,
             LsuKind::LoadBypass => !self.uncached_reads_full(),
+            LsuKind::StoreBypass => self.uncached.is_empty(),
             LsuKind::Store => self.l1d.check(addr, true).is_ok(),
             LsuKind::Load => self.l1d.check(addr, false).is_ok(),
         }
@@ -111,7 +112,7 @@ impl Sm<'_> {
                 self.lsu.front_mut().expect("present").next += 1;
             } else if out.enq_valid {
                 match r.kind {
-                    LsuKind::Store => self.warps[r.warp].stores += 1,
+                    LsuKind::Store | LsuKind::StoreBypass => self.warps[r.warp].stores += 1,
                     _ => self.pending[r.token as usize].outstanding += 1,
                 }
                 if !lsu_accept {

@@ -252,6 +252,8 @@ pub struct Sm<'a> {
     perfect_l1i: bool,
     /// Every global access coalesces into 32 B sectors (`pipeline.sector_coalescing`).
     sector_coalescing: bool,
+    /// Global stores skip the L1D (`pipeline.gmem_skip_l1d`).
+    stores_skip_l1d: bool,
     /// A context switch moves no data (`--free-switch`).
     free_switch: bool,
     /// Counters of this SM.
@@ -358,6 +360,7 @@ impl<'a> Sm<'a> {
             l1i: DataCache::new(&cfg.l1i, SetIndex::Linear),
             perfect_l1i: opts.perfect_l1i || cfg.pipeline.perfect_inst_cache,
             sector_coalescing: cfg.pipeline.sector_coalescing,
+            stores_skip_l1d: cfg.pipeline.gmem_skip_l1d,
             free_switch: opts.free_switch,
             uncached: Default::default(),
             load_counts: Default::default(),
