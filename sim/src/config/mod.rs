@@ -244,8 +244,9 @@ impl L1dCarveout {
 
     /// The L1D's ways when the array is enabled and split: the most (`None` when it is not).
     pub fn max_ways(&self, l1d: &CacheConfig) -> Option<u32> {
+        let set_bytes = (l1d.sets() as u64 * l1d.line_bytes as u64).max(1);
         (self.enabled && self.unified_kb > 0)
-            .then(|| self.unified_kb * 1024 / (l1d.sets() * l1d.line_bytes).max(1))
+            .then(|| (self.unified_kb as u64 * 1024 / set_bytes).min(u32::MAX as u64) as u32)
     }
 
     /// The L1D's ways for a kernel whose blocks on one SM take `shared_bytes` of shared
@@ -261,7 +262,7 @@ impl L1dCarveout {
             .find(|&b| shared_bytes <= b)
             .unwrap_or(unified);
         let ratio = 1.0 - option as f32 / unified as f32;
-        Some(((max as f32 * ratio + 0.5) as u32).clamp(1, max))
+        Some(((max as f32 * ratio + 0.5) as u32).clamp(1, max.max(1)))
     }
 }
 

@@ -150,6 +150,9 @@ impl Decoder {
     /// partition indexing of `dram`; an error says what GPGPU-Sim would refuse or get wrong.
     pub fn new(mapping: &str, dram: &DramConfig) -> Result<Self, String> {
         let (channels, subs) = (dram.channels as u64, dram.sub_partitions as u64);
+        if channels == 0 {
+            return Err("no channel".into());
+        }
         if !subs.is_power_of_two() {
             return Err(format!(
                 "{subs} sub-partitions per channel: GPGPU-Sim's decoder needs a power of two"
@@ -182,7 +185,7 @@ impl Decoder {
             }
             None => {}
         }
-        let banks = 1u64 << bank_mask.count_ones();
+        let banks = 1u64.checked_shl(bank_mask.count_ones()).unwrap_or(u64::MAX);
         if banks > dram.banks as u64 {
             return Err(format!(
                 "{} `B` bits address {banks} banks; the DRAM has {}",
@@ -326,7 +329,8 @@ impl Decoder {
             }
             PartitionIndexing::Random => {
                 let start = self.chip_start.unwrap_or(self.chip_mask.trailing_zeros());
-                mix(addr >> start.saturating_sub(self.log2_subs)) % total
+                let line = addr.checked_shr(start.saturating_sub(self.log2_subs));
+                mix(line.unwrap_or(0)) % total
             }
         };
         Location {

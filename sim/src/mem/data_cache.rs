@@ -527,7 +527,11 @@ impl<R> DataCache<R> {
     /// sector between two missing ones that is valid is fetched again).
     pub fn fetch_span(&self, f: &Fetch<R>) -> (u64, u32) {
         let sector = self.tags.sector_bytes();
-        let (lo, hi) = (f.sectors.trailing_zeros(), 31 - f.sectors.leading_zeros());
+        let sectors = match f.sectors {
+            0 => self.tags.full_mask(),
+            s => s,
+        };
+        let (lo, hi) = (sectors.trailing_zeros(), 31 - sectors.leading_zeros());
         let addr = f.line + (lo * sector) as u64;
         match f.write {
             true => (addr, f.bytes),
