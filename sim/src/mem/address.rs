@@ -89,14 +89,29 @@ impl AddressMap {
         }
     }
 
-    /// The L2 slice of `addr`.
+    /// The L2 slice of `addr` (every request's: no DRAM bank or row worked out).
     pub fn slice(&self, addr: u64) -> usize {
-        self.locate(addr).slice
+        match *self {
+            AddressMap::Chunked {
+                channels,
+                subs,
+                line_log2,
+                ..
+            } => {
+                let channel = (addr >> (line_log2 + subs.trailing_zeros())) % channels;
+                (channel * subs + ((addr >> line_log2) & (subs - 1))) as usize
+            }
+            AddressMap::Decoded(d) => d.slice(addr) as usize,
+        }
     }
 
     /// The channel of `addr`.
     pub fn channel(&self, addr: u64) -> usize {
-        self.locate(addr).channel
+        let subs = match self {
+            AddressMap::Chunked { subs, .. } => *subs,
+            AddressMap::Decoded(d) => d.subs,
+        };
+        self.slice(addr) / subs as usize
     }
 
     /// `addr` without the bits that choose its channel and slice (GPGPU-Sim's
@@ -312,12 +327,23 @@ impl Decoder {
 
     /// Where `addr` goes.
     pub fn locate(&self, addr: u64) -> Location {
+        let slice = self.slice(addr);
+        let (_, rest, _) = self.split(addr);
+        Location {
+            channel: (slice / self.subs) as usize,
+            slice: slice as usize,
+            bank: pack(self.bank_mask, rest) as u32,
+            row: pack(self.row_mask, rest),
+        }
+    }
+
+    /// The slice (global sub-partition number) of `addr`: the channel and the bank's low bits,
+    /// hashed as the partition indexing says.
+    pub fn slice(&self, addr: u64) -> u64 {
         let (mut chip, rest, high) = self.split(addr);
-        let bank = pack(self.bank_mask, rest);
-        let row = pack(self.row_mask, rest);
         let total = self.channels * self.subs;
-        let own_sub = bank & (self.subs - 1);
-        let slice = match self.indexing {
+        let own_sub = pack(self.sub_id_mask, rest);
+        match self.indexing {
             PartitionIndexing::Consecutive => chip * self.subs + own_sub,
             PartitionIndexing::Xor => {
                 chip ^= high & (self.channels - 1);
@@ -332,12 +358,6 @@ impl Decoder {
                 let line = addr.checked_shr(start.saturating_sub(self.log2_subs));
                 mix(line.unwrap_or(0)) % total
             }
-        };
-        Location {
-            channel: (slice / self.subs) as usize,
-            slice: slice as usize,
-            bank: bank as u32,
-            row,
         }
     }
 
