@@ -142,6 +142,8 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("pipeline.lsu_queue", 1, 64),
     ("pipeline.l1d_banks", 1, 64),
     ("pipeline.l1d_bank_bytes", 1, 1 << 16),
+    ("partition_queues.icnt_to_l2", 0, 4096),
+    ("partition_queues.l2_to_icnt", 0, 4096),
     ("pipeline.operand_collector.register_banks", 1, 64),
     ("pipeline.operand_collector.units", 1, 32),
     ("pipeline.operand_collector.issue_widths", 1, 16),
@@ -217,6 +219,38 @@ pub struct GpuConfig {
     /// out).
     #[serde(default, skip_serializing_if = "L1dCarveout::is_off")]
     pub l1d_carveout: L1dCarveout,
+    /// GPGPU-Sim's queues around each L2 slice (off when a file leaves them out: the model's
+    /// own ROP queue).
+    #[serde(default, skip_serializing_if = "PartitionQueues::is_off")]
+    pub partition_queues: PartitionQueues,
+}
+
+/// GPGPU-Sim's queues in a memory sub-partition (`-gpgpu_dram_partition_queues
+/// <icnt_L2>:<L2_dram>:<dram_L2>:<L2_icnt>`, `l2cache.cc` `memory_sub_partition::cache_cycle`):
+/// the ROP delay (`l2.latency` cycles) holds any number of requests; one a cycle moves on into
+/// the `icnt_to_l2` queue, whose head the L2 looks up; the slice takes a request off the
+/// crossbar (one a cycle) only while that queue has room for four more (GPGPU-Sim's
+/// `full(SECTOR_CHUNCK_SIZE)`), and the L2 takes no access while `l2_to_icnt` replies wait
+/// for the crossbar. Sizes in requests; 0 is unbounded, as in GPGPU-Sim.
+///
+/// Off (the presets, and a file without the option): the model's own ROP queue of at most
+/// [`crate::gpu::memory::ROP_QUEUE`] requests whose head the L2 looks up once its latency has
+/// passed, and an unbounded reply queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PartitionQueues {
+    /// GPGPU-Sim's queues in place of the model's own.
+    pub enabled: bool,
+    /// Requests past the ROP delay waiting for the L2 (`icnt_L2`): 0 or at least 4.
+    pub icnt_to_l2: u32,
+    /// Replies the L2 holds for the crossbar (`L2_icnt`).
+    pub l2_to_icnt: u32,
+}
+
+impl PartitionQueues {
+    fn is_off(&self) -> bool {
+        *self == PartitionQueues::default()
+    }
 }
 
 /// Volta and later GPUs' unified L1D / shared-memory array (GPGPU-Sim's
@@ -938,6 +972,14 @@ impl GpuConfig {
             ("pipeline.lsu_queue", self.pipeline.lsu_queue),
             ("pipeline.l1d_banks", self.pipeline.l1d_banks),
             ("pipeline.l1d_bank_bytes", self.pipeline.l1d_bank_bytes),
+            (
+                "partition_queues.icnt_to_l2",
+                self.partition_queues.icnt_to_l2,
+            ),
+            (
+                "partition_queues.l2_to_icnt",
+                self.partition_queues.l2_to_icnt,
+            ),
         ]
         .into_iter()
         .map(|(n, x)| (n.to_string(), x as u64))
@@ -1173,6 +1215,17 @@ impl GpuConfig {
                     "no shared-memory size to split the unified array at",
                 ));
             }
+        }
+        let q = &self.partition_queues;
+        if q.enabled && (1..4).contains(&q.icnt_to_l2) {
+            return Err(field(
+                "partition_queues.icnt_to_l2",
+                format!(
+                    "{}: GPGPU-Sim takes a request off the interconnect only while four fit \
+                     (a line's sector requests), so a queue of fewer than 4 never takes one",
+                    q.icnt_to_l2
+                ),
+            ));
         }
         if self.l2.set_index == SetIndexFn::FermiHash {
             return Err(field(

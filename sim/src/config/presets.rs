@@ -5,8 +5,8 @@
 
 use super::{
     CacheConfig, DramConfig, DramTiming, GpuConfig, InterconnectConfig, L1dCarveout, Latency,
-    LaunchConfig, PartitionIndexing, PipelineConfig, SetIndexFn, SmConfig, UnitConfig,
-    WriteAllocate,
+    LaunchConfig, PartitionIndexing, PartitionQueues, PipelineConfig, SetIndexFn, SmConfig,
+    UnitConfig, WriteAllocate,
 };
 
 /// Preset names.
@@ -157,6 +157,7 @@ pub fn gtx480() -> GpuConfig {
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
         launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
         l1d_carveout: L1dCarveout::default(),
+        partition_queues: PartitionQueues::default(),
     }
 }
 
@@ -290,6 +291,7 @@ pub fn titanx() -> GpuConfig {
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
         launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
         l1d_carveout: L1dCarveout::default(),
+        partition_queues: PartitionQueues::default(),
     }
 }
 
@@ -350,6 +352,7 @@ pub fn titanv() -> GpuConfig {
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
         launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
         l1d_carveout: L1dCarveout::default(),
+        partition_queues: PartitionQueues::default(),
     }
 }
 
@@ -412,6 +415,7 @@ pub fn gtx980() -> GpuConfig {
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
         launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
         l1d_carveout: L1dCarveout::default(),
+        partition_queues: PartitionQueues::default(),
     }
 }
 

@@ -263,6 +263,23 @@ fn caches_too_large_for_the_model_are_refused() {
     }
 }
 
+/// GPGPU-Sim takes a request off the interconnect only while its `icnt_L2` queue has room
+/// for four: a smaller queue (but 0, unbounded) would never take one, so it is refused.
+#[test]
+fn an_l2_input_queue_that_never_takes_a_request_is_refused() {
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.partition_queues.enabled = true;
+    for (n, ok) in [(0, true), (3, false), (4, true), (64, true)] {
+        c.partition_queues.icnt_to_l2 = n;
+        let r = c.validate();
+        assert_eq!(r.is_ok(), ok, "icnt_to_l2 = {n}: {r:?}");
+        if let Err(e) = r {
+            assert_eq!(e.field(), Some("partition_queues.icnt_to_l2"), "{e}");
+            assert!(e.to_string().contains("four fit"), "{e}");
+        }
+    }
+}
+
 /// The GPGPU-Sim 3.2.2 preset is `gtx480` except where the 3.2.2 release differs (each
 /// difference names its file and line in `presets.rs`): put those back and nothing differs.
 #[test]

@@ -25,7 +25,7 @@
 //! when the configuration has `dram.address_mapping`. A slice indexes its L2 sets with the
 //! partition address (linear, or IPOLY with `l2.set_index = "ipoly"`).
 
-use crate::config::{GpuConfig, SetIndexFn, WriteAllocate};
+use crate::config::{GpuConfig, PartitionQueues, SetIndexFn, WriteAllocate};
 use crate::mem::address::AddressMap;
 use crate::mem::cache::SetIndex;
 use crate::mem::crossbar::Crossbar;
@@ -168,7 +168,12 @@ fn reply_pieces(r: &MemRequest, sector: u64) -> (u32, u32) {
 }
 
 struct Slice {
+    /// Requests in the ROP delay, each with the cycle its delay ends; with GPGPU-Sim's
+    /// partition queues the first `entered` of them have moved on into the L2's input queue.
     rop: VecDeque<(u64, MemRequest)>,
+    /// With GPGPU-Sim's partition queues: how many of `rop`'s first requests are in the
+    /// `icnt_L2` queue (the L2 looks up its head).
+    entered: usize,
     l2: DataCache<MemRequest>,
     replies: VecDeque<MemRequest>,
     /// The L2 version at which the ROP head's access last failed (it fails again until the
@@ -179,6 +184,68 @@ struct Slice {
     free_at: u64,
     /// Pieces of the head reply already in the down crossbar.
     reply_sent: u32,
+}
+
+impl Slice {
+    /// Takes requests that have crossed the up crossbar into the ROP delay: with the model's
+    /// own queue, while it holds fewer than [`ROP_QUEUE`]; with GPGPU-Sim's, one a cycle while
+    /// the `icnt_L2` queue has room for four.
+    fn take_from_crossbar(
+        &mut self,
+        up: &mut Crossbar<MemRequest>,
+        p: usize,
+        now: u64,
+        rop_latency: u64,
+        q: &PartitionQueues,
+    ) {
+        if q.enabled {
+            let full = q.icnt_to_l2 > 0 && self.entered + 4 > q.icnt_to_l2 as usize;
+            if let Some(r) = (!full).then(|| up.pop(p)).flatten() {
+                self.rop.push_back((now + rop_latency, r));
+            }
+            return;
+        }
+        while self.rop.len() < ROP_QUEUE {
+            match up.pop(p) {
+                Some(r) => self.rop.push_back((now + rop_latency, r)),
+                None => break,
+            }
+        }
+    }
+
+    /// Whether the L2 looks up the head request this cycle: its port is free, and the head
+    /// has passed the ROP delay (the model's own queue) or is in the `icnt_L2` queue with room
+    /// for its reply in `L2_icnt` (GPGPU-Sim's).
+    fn l2_can_take(&self, now: u64, q: &PartitionQueues) -> bool {
+        if self.free_at > now {
+            return false;
+        }
+        if q.enabled {
+            let reply_room = q.l2_to_icnt == 0 || self.replies.len() < q.l2_to_icnt as usize;
+            return self.entered > 0 && reply_room;
+        }
+        self.rop.front().is_some_and(|&(ready, _)| ready <= now)
+    }
+
+    /// The L2 took the head request.
+    fn leave_rop(&mut self) {
+        self.rop.pop_front();
+        self.entered = self.entered.saturating_sub(1);
+    }
+
+    /// GPGPU-Sim's ROP step, after the L2's: the first request still in the delay moves into
+    /// the `icnt_L2` queue once its delay is over and the queue has room (one a cycle).
+    fn enter_l2_queue(&mut self, now: u64, icnt_to_l2: u32) {
+        let room = icnt_to_l2 == 0 || self.entered < icnt_to_l2 as usize;
+        if room
+            && self
+                .rop
+                .get(self.entered)
+                .is_some_and(|&(ready, _)| ready <= now)
+        {
+            self.entered += 1;
+        }
+    }
 }
 
 struct DramChannel {
@@ -212,6 +279,8 @@ pub struct MemorySystem {
     channels: Vec<DramChannel>,
     map: AddressMap,
     rop_latency: u64,
+    /// GPGPU-Sim's queues around the L2, when the configuration has them.
+    queues: PartitionQueues,
     /// `l2.sector_bytes` (0: the L2 is not sectored; a request takes one cycle).
     sector_bytes: u64,
     /// `l2.port_bytes` (0: no data port limit beyond one access per cycle).
@@ -305,6 +374,7 @@ impl MemorySystem {
         let slices = (0..nslices)
             .map(|_| Slice {
                 rop: VecDeque::new(),
+                entered: 0,
                 l2: DataCache::with_policy(&cfg.l2, index, l2_policy).sectored(cfg.l2.sector_bytes),
                 replies: VecDeque::new(),
                 failed_at: None,
@@ -335,6 +405,7 @@ impl MemorySystem {
             map,
             subs: cfg.dram.sub_partitions as usize,
             rop_latency: cfg.l2.latency as u64,
+            queues: cfg.partition_queues,
             sector_bytes: cfg.l2.sector_bytes as u64,
             port_bytes: cfg.l2.port_bytes as u64,
             dram_latency: cfg.dram.latency as u64,
@@ -466,35 +537,36 @@ impl MemorySystem {
         let now = self.now;
         self.up.cycle();
         for (p, s) in self.slices.iter_mut().enumerate() {
-            while s.rop.len() < ROP_QUEUE {
-                match self.up.pop(p) {
-                    Some(r) => s.rop.push_back((now + self.rop_latency, r)),
-                    None => break,
+            s.take_from_crossbar(&mut self.up, p, now, self.rop_latency, &self.queues);
+            if !s.l2_can_take(now, &self.queues) {
+                continue;
+            }
+            let Some(&(_, req)) = s.rop.front() else {
+                continue;
+            };
+            s.l2.set_owner(req.kernel);
+            if s.failed_at == Some(s.l2.version()) {
+                s.l2.repeat_fail();
+            } else {
+                let write = req.kind == ReqKind::Write;
+                s.failed_at = None;
+                let o = s.l2.access_sized(req.addr, req.bytes, write, req);
+                if !matches!(o, Outcome::Fail(_)) {
+                    s.free_at = now + l2_busy(&req, o, self.port_bytes, self.sector_bytes);
+                }
+                match o {
+                    Outcome::Fail(_) => s.failed_at = Some(s.l2.version()),
+                    Outcome::Hit | Outcome::WriteBack { .. } => {
+                        s.replies.push_back(req);
+                        s.leave_rop();
+                    }
+                    _ => s.leave_rop(),
                 }
             }
-            if let Some(&(ready, req)) = s.rop.front().filter(|_| s.free_at <= now) {
-                if ready <= now && s.failed_at == Some(s.l2.version()) {
-                    s.l2.set_owner(req.kernel);
-                    s.l2.repeat_fail();
-                } else if ready <= now {
-                    s.l2.set_owner(req.kernel);
-                    let write = req.kind == ReqKind::Write;
-                    s.failed_at = None;
-                    let o = s.l2.access_sized(req.addr, req.bytes, write, req);
-                    if !matches!(o, Outcome::Fail(_)) {
-                        s.free_at = now + l2_busy(&req, o, self.port_bytes, self.sector_bytes);
-                    }
-                    match o {
-                        Outcome::Fail(_) => s.failed_at = Some(s.l2.version()),
-                        Outcome::Hit | Outcome::WriteBack { .. } => {
-                            s.replies.push_back(req);
-                            s.rop.pop_front();
-                        }
-                        _ => {
-                            s.rop.pop_front();
-                        }
-                    }
-                }
+        }
+        if self.queues.enabled {
+            for s in &mut self.slices {
+                s.enter_l2_queue(now, self.queues.icnt_to_l2);
             }
         }
         self.drain_miss_queues();
@@ -740,6 +812,69 @@ mod tests {
         assert_eq!(sectors_touched(0x101c, 8, 32), 2, "a straddling write");
         assert_eq!(sectors_touched(0x1000, 128, 32), 4);
         assert_eq!(sectors_touched(0x1000, 128, 0), 1);
+    }
+
+    /// Cycles until 256 reads of one 32 B sector of a line already in its slice's L2, sent by
+    /// 8 SMs, are all answered; also the most replies the slice ever held.
+    fn hot_slice_cycles(queues: PartitionQueues) -> (u64, usize) {
+        let mut cfg = GpuConfig::preset("gtx480").unwrap();
+        cfg.partition_queues = queues;
+        let mut mem = MemorySystem::new(&cfg);
+        let read = |sm: usize, tag: u32| MemRequest {
+            sm: sm as u16,
+            kind: ReqKind::ReadBypass,
+            addr: 0x8000,
+            bytes: 32,
+            tag,
+            kernel: 0,
+        };
+        assert!(mem.send(read(0, 0)));
+        while mem.receive(0).is_none() {
+            mem.cycle();
+        }
+        let (mut sent, mut got, mut most) = ([0u32; 8], 0, 0);
+        let start = mem.now;
+        while got < 256 {
+            for sm in 0..8 {
+                if sent[sm] < 32 && mem.send(read(sm, sent[sm])) {
+                    sent[sm] += 1;
+                }
+            }
+            mem.cycle();
+            most = most.max(mem.slices[mem.map.slice(0x8000)].replies.len());
+            got += (0..8).filter_map(|sm| mem.receive(sm)).count();
+            assert!(mem.now - start < 100_000, "the reads are answered");
+        }
+        (mem.now - start, most)
+    }
+
+    /// GPGPU-Sim's ROP delay holds any number of requests, so a slice hit by every SM looks
+    /// up one a cycle behind its latency; the model's own queue of [`ROP_QUEUE`] requests
+    /// lets at most that many through per ROP latency. The `L2_icnt` bound holds.
+    #[test]
+    fn gpgpusims_partition_queues_let_a_hot_slice_take_a_request_a_cycle() {
+        let rop = GpuConfig::preset("gtx480").unwrap().l2.latency as u64;
+        let gpgpusim = PartitionQueues {
+            enabled: true,
+            icnt_to_l2: 8,
+            l2_to_icnt: 8,
+        };
+        let (fast, most) = hot_slice_cycles(gpgpusim);
+        let (own, _) = hot_slice_cycles(PartitionQueues::default());
+        assert!(
+            fast < 256 + 2 * rop,
+            "{fast} cycles with GPGPU-Sim's queues"
+        );
+        assert!(
+            own > 256 * rop / ROP_QUEUE as u64,
+            "{own} cycles with the model's own"
+        );
+        assert!(most <= 8, "at most l2_to_icnt replies wait: {most}");
+        let unbounded = PartitionQueues {
+            l2_to_icnt: 0,
+            ..gpgpusim
+        };
+        assert!(hot_slice_cycles(unbounded).0 <= fast);
     }
 
     /// A sectored L2 answers a 128 B read with four packets of one sector each (GPGPU-Sim

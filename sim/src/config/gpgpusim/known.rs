@@ -154,7 +154,7 @@ pub const OPTIONS: &[Known] = &[
     k("gpgpu_deadlock_detect", Flag, Inert, false),
     k("gpgpu_dram_burst_length", UInt, Read, false),
     k("gpgpu_dram_buswidth", UInt, Read, false),
-    k("gpgpu_dram_partition_queues", Text, Timing(None), false),
+    k("gpgpu_dram_partition_queues", Text, Read, false),
     k(
         "gpgpu_dram_return_queue_size",
         Int,

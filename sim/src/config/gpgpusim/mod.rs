@@ -22,6 +22,7 @@
 //! | `-gpgpu_num_sched_per_core`, `-gpgpu_scheduler lrr\|gto\|two_level_active:<n>:<x>:<y>` | `sm.schedulers`, `sm.warp_scheduler`, `sm.two_level_max_active` |
 //! | `-gpgpu_cache:il1`, `:dl1`, `:dl2` `[<N\|S>:]<sets>:<line>:<ways>,<policies>,<mshr type>:<entries>:<merge>,<miss queue>[...]` | `l1i`, `l1d`, `l2` (size, line, ways, MSHRs, merge, miss queue; `S` sets `sector_bytes` 32) |
 //! | `-gpgpu_l1_latency`, `-gpgpu_l2_rop_latency` | `l1d.latency`, `l2.latency` |
+//! | `-gpgpu_dram_partition_queues <icnt_L2>:<L2_dram>:<dram_L2>:<L2_icnt>` | `partition_queues` (`.enabled`, `.icnt_to_l2`, `.l2_to_icnt`; the two DRAM-side queues are noted) |
 //! | `-gpgpu_n_mem`, `-gpgpu_n_sub_partition_per_mchannel`, `-gpgpu_n_mem_per_ctrlr`, `-gpgpu_dram_buswidth`, `-gpgpu_dram_burst_length`, `-dram_data_command_freq_ratio` | `dram.channels`, `.sub_partitions`, `.chips_per_channel`, `.chip_bus_bytes`, `.burst_length`, `.data_rate` |
 //! | `-gpgpu_dram_timing_opt "nbk=..:CCD=..:RRD=..:RCD=..:RAS=..:RP=..:RC=..:CL=..:WL=..:WR=.."` | `dram.banks`, `dram.timing` |
 //! | `-gpgpu_frfcfs_dram_sched_queue_size`, `-dram_latency` | `dram.scheduler_queue`, `dram.latency` |

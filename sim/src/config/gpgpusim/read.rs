@@ -35,6 +35,7 @@ pub(super) fn apply(
         "gpgpu_cache:dl2" => structured::cache(c, Which::Dl2, &mut cfg.l2, notes)?,
         "gpgpu_l1_latency" => cfg.l1d.latency = c.u32()?,
         "gpgpu_l2_rop_latency" => cfg.l2.latency = c.u32()?,
+        "gpgpu_dram_partition_queues" => structured::partition_queues(c, cfg, notes)?,
         "gpgpu_n_mem" => cfg.dram.channels = c.u32()?,
         "gpgpu_n_sub_partition_per_mchannel" => cfg.dram.sub_partitions = c.u32()?,
         "gpgpu_n_mem_per_ctrlr" => cfg.dram.chips_per_channel = c.u32()?,

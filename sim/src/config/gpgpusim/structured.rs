@@ -403,6 +403,26 @@ fn unmodelled_dram_key(c: &Ctx<'_>, k: &str, v: u32, notes: &mut Notes) -> Resul
     Ok(())
 }
 
+/// Reads `-gpgpu_dram_partition_queues <icnt_L2>:<L2_dram>:<dram_L2>:<L2_icnt>` (entries, 0
+/// unbounded) into `partition_queues`; the two queues on the DRAM side are noted (the model
+/// has its own miss and return paths there).
+pub(super) fn partition_queues(
+    c: &Ctx<'_>,
+    cfg: &mut GpuConfig,
+    notes: &mut Notes,
+) -> Result<(), ConfigError> {
+    let v = c.list(':', 4, "<icnt_L2>:<L2_dram>:<dram_L2>:<L2_icnt>")?;
+    let q = &mut cfg.partition_queues;
+    q.enabled = true;
+    q.icnt_to_l2 = v[0];
+    q.l2_to_icnt = v[3];
+    for (i, name) in [(1, "L2_dram"), (2, "dram_L2")] {
+        let option = format!("-{} {name}", c.option);
+        notes.unmodelled(c.unmodelled(&option, &v[i].to_string(), None));
+    }
+    Ok(())
+}
+
 /// Reads `-gpgpu_clock_domains <core>:<interconnect>:<L2>:<DRAM>` (MHz, each positive): the
 /// model runs its interconnect and L2 at the core clock, so other clocks for them are noted.
 pub(super) fn clock_domains(

@@ -289,7 +289,12 @@ fn gpgpu_sims_sm2_gtx480_file_is_read() {
     // dl2 S:64:128:8: 32 B sectors, 64 KB slices; dl1 ...,S:64:8,8: 64 MSHRs.
     assert_eq!((cfg.l2.sector_bytes, cfg.l2.size_bytes), (32, 64 * 1024));
     assert_eq!((cfg.l1d.sector_bytes, cfg.l1d.mshrs), (0, 64));
-    assert!(unmodelled(&notes).contains(&"-gpgpu_dram_partition_queues"));
+    // -gpgpu_dram_partition_queues 64:64:64:64: the interconnect-side queues are modelled,
+    // the DRAM-side ones noted.
+    let q = cfg.partition_queues;
+    assert_eq!((q.enabled, q.icnt_to_l2, q.l2_to_icnt), (true, 64, 64));
+    assert!(unmodelled(&notes).contains(&"-gpgpu_dram_partition_queues L2_dram"));
+    assert!(!unmodelled(&notes).contains(&"-gpgpu_dram_partition_queues"));
     // It sizes the operand collector, which is then modelled.
     let oc = &cfg.pipeline.operand_collector;
     assert!(oc.enabled);
