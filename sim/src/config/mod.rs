@@ -142,6 +142,7 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("pipeline.lsu_queue", 1, 64),
     ("pipeline.l1d_banks", 1, 64),
     ("pipeline.l1d_bank_bytes", 1, 1 << 16),
+    ("pipeline.fetch_throughput", 1, 16),
     ("partition_queues.icnt_to_l2", 0, 4096),
     ("partition_queues.l2_to_icnt", 0, 4096),
     ("pipeline.operand_collector.register_banks", 1, 64),
@@ -374,6 +375,11 @@ pub struct PipelineConfig {
     /// Bytes of consecutive addresses in one L1D bank (`-gpgpu_l1_banks_byte_interleaving`:
     /// a bank is `(addr / l1d_bank_bytes) mod l1d_banks`).
     pub l1d_bank_bytes: u32,
+    /// Fetches per SM per cycle (`-gpgpu_inst_fetch_throughput`): the fetch stage runs this
+    /// many times each cycle, each time taking the next warp whose i-buffer is empty (and
+    /// retiring the finished warps its round robin passed), as GPGPU-Sim's decode + fetch
+    /// loop does.
+    pub fetch_throughput: u32,
     /// GPGPU-Sim's operand collector (`[pipeline.operand_collector]`): modelled cycle by cycle
     /// when `enabled`, otherwise `operand_cycles` stands for it.
     pub operand_collector: OperandCollectorConfig,
@@ -465,6 +471,7 @@ impl Default for PipelineConfig {
             sector_coalescing: false,
             l1d_banks: 1,
             l1d_bank_bytes: 32,
+            fetch_throughput: 1,
             operand_collector: OperandCollectorConfig::default(),
         }
     }
@@ -529,6 +536,13 @@ pub struct CacheConfig {
     /// `dram_t::issue_col_command`), so a sector smaller than a burst wastes the rest of it.
     #[serde(default)]
     pub sector_bytes: u32,
+    /// A sectored cache's MSHR entries are sectors, as GPGPU-Sim's sectored caches key their
+    /// table by the sector's address (`mshr_addr`): `mshrs` sectors pending at most, each
+    /// merging `mshr_merge` requests (a line fetched whole takes as many entries as it has
+    /// sectors). False (the presets: the papers' MSHRs track lines): entries are lines. Set
+    /// by a GPGPU-Sim file's `S:`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mshr_sectors: bool,
     /// The data port of an L2 without sectors, bytes per core cycle: a hit or a write
     /// occupies the L2 for `ceil(bytes / port_bytes)` cycles, a miss for one (GPGPU-Sim's L2
     /// takes an access only when `data_port_free()`, 3.2.2 `l2cache.cc`:379-381, and charges
@@ -972,6 +986,7 @@ impl GpuConfig {
             ("pipeline.lsu_queue", self.pipeline.lsu_queue),
             ("pipeline.l1d_banks", self.pipeline.l1d_banks),
             ("pipeline.l1d_bank_bytes", self.pipeline.l1d_bank_bytes),
+            ("pipeline.fetch_throughput", self.pipeline.fetch_throughput),
             (
                 "partition_queues.icnt_to_l2",
                 self.partition_queues.icnt_to_l2,

@@ -54,6 +54,7 @@ fn cache(
         miss_queue,
         latency,
         sector_bytes: 0,
+        mshr_sectors: false,
         port_bytes: 0,
         write_allocate: Default::default(),
         set_index: Default::default(),

@@ -835,9 +835,9 @@ mod tests {
         let (mut sent, mut got, mut most) = ([0u32; 8], 0, 0);
         let start = mem.now;
         while got < 256 {
-            for sm in 0..8 {
-                if sent[sm] < 32 && mem.send(read(sm, sent[sm])) {
-                    sent[sm] += 1;
+            for (sm, n) in sent.iter_mut().enumerate() {
+                if *n < 32 && mem.send(read(sm, *n)) {
+                    *n += 1;
                 }
             }
             mem.cycle();

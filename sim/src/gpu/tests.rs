@@ -258,6 +258,34 @@ fn sectors_and_banks_take_a_coalesced_line_at_once() {
     );
 }
 
+/// `-gpgpu_inst_fetch_throughput`: with four fetches a cycle the i-buffers of an
+/// instruction-bound kernel with many warps refill sooner (GPGPU-Sim runs its decode + fetch
+/// loop that many times); the instructions are the same.
+#[test]
+fn several_fetches_a_cycle_feed_more_warps() {
+    let mut cfg = gtx480();
+    cfg.pipeline.perfect_inst_cache = true;
+    let one = run_on(
+        &cfg,
+        &mut builtin("compute", "medium"),
+        SimOptions::default(),
+    );
+    cfg.pipeline.fetch_throughput = 4;
+    let four = run_on(
+        &cfg,
+        &mut builtin("compute", "medium"),
+        SimOptions::default(),
+    );
+    let (a, b) = (&one.counters, &four.counters);
+    assert_eq!(a.warp_instructions, b.warp_instructions);
+    assert!(
+        b.cycles < a.cycles,
+        "{} cycles with 4 fetches, {} with 1",
+        b.cycles,
+        a.cycles
+    );
+}
+
 #[test]
 fn max_cycles_truncates_the_run() {
     let opts = SimOptions {

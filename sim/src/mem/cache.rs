@@ -433,18 +433,27 @@ pub enum MshrFull {
     MergeLimit,
 }
 
-/// Miss-status holding registers: one entry per line being fetched, each merging up to
-/// `max_merge` requests (GPGPU-Sim `mshr_table`). `R` is the request type. Each request
-/// records the sectors it waits for, so that a partial fill of a sectored line wakes only the
+/// Miss-status holding registers (GPGPU-Sim's `mshr_table`): one entry per line being
+/// fetched, each merging up to `max_merge` requests; or, `per_sector`, as GPGPU-Sim's sectored
+/// caches key their table by `mshr_addr`, one entry per sector being fetched: a request
+/// waiting for several sectors then takes a merge slot in each, and an entry for each not yet
+/// pending, as GPGPU-Sim's sector requests do one by one. `R` is the request type. Each request records
+/// the sectors it waits for, so that a partial fill of a sectored line wakes only the
 /// requests it completes.
 #[derive(Clone, Debug)]
 pub struct MshrTable<R> {
     entries: usize,
     max_merge: usize,
+    /// Entries are sectors, not lines.
+    per_sector: bool,
+    /// Per line: its waiting requests.
     pending: BTreeMap<u64, Waiting<R>>,
+    /// Entries in use: the lines, or the sectors, pending.
+    sectors_pending: usize,
 }
 
-/// The requests of one MSHR entry, in arrival order, and the sectors each waits for.
+/// The requests waiting for one line's sectors, in arrival order, and the sectors each waits
+/// for.
 #[derive(Clone, Debug)]
 struct Waiting<R> {
     reqs: Vec<R>,
@@ -460,13 +469,52 @@ impl<R> Default for Waiting<R> {
     }
 }
 
+/// The entries a request waiting for sectors `mask` takes: its sectors, or the line's one
+/// entry (bit 0).
+fn entry_mask(mask: u32, per_sector: bool) -> u32 {
+    match per_sector {
+        true => mask,
+        false => 1,
+    }
+}
+
+impl<R> Waiting<R> {
+    /// The entries some request of the line takes.
+    fn union(&self, per_sector: bool) -> u32 {
+        self.sectors
+            .iter()
+            .fold(0, |a, &m| a | entry_mask(m, per_sector))
+    }
+
+    /// Whether some entry of `entries` already merges `max_merge` requests.
+    fn merge_full(&self, entries: u32, max_merge: usize, per_sector: bool) -> bool {
+        let mut left = entries;
+        while left != 0 {
+            let bit = left & left.wrapping_neg();
+            left &= left - 1;
+            let merged = self.sectors.iter();
+            if merged
+                .filter(|&&m| entry_mask(m, per_sector) & bit != 0)
+                .count()
+                >= max_merge
+            {
+                return true;
+            }
+        }
+        false
+    }
+}
+
 impl<R> MshrTable<R> {
-    /// A table of `entries` entries merging up to `max_merge` requests each.
-    pub fn new(entries: usize, max_merge: usize) -> Self {
+    /// A table of `entries` entries (lines, or sectors when `per_sector`) merging up to
+    /// `max_merge` requests each.
+    pub fn new(entries: usize, max_merge: usize, per_sector: bool) -> Self {
         Self {
             entries,
             max_merge,
+            per_sector,
             pending: BTreeMap::new(),
+            sectors_pending: 0,
         }
     }
 
@@ -475,41 +523,51 @@ impl<R> MshrTable<R> {
         self.pending.contains_key(&line)
     }
 
-    /// Whether a request for `line` can be taken now, and if not, why.
-    pub fn check(&self, line: u64) -> Result<(), MshrFull> {
-        match self.pending.get(&line) {
-            Some(w) if w.reqs.len() >= self.max_merge => Err(MshrFull::MergeLimit),
-            Some(_) => Ok(()),
-            None if self.pending.len() >= self.entries => Err(MshrFull::NoEntry),
-            None => Ok(()),
+    /// Whether a request for sectors `mask` of `line` can be taken now, and if not, why.
+    pub fn check(&self, line: u64, mask: u32) -> Result<(), MshrFull> {
+        let (w, per_sector) = (self.pending.get(&line), self.per_sector);
+        let wanted = entry_mask(mask, per_sector);
+        if w.is_some_and(|w| w.merge_full(wanted, self.max_merge, per_sector)) {
+            return Err(MshrFull::MergeLimit);
+        }
+        let open = w.map_or(0, |w| w.union(per_sector));
+        let new = (wanted & !open).count_ones() as usize;
+        match self.sectors_pending + new > self.entries {
+            true => Err(MshrFull::NoEntry),
+            false => Ok(()),
         }
     }
 
     /// Adds a request waiting for sectors `mask` of `line` (every sector of a line without
-    /// sectors: 1); returns true if it opened a new entry (a fetch must be sent) and false if
-    /// it merged into a pending one.
+    /// sectors: 1); returns true if it opened a new entry for the line (a fetch must be sent)
+    /// and false if it merged into a pending one.
     pub fn add_sectors(&mut self, line: u64, req: R, mask: u32) -> Result<bool, MshrFull> {
-        self.check(line)?;
+        self.check(line, mask)?;
         let w = self.pending.entry(line).or_default();
+        let new = entry_mask(mask, self.per_sector) & !w.union(self.per_sector);
+        self.sectors_pending += new.count_ones() as usize;
         w.reqs.push(req);
         w.sectors.push(mask);
         Ok(w.reqs.len() == 1)
     }
 
-    /// The fill of `line` arrived: its entry is freed and its requests returned in order.
+    /// The fill of `line` arrived: its entries are freed and its requests returned in order.
     pub fn fill(&mut self, line: u64) -> Vec<R> {
-        self.pending
-            .remove(&line)
-            .map(|w| w.reqs)
-            .unwrap_or_default()
+        let Some(w) = self.pending.remove(&line) else {
+            return Vec::new();
+        };
+        self.sectors_pending -= w.union(self.per_sector).count_ones() as usize;
+        w.reqs
     }
 
     /// Sectors of `line` arrived and `valid` of its sectors now hold data: the requests whose
-    /// sectors are all valid are returned in order; the entry is freed once none is left.
+    /// sectors are all valid are returned in order; a sector's entry is freed once no request
+    /// waits for it.
     pub fn fill_covered(&mut self, line: u64, valid: u32) -> Vec<R> {
         let Some(w) = self.pending.get_mut(&line) else {
             return Vec::new();
         };
+        let before = w.union(self.per_sector).count_ones() as usize;
         let mut done = Vec::new();
         let (mut reqs, mut sectors) = (Vec::new(), Vec::new());
         for (r, m) in w.reqs.drain(..).zip(w.sectors.drain(..)) {
@@ -520,20 +578,20 @@ impl<R> MshrTable<R> {
                 sectors.push(m);
             }
         }
-        if reqs.is_empty() {
+        *w = Waiting { reqs, sectors };
+        self.sectors_pending -= before - w.union(self.per_sector).count_ones() as usize;
+        if w.reqs.is_empty() {
             self.pending.remove(&line);
-        } else {
-            *w = Waiting { reqs, sectors };
         }
         done
     }
 
     /// Entries in use.
     pub fn occupied(&self) -> usize {
-        self.pending.len()
+        self.sectors_pending
     }
 
-    /// Every entry in use: the line and its waiting requests, in line order.
+    /// Every line with entries in use and its waiting requests, in line order.
     pub fn entries(&self) -> impl Iterator<Item = (u64, &[R])> {
         self.pending.iter().map(|(&l, w)| (l, w.reqs.as_slice()))
     }
@@ -738,7 +796,7 @@ mod tests {
 
     #[test]
     fn mshrs_merge_up_to_the_limit_and_run_out_of_entries() {
-        let mut m: MshrTable<u32> = MshrTable::new(2, 3);
+        let mut m: MshrTable<u32> = MshrTable::new(2, 3, false);
         assert_eq!(
             m.add_sectors(0x100, 1, 1),
             Ok(true),
@@ -748,7 +806,7 @@ mod tests {
         assert_eq!(m.add_sectors(0x100, 3, 1), Ok(false));
         assert_eq!(m.add_sectors(0x100, 4, 1), Err(MshrFull::MergeLimit));
         assert_eq!(m.add_sectors(0x200, 5, 1), Ok(true));
-        assert_eq!(m.check(0x300), Err(MshrFull::NoEntry));
+        assert_eq!(m.check(0x300, 1), Err(MshrFull::NoEntry));
         assert_eq!(m.occupied(), 2);
         assert_eq!(m.fill(0x100), vec![1, 2, 3], "requests come back in order");
         assert!(!m.probe(0x100));
@@ -758,5 +816,48 @@ mod tests {
             "the freed entry is reusable"
         );
         assert!(m.fill(0x999).is_empty());
+    }
+
+    /// In a sectored cache an entry is a sector (GPGPU-Sim's `mshr_addr` is the sector's
+    /// address): one line's four single-sector misses take four entries and merge apart, and
+    /// a line request takes an entry and a merge slot in each sector it waits for.
+    #[test]
+    fn sectored_mshrs_count_entries_and_merges_per_sector() {
+        let mut m: MshrTable<u32> = MshrTable::new(5, 2, true);
+        for (req, sector) in (1..=4).zip([1, 2, 4, 8]) {
+            assert_eq!(m.add_sectors(0x100, req, sector), Ok(req == 1));
+        }
+        assert_eq!(m.occupied(), 4, "four sectors pending");
+        assert_eq!(
+            m.add_sectors(0x100, 5, 1),
+            Ok(false),
+            "sector 0 merges a second"
+        );
+        assert_eq!(m.check(0x100, 1), Err(MshrFull::MergeLimit));
+        assert_eq!(m.check(0x100, 0b1110), Ok(()), "the others have room");
+        assert_eq!(
+            m.check(0x200, 0b11),
+            Err(MshrFull::NoEntry),
+            "two new, one free"
+        );
+        assert_eq!(m.add_sectors(0x200, 6, 1), Ok(true));
+        assert_eq!(m.fill_covered(0x100, 0b0011), vec![1, 2, 5]);
+        assert_eq!(
+            m.occupied(),
+            3,
+            "sectors 2 and 3 of 0x100, sector 0 of 0x200"
+        );
+        assert_eq!(m.fill_covered(0x100, 0b1111), vec![3, 4]);
+        assert!(!m.probe(0x100));
+        assert_eq!(m.fill(0x200), vec![6]);
+        assert_eq!(m.occupied(), 0);
+        // Per line, the same requests take one entry and merge in it.
+        let mut m: MshrTable<u32> = MshrTable::new(1, 2, false);
+        assert_eq!(m.add_sectors(0x100, 1, 1), Ok(true));
+        assert_eq!(m.add_sectors(0x100, 2, 2), Ok(false));
+        assert_eq!(m.check(0x100, 4), Err(MshrFull::MergeLimit));
+        assert_eq!(m.occupied(), 1);
+        assert_eq!(m.fill_covered(0x100, 0b01), vec![1]);
+        assert_eq!(m.occupied(), 1, "request 2 still waits");
     }
 }

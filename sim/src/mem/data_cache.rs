@@ -166,7 +166,11 @@ impl<R> DataCache<R> {
     pub fn with_policy(cfg: &CacheConfig, index: SetIndex, policy: WritePolicy) -> Self {
         Self {
             tags: TagArray::new(cfg.sets(), cfg.ways, cfg.line_bytes, index),
-            mshrs: MshrTable::new(cfg.mshrs as usize, cfg.mshr_merge as usize),
+            mshrs: MshrTable::new(
+                cfg.mshrs as usize,
+                cfg.mshr_merge as usize,
+                cfg.mshr_sectors,
+            ),
             miss_queue: VecDeque::new(),
             miss_queue_cap: cfg.miss_queue as usize,
             line_bytes: cfg.line_bytes,
@@ -305,13 +309,14 @@ impl<R> DataCache<R> {
         let line = self.tags.line(addr);
         match self.tags.probe_sectors(addr, mask) {
             l @ Lookup::Hit { .. } => Ok(Some(l)),
-            l @ Lookup::HitReserved { .. } => match self.mshrs.check(line) {
+            l @ Lookup::HitReserved { .. } => match self.mshrs.check(line, mask) {
                 Err(MshrFull::MergeLimit) => Err(Fail::MergeLimit),
-                Err(MshrFull::NoEntry) => unreachable!("a reserved line has its MSHR entry"),
+                // A request also waiting for valid sectors counts them as entries.
+                Err(MshrFull::NoEntry) => Err(Fail::MshrFull),
                 Ok(()) => Ok(Some(l)),
             },
             _ if queue_full => Err(Fail::MissQueueFull),
-            l @ Lookup::SectorMiss { .. } => match self.mshrs.check(line) {
+            l @ Lookup::SectorMiss { .. } => match self.mshrs.check(line, mask) {
                 Err(MshrFull::MergeLimit) => Err(Fail::MergeLimit),
                 Err(MshrFull::NoEntry) => Err(Fail::MshrFull),
                 Ok(()) => Ok(Some(l)),
@@ -322,7 +327,7 @@ impl<R> DataCache<R> {
             {
                 Err(Fail::MissQueueFull)
             }
-            l @ Lookup::Miss { .. } => match self.mshrs.check(line) {
+            l @ Lookup::Miss { .. } => match self.mshrs.check(line, mask) {
                 Err(_) => Err(Fail::MshrFull),
                 Ok(()) => Ok(Some(l)),
             },
@@ -348,7 +353,7 @@ impl<R> DataCache<R> {
             l @ (Lookup::Hit { .. } | Lookup::SectorMiss { .. }) => Ok(Some(l)),
             l @ Lookup::HitReserved { .. } => {
                 room(1)?;
-                match self.mshrs.check(line) {
+                match self.mshrs.check(line, mask) {
                     Err(_) => Err(Fail::MergeLimit),
                     Ok(()) => Ok(Some(l)),
                 }
@@ -356,7 +361,7 @@ impl<R> DataCache<R> {
             Lookup::AllReserved { .. } => Err(Fail::AllWaysReserved),
             l @ Lookup::Miss { set, way, victim } => {
                 room(1 + self.miss_entries(set, way, victim))?;
-                match self.mshrs.check(line) {
+                match self.mshrs.check(line, self.tags.full_mask()) {
                     Err(_) => Err(Fail::MshrFull),
                     Ok(()) => Ok(Some(l)),
                 }
@@ -643,6 +648,7 @@ mod tests {
             miss_queue: mq,
             latency: 1,
             sector_bytes: 0,
+            mshr_sectors: false,
             port_bytes: 0,
             write_allocate: Default::default(),
             set_index: Default::default(),

@@ -184,7 +184,7 @@ pub const OPTIONS: &[Known] = &[
         Timing(Some("0")),
         false,
     ),
-    k("gpgpu_inst_fetch_throughput", Int, Timing(Some("1")), false),
+    k("gpgpu_inst_fetch_throughput", UInt, Read, false),
     k("gpgpu_kernel_launch_latency", Int, Read, false),
     k("gpgpu_l1_banks", UInt, Read, false),
     k("gpgpu_l1_banks_byte_interleaving", UInt, Read, false),

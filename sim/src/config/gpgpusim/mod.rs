@@ -32,6 +32,7 @@
 //! | `-gpgpu_mem_addr_mapping`, `-gpgpu_memory_partition_indexing` (3.x: `-memory_partition_indexing`) | `dram.address_mapping`, `dram.partition_indexing` (0 consecutive, 1 xor, 2 ipoly, 4 random, 5 consecutive) |
 //! | `-gpgpu_cache:dl1`, `:dl2` set index `P` | `l1d.set_index`, `l2.set_index` = `ipoly` |
 //! | `-gpgpu_l1_banks`, `-gpgpu_l1_banks_byte_interleaving` | `pipeline.l1d_banks`, `pipeline.l1d_bank_bytes` (linear bank function: `-gpgpu_l1_banks_hashing_function` 0) |
+//! | `-gpgpu_inst_fetch_throughput` | `pipeline.fetch_throughput` |
 //! | `-gpgpu_coalesce_arch` (40 and above: 32 B sectors, sectored L1D) | `pipeline.sector_coalescing` |
 //! | `-gpgpu_adaptive_cache_config`, `-gpgpu_unified_l1d_size`, `-gpgpu_shmem_option` | `l1d_carveout.enabled`, `.unified_kb`, `.shared_options_kb` |
 //! | `-gpgpu_num_sp_units`, `-gpgpu_num_sfu_units`, `-icnt_flit_size` | `units.sp_units`, `units.sfu_units`, `interconnect.flit_bytes` |

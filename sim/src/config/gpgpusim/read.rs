@@ -84,6 +84,7 @@ pub(super) fn apply(
             };
         }
         "gpgpu_l1_banks" => cfg.pipeline.l1d_banks = c.u32()?,
+        "gpgpu_inst_fetch_throughput" => cfg.pipeline.fetch_throughput = c.u32()?,
         "gpgpu_l1_banks_byte_interleaving" => cfg.pipeline.l1d_bank_bytes = c.u32()?,
         "gpgpu_coalesce_arch" => cfg.pipeline.sector_coalescing = c.u32()? >= 40,
         "gpgpu_adaptive_cache_config" => cfg.l1d_carveout.enabled = c.u32()? != 0,

@@ -348,3 +348,31 @@ fn address_mappings_and_partition_indexing_read_or_fail_clearly() {
         "{e}"
     );
 }
+
+/// The partition queues and the fetch throughput are read; an `icnt_L2` queue that GPGPU-Sim
+/// would never pop the interconnect into is refused at its line.
+#[test]
+fn partition_queues_and_fetch_throughput_read() {
+    let p =
+        read("-gpgpu_dram_partition_queues 32:16:8:24\n-gpgpu_inst_fetch_throughput 8\n").unwrap();
+    let q = p.config.partition_queues;
+    assert_eq!((q.enabled, q.icnt_to_l2, q.l2_to_icnt), (true, 32, 24));
+    assert_eq!(p.config.pipeline.fetch_throughput, 8);
+    let noted: Vec<_> = noted("-gpgpu_dram_partition_queues 32:16:8:24\n")
+        .into_iter()
+        .map(|n| n.0)
+        .collect();
+    assert_eq!(
+        noted,
+        [
+            "-gpgpu_dram_partition_queues L2_dram",
+            "-gpgpu_dram_partition_queues dram_L2"
+        ]
+    );
+    let e = err("-gpgpu_dram_partition_queues 2:8:8:8\n");
+    assert!(
+        e.contains("partition_queues.icnt_to_l2") && e.contains("four fit"),
+        "{e}"
+    );
+    assert!(err("-gpgpu_dram_partition_queues 8:8\n").contains("expected"));
+}

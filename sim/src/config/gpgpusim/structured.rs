@@ -205,6 +205,7 @@ pub(super) fn cache(
     into.mshr_merge = merge;
     into.miss_queue = miss_queue;
     into.sector_bytes = sector_bytes;
+    into.mshr_sectors = sector_bytes > 0;
     if which == Which::Dl2 {
         into.write_allocate = match chosen[3] {
             'W' => WriteAllocate::Fetch,

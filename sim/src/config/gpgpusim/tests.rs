@@ -19,6 +19,9 @@ fn the_sample_gtx480_file_gives_the_gtx480_preset() {
     // The preset keeps the model's own address mapping, which gives this file's channels,
     // slices and L2 sets (`mem::address` tests) but not its DRAM banks.
     want.dram.address_mapping = cfg.dram.address_mapping.clone();
+    // The file's `S:` L2 keys its MSHRs by sector, as GPGPU-Sim's; the preset keeps the ELF
+    // thesis's 32 MSHRs of whole lines (Table 3.1).
+    want.l2.mshr_sectors = true;
     assert_eq!(cfg, want);
     assert_eq!(
         cfg.dram.address_mapping.as_deref(),
@@ -288,6 +291,10 @@ fn gpgpu_sims_sm2_gtx480_file_is_read() {
     assert_eq!((cfg.dram.timing.cl, cfg.dram.timing.rc), (12, 40));
     // dl2 S:64:128:8: 32 B sectors, 64 KB slices; dl1 ...,S:64:8,8: 64 MSHRs.
     assert_eq!((cfg.l2.sector_bytes, cfg.l2.size_bytes), (32, 64 * 1024));
+    assert!(
+        cfg.l2.mshr_sectors && !cfg.l1d.mshr_sectors,
+        "S: keys the MSHRs by sector"
+    );
     assert_eq!((cfg.l1d.sector_bytes, cfg.l1d.mshrs), (0, 64));
     // -gpgpu_dram_partition_queues 64:64:64:64: the interconnect-side queues are modelled,
     // the DRAM-side ones noted.

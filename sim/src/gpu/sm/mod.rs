@@ -38,8 +38,10 @@
 //!    from the leading scheduler (`active cycles % schedulers`, rotating like GPGPU-Sim's
 //!    `Issue_Prio`), each scheduler is offered its warps whose unit still has a free slot and
 //!    takes a slot only for the warp it grants. Grants are issued in that order.
-//! 3. **Fetch**: a returned L1I line first fills the i-buffers of the warps that missed on
-//!    it, one per cycle in the order they missed; otherwise one warp whose i-buffer is empty
+//! 3. **Fetch** (`pipeline.fetch_throughput` times a cycle, each followed by its retire
+//!    step, as GPGPU-Sim's decode + fetch loop): a returned L1I line first fills the
+//!    i-buffers of the warps that missed on it, one per fetch in the order they missed;
+//!    otherwise one warp whose i-buffer is empty
 //!    reads the L1I (round robin after the last fetched, from warp 1 at the start, moving on
 //!    past a refused access as GPGPU-Sim's `RESERVATION_FAIL`; with a warp-issue unit that
 //!    orders fetch, such as ELF's, the warp it chose); on a hit up
@@ -171,6 +173,8 @@ struct Timing {
     l1d_pipe: usize,
     /// log2 of `pipeline.l1d_bank_bytes`.
     l1d_bank_log2: u32,
+    /// `pipeline.fetch_throughput`: fetch stages per cycle.
+    fetches: u32,
 }
 
 /// One SM, laid out in declaration order (`repr(C)`): the state every cycle touches first,
@@ -402,6 +406,7 @@ impl<'a> Sm<'a> {
                     false => 0,
                 },
                 l1d_bank_log2: cfg.pipeline.l1d_bank_bytes.max(1).trailing_zeros(),
+                fetches: cfg.pipeline.fetch_throughput.max(1),
             },
             alloc: blocks.alloc,
             alloc_req: AllocRequest::default(),
@@ -561,8 +566,10 @@ impl<'a> Sm<'a> {
         self.lsu_stage(now)?;
         self.collector_cycle(now);
         self.issue_stage(now, issued)?;
-        self.fetch(now)?;
-        self.retire();
+        for _ in 0..self.timing.fetches {
+            self.fetch(now)?;
+            self.retire();
+        }
         if self.preempting > 0 {
             self.preempt_stage(now);
         }
