@@ -553,6 +553,9 @@ pub struct CacheConfig {
     /// What a write miss does in a write-back cache (the L2). L2 only.
     #[serde(default, skip_serializing_if = "WriteAllocate::is_lazy")]
     pub write_allocate: WriteAllocate,
+    /// What a write does in the write-through L1D. L1D only.
+    #[serde(default, skip_serializing_if = "WriteThrough::is_evict")]
+    pub write_through: WriteThrough,
     /// The set index function: the L1D's (`auto`: the Fermi hash where it fits, otherwise
     /// linear); the L2's on its partition address (`linear` or `ipoly`; `auto` is linear);
     /// the L1I is linear.
@@ -578,6 +581,29 @@ pub enum WriteAllocate {
 impl WriteAllocate {
     fn is_lazy(&self) -> bool {
         *self == WriteAllocate::Lazy
+    }
+}
+
+/// What a write does in the write-through L1D (GPGPU-Sim's write policy and write-allocation
+/// letters of `-gpgpu_cache:dl1`); every write goes on to the L2 in all three.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteThrough {
+    /// A write hit invalidates the line, a miss allocates nothing (`E`, and `L` for global
+    /// writes: GPGPU-Sim's Fermi to Pascal files).
+    #[default]
+    Evict,
+    /// A write hit updates the line, a miss allocates nothing (`T` with `N`).
+    Update,
+    /// A write hit updates the line; a miss allocates it without a fetch, the sectors the
+    /// write fills wholly readable and the rest fetched by a later read (`T` with `L`, lazy
+    /// fetch on read: `data_cache::wr_miss_wa_lazy_fetch_on_read`; Volta's files).
+    Allocate,
+}
+
+impl WriteThrough {
+    fn is_evict(&self) -> bool {
+        *self == WriteThrough::Evict
     }
 }
 

@@ -57,6 +57,7 @@ fn cache(
         mshr_sectors: false,
         port_bytes: 0,
         write_allocate: Default::default(),
+        write_through: Default::default(),
         set_index: Default::default(),
     }
 }

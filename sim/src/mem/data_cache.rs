@@ -29,7 +29,7 @@
 
 use super::cache::{Lookup, MshrFull, MshrTable, SetIndex, TagArray};
 use super::per_kernel::PerKernel;
-use crate::config::CacheConfig;
+use crate::config::{CacheConfig, WriteThrough};
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -55,11 +55,38 @@ pub enum WritePolicy {
     WriteThrough,
     /// Write-back, write-allocate without fetch (GPGPU-Sim 4's L2).
     WriteBack,
+    /// Write-through; a write hit updates the line (the sectors it writes wholly become
+    /// valid), a miss allocates nothing (GPGPU-Sim's `T` with `N`).
+    WriteThroughUpdate,
+    /// Write-through; a write hit updates the line and a miss allocates it without a fetch,
+    /// the sectors it writes wholly valid (GPGPU-Sim's `T` with `L`,
+    /// `data_cache::wr_miss_wa_lazy_fetch_on_read`).
+    WriteThroughAllocate,
     /// Write-back; a write miss sends the write on and fetches its line into a reserved way,
     /// the write waiting in the line's MSHR entry for the fill (GPGPU-Sim 3.x's L2,
     /// `data_cache::wr_miss_wa`); a write to a line being fetched is sent on and waits there
     /// too.
     WriteBackFetch,
+}
+
+impl WritePolicy {
+    /// A write-through policy that keeps written data in the cache.
+    fn keeps_writes(self) -> bool {
+        matches!(
+            self,
+            WritePolicy::WriteThroughUpdate | WritePolicy::WriteThroughAllocate
+        )
+    }
+}
+
+/// The bytes `bytes` bytes from `addr` cover in the aligned 128 B block of `addr` (bit `i`:
+/// byte `i`; bytes past the block are left out).
+pub fn span_mask(addr: u64, bytes: u32) -> u128 {
+    let span = match bytes {
+        b if b >= 128 => u128::MAX,
+        b => (1u128 << b) - 1,
+    };
+    span << (addr % 128)
 }
 
 /// Result of one access.
@@ -157,9 +184,15 @@ pub struct DataCache<R> {
 }
 
 impl<R> DataCache<R> {
-    /// A write-through cache of geometry `cfg` with set index function `index`.
+    /// A write-through cache of geometry `cfg` (its `write_through` policy) with set index
+    /// function `index`.
     pub fn new(cfg: &CacheConfig, index: SetIndex) -> Self {
-        Self::with_policy(cfg, index, WritePolicy::WriteThrough)
+        let policy = match cfg.write_through {
+            WriteThrough::Evict => WritePolicy::WriteThrough,
+            WriteThrough::Update => WritePolicy::WriteThroughUpdate,
+            WriteThrough::Allocate => WritePolicy::WriteThroughAllocate,
+        };
+        Self::with_policy(cfg, index, policy)
     }
 
     /// A cache of geometry `cfg`, set index function `index` and write policy `policy`.
@@ -299,12 +332,19 @@ impl<R> DataCache<R> {
                 }
             };
         }
-        if write {
-            return if queue_full {
-                Err(Fail::MissQueueFull)
-            } else {
-                Ok(None)
+        if write && queue_full {
+            return Err(Fail::MissQueueFull);
+        }
+        if write && self.policy.keeps_writes() {
+            let allocate = self.policy == WritePolicy::WriteThroughAllocate;
+            return match self.tags.probe_sectors(addr, mask) {
+                Lookup::AllReserved { .. } if allocate => Err(Fail::AllWaysReserved),
+                Lookup::Miss { .. } | Lookup::AllReserved { .. } if !allocate => Ok(None),
+                l => Ok(Some(l)),
             };
+        }
+        if write {
+            return Ok(None);
         }
         let line = self.tags.line(addr);
         match self.tags.probe_sectors(addr, mask) {
@@ -394,8 +434,25 @@ impl<R> DataCache<R> {
     }
 
     /// One access of request `req` to `addr`; a write-through or a write sent on carries
-    /// `bytes` bytes.
+    /// `bytes` bytes, every one of them written.
     pub fn access_sized(&mut self, addr: u64, bytes: u32, write: bool, req: R) -> Outcome {
+        self.access_with(addr, bytes, write, span_mask(addr, bytes), req)
+    }
+
+    /// A write of request `req` to `addr` carrying `bytes` bytes, of which it writes
+    /// `touched` (bit `i`: byte `i` of the aligned 128 B block of `addr`).
+    pub fn access_write(&mut self, addr: u64, bytes: u32, touched: u128, req: R) -> Outcome {
+        self.access_with(addr, bytes, true, touched, req)
+    }
+
+    fn access_with(
+        &mut self,
+        addr: u64,
+        bytes: u32,
+        write: bool,
+        touched: u128,
+        req: R,
+    ) -> Outcome {
         let mask = self.tags.sector_mask(addr, bytes);
         let lookup = match self.check_sectors(addr, mask, write) {
             Ok(l) => l,
@@ -404,6 +461,19 @@ impl<R> DataCache<R> {
         self.version += 1;
         let line = self.tags.line(addr);
         match lookup {
+            Some(l) if write && self.policy.keeps_writes() => {
+                self.keep_write(addr, touched, l);
+                self.miss_queue.push_back(Fetch {
+                    line,
+                    write: true,
+                    bytes,
+                    sectors: mask,
+                    req: Some(req),
+                    owner: self.owner,
+                });
+                self.count_write(mask);
+                Outcome::WriteThrough { evicted: false }
+            }
             None => {
                 let evicted = self.tags.invalidate(addr);
                 self.miss_queue.push_back(Fetch {
@@ -481,6 +551,44 @@ impl<R> DataCache<R> {
             }
             Some(Lookup::AllReserved { .. }) => unreachable!("check refuses it"),
         }
+    }
+
+    /// A write-through write that updates its line (`l`, as [`DataCache::check`] found it) or
+    /// allocates it (a miss, [`WritePolicy::WriteThroughAllocate`]): the sectors `touched`
+    /// covers wholly become valid (a sector being fetched keeps waiting for its fill).
+    fn keep_write(&mut self, addr: u64, touched: u128, l: Lookup) {
+        let whole = self.whole_sectors(addr, touched);
+        match l {
+            Lookup::Hit { set, way }
+            | Lookup::HitReserved { set, way }
+            | Lookup::SectorMiss { set, way, .. } => {
+                self.tags.touch(set, way);
+                self.tags.write_sectors(set, way, whole);
+            }
+            Lookup::Miss { set, way, victim } => {
+                self.write_back_victim(set, way, victim);
+                self.tags.reserve_sectors_at(addr, set, way, 0);
+                self.tags.write_sectors(set, way, whole);
+                self.count(|s| s.write_misses += 1);
+            }
+            Lookup::AllReserved { .. } => unreachable!("check refuses it"),
+        }
+    }
+
+    /// The sectors of the line of `addr` every byte of which `touched` (bytes of the aligned
+    /// 128 B block of `addr`) covers; none for a line longer than 128 B.
+    fn whole_sectors(&self, addr: u64, touched: u128) -> u32 {
+        let (line, sector) = (self.line_bytes as u64, self.tags.sector_bytes() as u64);
+        if line > 128 || sector == 0 {
+            return 0;
+        }
+        let base = self.tags.line(addr) % 128;
+        (0..line / sector)
+            .filter(|k| {
+                let bits = span_mask(base + k * sector, sector as u32);
+                touched & bits == bits
+            })
+            .fold(0, |m, k| m | 1 << k)
     }
 
     /// Prefetches the line of `addr` as request `req` (which its fill returns like any other)
@@ -651,6 +759,7 @@ mod tests {
             mshr_sectors: false,
             port_bytes: 0,
             write_allocate: Default::default(),
+            write_through: Default::default(),
             set_index: Default::default(),
         }
     }
@@ -996,6 +1105,70 @@ mod tests {
                 (version, seen) = (c.version(), now);
             }
         }
+    }
+
+    /// A sectored write-through L1D with GPGPU-Sim's Volta policies: 2 sets x 2 ways of 128 B
+    /// lines in 32 B sectors.
+    fn write_through(mode: WriteThrough) -> DataCache<u32> {
+        let cfg = CacheConfig {
+            write_through: mode,
+            ..config(2, 2, 4, 8, 8)
+        };
+        DataCache::new(&cfg, SetIndex::Linear).sectored(32)
+    }
+
+    /// `T` with `L` (lazy fetch on read): a write miss allocates its line without a fetch; a
+    /// read of a sector the write filled hits, a read of a sector it wrote in part (or not at
+    /// all) fetches it. `T` with `N` keeps a written line but allocates none; `E` evicts.
+    #[test]
+    fn write_through_l1ds_update_allocate_or_evict() {
+        let mut c = write_through(WriteThrough::Allocate);
+        // Sector 0 wholly written, 4 bytes of sector 1.
+        let touched = span_mask(0x1000, 32) | span_mask(0x1020, 4);
+        let o = c.access_write(0x1000, 64, touched, 1);
+        assert_eq!(o, Outcome::WriteThrough { evicted: false });
+        assert_eq!(fetches(&mut c), [(0x1000, 0b0011, 64)], "the write goes on");
+        assert_eq!(c.access_sized(0x1000, 32, false, 2), Outcome::Hit);
+        assert_eq!(c.access_sized(0x1020, 4, false, 3), Outcome::Miss);
+        assert_eq!(
+            fetches(&mut c),
+            [(0x1000, 0b0010, 32)],
+            "only sector 1 is fetched"
+        );
+        assert_eq!(c.stats.write_misses, 1);
+
+        let mut c = write_through(WriteThrough::Update);
+        assert_eq!(
+            c.access_sized(0x1000, 32, true, 1),
+            Outcome::WriteThrough { evicted: false }
+        );
+        assert_eq!(
+            c.access_sized(0x1000, 32, false, 2),
+            Outcome::Miss,
+            "nothing allocated"
+        );
+        c.pop_fetch();
+        c.pop_fetch();
+        c.fill_sectors(0x1000, 0b0001);
+        assert_eq!(
+            c.access_sized(0x1000, 32, true, 3),
+            Outcome::WriteThrough { evicted: false }
+        );
+        assert_eq!(
+            c.access_sized(0x1000, 32, false, 4),
+            Outcome::Hit,
+            "a written hit stays"
+        );
+
+        let mut c = write_through(WriteThrough::Evict);
+        c.access_sized(0x1000, 32, false, 1);
+        c.pop_fetch();
+        c.fill_sectors(0x1000, 0b0001);
+        assert_eq!(
+            c.access_sized(0x1000, 32, true, 2),
+            Outcome::WriteThrough { evicted: true }
+        );
+        assert_eq!(c.access_sized(0x1000, 32, false, 3), Outcome::Miss);
     }
 
     /// A sectored write-back cache (GPGPU-Sim's `S:` L2): 2 sets x 2 ways of 128 B lines in

@@ -376,3 +376,38 @@ fn partition_queues_and_fetch_throughput_read() {
     );
     assert!(err("-gpgpu_dram_partition_queues 8:8\n").contains("expected"));
 }
+
+/// The L1D's write policy and write allocation: `T` keeps written data (`N`: no allocation,
+/// `L`: lazy fetch on read allocates), `L` and `E` evict; `T` with `F` is noted as `N`.
+#[test]
+fn l1d_write_policies_read() {
+    use crate::config::WriteThrough;
+    let dl1 =
+        |w: &str, a: &str| format!("-gpgpu_cache:dl1 S:4:128:64,L:{w}:m:{a}:L,A:512:8,16:0,32\n");
+    for (w, a, want) in [
+        ("T", "L", WriteThrough::Allocate),
+        ("T", "N", WriteThrough::Update),
+        ("L", "N", WriteThrough::Evict),
+        ("E", "N", WriteThrough::Evict),
+    ] {
+        let p = read(&dl1(w, a)).unwrap();
+        assert_eq!(p.config.l1d.write_through, want, "{w} {a}");
+        let notes: Vec<_> = p
+            .notes
+            .unmodelled
+            .iter()
+            .map(|u| u.option.as_str())
+            .collect();
+        assert!(
+            !notes.contains(&"-gpgpu_cache:dl1 write allocation"),
+            "{notes:?}"
+        );
+    }
+    let noted = noted(&dl1("T", "F"));
+    assert!(
+        noted
+            .iter()
+            .any(|n| n.0 == "-gpgpu_cache:dl1 write allocation" && n.1 == "F"),
+        "{noted:?}"
+    );
+}

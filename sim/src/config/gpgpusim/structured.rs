@@ -6,7 +6,7 @@
 
 use super::notes::Notes;
 use super::Ctx;
-use crate::config::{CacheConfig, ConfigError, GpuConfig, SetIndexFn, WriteAllocate};
+use crate::config::{CacheConfig, ConfigError, GpuConfig, SetIndexFn, WriteAllocate, WriteThrough};
 
 const CACHE_FORM: &str = "[<N|S>:]<sets>:<line bytes>:<ways>,<replacement>:<write>:<allocation>:\
                           <write allocation>[:<set index>],<mshr type>:<entries>:<merge>,\
@@ -82,7 +82,9 @@ impl Which {
     /// The letters the model behaves as, per policy field (replacement, write, allocation,
     /// write allocation, set index): LRU with ages set at the miss and on hits
     /// (`mem/cache.rs`); every cache reserves a way on a miss; the L1D writes every store
-    /// through and evicts a valid copy (`E`: GPGPU-Sim's `L` differs for local-store hits);
+    /// through and evicts a valid copy (`E`: GPGPU-Sim's `L` differs for local-store hits)
+    /// or keeps it updated (`T`), allocating on a write miss with `T` and `L`
+    /// (`l1d.write_through`);
     /// the L2 writes back and allocates a written line without fetching it (`L` for
     /// whole-line writes) or, with 3.x's `W`, sends the write on and fetches the line
     /// (`l2.write_allocate`); the L1D index is the Fermi hash (`H`) or linear (`L`, and a
@@ -91,7 +93,7 @@ impl Which {
     fn modelled(self) -> [&'static str; 5] {
         match self {
             Which::Il1 => ["L", "R", "m", "N", "L"],
-            Which::Dl1 => ["L", "E", "m", "N", "HLP"],
+            Which::Dl1 => ["L", "ET", "m", "N", "HLP"],
             Which::Dl2 => ["L", "B", "m", "LW", "LP"],
         }
     }
@@ -181,7 +183,10 @@ pub(super) fn cache(
         notes.forget(&format!("-{} type", c.option));
     }
     for (i, f) in fields.iter().enumerate() {
-        let modelled = which.modelled()[i];
+        let modelled = match (which, i, chosen[1]) {
+            (Which::Dl1, 3, 'T') => "NL",
+            _ => which.modelled()[i],
+        };
         let given = policy.get(i).is_some();
         if given && !modelled.contains(chosen[i]) {
             let want = modelled.chars().next().unwrap_or('L');
@@ -218,6 +223,11 @@ pub(super) fn cache(
         };
     }
     if which == Which::Dl1 {
+        into.write_through = match (chosen[1], chosen[3]) {
+            ('T', 'L') => WriteThrough::Allocate,
+            ('T', _) => WriteThrough::Update,
+            _ => WriteThrough::Evict,
+        };
         // `auto` where it picks the same function, so that a file and the preset it mirrors
         // compare equal.
         let hashable = crate::mem::cache::SetIndex::fermi_hash_fits(sets, line);

@@ -891,7 +891,7 @@ impl Sm<'_> {
         c.useful_bytes += useful;
     }
 
-    /// The coalesced transactions (address, bytes) of `inst`, an instruction of warp `w`, in
+    /// The coalesced transactions of `inst`, an instruction of warp `w`, in
     /// 32 B sectors when `sectors` (a load that bypasses the L1D), and the distinct bytes its
     /// lanes access.
     pub(super) fn transactions(
@@ -899,7 +899,7 @@ impl Sm<'_> {
         w: usize,
         inst: &WarpInst,
         sectors: bool,
-    ) -> (Vec<(u64, u32)>, u64) {
+    ) -> (Vec<super::lsu::Txn>, u64) {
         let warp = &self.warps[w];
         let addrs = self.tbs[warp.tb].insts.addrs(warp.index, inst);
         let mut lanes = Vec::with_capacity(addrs.len());
@@ -911,7 +911,12 @@ impl Sm<'_> {
         }
         let txns = coalesce(lanes, inst.width.max(1) as u32, sectors);
         let useful = txns.iter().map(|t| t.bytes.count_ones() as u64).sum();
-        (txns.into_iter().map(|t| (t.addr, t.size)).collect(), useful)
+        let txn = |t: Transaction| super::lsu::Txn {
+            addr: t.addr,
+            bytes: t.size,
+            touched: t.bytes,
+        };
+        (txns.into_iter().map(txn).collect(), useful)
     }
 }
 

@@ -32,8 +32,8 @@ pub(super) struct LsuOp {
     /// The pending load this instruction completes (loads and atomics).
     pub(super) token: Option<u32>,
     pub(super) kind: LsuKind,
-    /// Transactions (address, bytes) and the next one to send.
-    pub(super) txns: Vec<(u64, u32)>,
+    /// Transactions and the next one to send.
+    pub(super) txns: Vec<Txn>,
     pub(super) next: usize,
     /// The L1D version at which transaction `next` last failed (it fails again, identically,
     /// until the cache changes).
@@ -46,6 +46,29 @@ pub(super) struct LsuOp {
 /// free). An entry put in at cycle `p` reaches the lookup at `p + latency` unless the entries
 /// before it are still there, and the queue takes a new entry while it holds fewer than
 /// `latency`: so a FIFO of entry cycles is the whole queue.
+/// One memory transaction of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Txn {
+    /// Start address, aligned to its size.
+    pub(super) addr: u64,
+    /// Size, bytes (32, 64 or 128).
+    pub(super) bytes: u32,
+    /// The bytes the warp's active lanes touch in the aligned 128 B block of `addr` (bit `i`:
+    /// byte `i`); a write-allocating L1D makes a store's wholly written sectors readable.
+    pub(super) touched: u128,
+}
+
+impl Txn {
+    /// A transaction of `bytes` bytes at `addr` that touches all of them.
+    pub(super) fn whole(addr: u64, bytes: u32) -> Self {
+        Self {
+            addr,
+            bytes,
+            touched: crate::mem::data_cache::span_mask(addr, bytes),
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 pub(super) struct PipeTxn {
     /// The cycle it entered the queue.
@@ -54,8 +77,7 @@ pub(super) struct PipeTxn {
     pub(super) kind: LsuKind,
     /// The pending load it belongs to (loads).
     pub(super) token: u32,
-    pub(super) addr: u64,
-    pub(super) bytes: u32,
+    pub(super) txn: Txn,
     /// The L1D version at which its lookup last failed.
     failed_at: Option<u64>,
 }
@@ -179,8 +201,8 @@ impl Sm<'_> {
             self.stalls.lsu_blocked += 1;
         } else if op.next < op.txns.len() {
             let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
-            let (addr, bytes) = op.txns[op.next];
-            let sent = self.access_txn(warp, kind, token, addr, bytes, false, now);
+            let txn = op.txns[op.next];
+            let sent = self.access_txn(warp, kind, token, txn, false, now);
             let version = self.l1d.version();
             let op = self.lsu.front_mut().expect("present");
             if sent {
@@ -223,7 +245,7 @@ impl Sm<'_> {
             self.stalls.lsu_blocked += 1;
         } else {
             let (w, kind, token) = (head.warp, head.kind, head.token);
-            if self.access_txn(w, kind, token, head.addr, head.bytes, true, now) {
+            if self.access_txn(w, kind, token, head.txn, true, now) {
                 self.l1d_pipe[bank].pop_front();
             } else {
                 let version = self.l1d.version();
@@ -247,8 +269,8 @@ impl Sm<'_> {
                 return;
             };
             let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
-            let (addr, bytes) = op.txns[op.next];
-            let bank = self.l1d_bank(addr);
+            let txn = op.txns[op.next];
+            let bank = self.l1d_bank(txn.addr);
             let direct = matches!(
                 kind,
                 LsuKind::Atomic | LsuKind::LoadBypass | LsuKind::StoreBypass
@@ -258,27 +280,26 @@ impl Sm<'_> {
             {
                 return;
             }
-            let txn = PipeTxn {
+            let entry = PipeTxn {
                 entered: now,
                 warp,
                 kind,
                 token,
-                addr,
-                bytes,
+                txn,
                 failed_at: None,
             };
             let taken = match kind {
                 LsuKind::Atomic | LsuKind::LoadBypass | LsuKind::StoreBypass => {
-                    self.access_txn(warp, kind, token, addr, bytes, false, now)
+                    self.access_txn(warp, kind, token, txn, false, now)
                 }
                 LsuKind::Store => {
                     self.warps[warp].stores += 1;
-                    self.l1d_pipe[bank].push_back(txn);
+                    self.l1d_pipe[bank].push_back(entry);
                     true
                 }
                 LsuKind::Load => {
                     self.pending[token as usize].outstanding += 1;
-                    self.l1d_pipe[bank].push_back(txn);
+                    self.l1d_pipe[bank].push_back(entry);
                     true
                 }
             };
@@ -308,17 +329,16 @@ impl Sm<'_> {
     /// One transaction of warp `warp` to the L1D (loads and stores) or the queue of uncached
     /// requests (atomics, bypassed loads); returns whether it was taken. `queued`: it comes out of the LSU queue, which counted
     /// it as outstanding (loads, atomics) or unacknowledged (stores) when it went in.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn access_txn(
         &mut self,
         warp: usize,
         kind: LsuKind,
         token: u32,
-        addr: u64,
-        bytes: u32,
+        txn: Txn,
         queued: bool,
         now: u64,
     ) -> bool {
+        let (addr, bytes) = (txn.addr, txn.bytes);
         self.l1d.set_owner(self.warps[warp].kernel);
         match kind {
             LsuKind::LoadBypass => {
@@ -357,7 +377,7 @@ impl Sm<'_> {
             }
             LsuKind::Store => {
                 let taken = !matches!(
-                    self.l1d.access_sized(addr, bytes, true, warp as u32),
+                    self.l1d.access_write(addr, bytes, txn.touched, warp as u32),
                     Outcome::Fail(_)
                 );
                 if !queued {

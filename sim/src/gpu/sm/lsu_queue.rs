@@ -11,6 +11,7 @@
 //! before it has left the queue. Atomics order as stores (spec A-13) and are always taken.
 //! A probe the cache refuses counts as an L1D reservation failure, as the access would.
 
+use super::lsu::Txn;
 use super::{LsuKind, Sm};
 use crate::gpu::sites::lsu_queue::{LsuQueueUnit, QueueIn};
 use crate::gpu::SimError;
@@ -21,8 +22,7 @@ struct Queued {
     warp: usize,
     kind: LsuKind,
     token: u32,
-    addr: u64,
-    bytes: u32,
+    txn: Txn,
 }
 
 /// The SM's state around its LSU queue's unit: the payload of each slot.
@@ -74,13 +74,12 @@ impl Sm<'_> {
                 warp: op.warp,
                 kind: op.kind,
                 token: op.token.unwrap_or(u32::MAX),
-                addr: op.txns[op.next].0,
-                bytes: op.txns[op.next].1,
+                txn: op.txns[op.next],
             })
         });
         let unit = self.lsu_queue.as_ref().expect("a queue present");
         let full = unit.slots.iter().all(|s| s.is_some());
-        let lsu_accept = req.is_some_and(|r| self.accepts(r.kind, r.addr));
+        let lsu_accept = req.is_some_and(|r| self.accepts(r.kind, r.txn.addr));
         let mut q_accept = 0u64;
         if req.is_none() || full {
             let version = self.l1d.version();
@@ -89,7 +88,7 @@ impl Sm<'_> {
             for (i, q) in unit.slots.iter().enumerate() {
                 if let Some(q) = q {
                     if probes[i].0 != version {
-                        probes[i] = (version, self.accepts(q.kind, q.addr));
+                        probes[i] = (version, self.accepts(q.kind, q.txn.addr));
                     }
                     q_accept |= (probes[i].1 as u64) << i;
                 }
@@ -107,7 +106,7 @@ impl Sm<'_> {
         let out = unit.unit.step(&inp)?;
         if let Some(r) = req {
             if out.lsu_to_cache {
-                let taken = self.access_txn(r.warp, r.kind, r.token, r.addr, r.bytes, false, now);
+                let taken = self.access_txn(r.warp, r.kind, r.token, r.txn, false, now);
                 debug_assert!(taken, "the probe said the cache takes it");
                 self.lsu.front_mut().expect("present").next += 1;
             } else if out.enq_valid {
@@ -134,7 +133,7 @@ impl Sm<'_> {
                 let q = unit.slots[slot]
                     .take()
                     .expect("the block dequeues a full slot");
-                let taken = self.access_txn(q.warp, q.kind, q.token, q.addr, q.bytes, true, now);
+                let taken = self.access_txn(q.warp, q.kind, q.token, q.txn, true, now);
                 debug_assert!(taken, "the probe said the cache takes it");
             } else {
                 let unit = self.lsu_queue.as_ref().expect("present");

@@ -103,7 +103,7 @@ use super::{SimError, SimOptions};
 use crate::block::low_bits;
 use crate::config::GpuConfig;
 use crate::mem::cache::SetIndex;
-use crate::mem::coalescer::coalesce;
+use crate::mem::coalescer::{coalesce, Transaction};
 use crate::mem::data_cache::{DataCache, Outcome};
 use crate::mem::shared_mem::conflict_cycles;
 use crate::workload::kernel::WarpInst;

@@ -171,13 +171,13 @@ const SAVE_AREA: u64 = 1 << 36;
 /// share an area: two blocks that could be saved at the same time never share one (far fewer
 /// blocks are ever resident at once). The model carries addresses, not data: only the caches
 /// and DRAM see the addresses.
-fn context_lines(kernel: &KernelCtx, id: u32) -> Vec<(u64, u32)> {
+fn context_lines(kernel: &KernelCtx, id: u32) -> Vec<super::lsu::Txn> {
     let bytes = kernel.context_bytes().div_ceil(CONTEXT_LINE) * CONTEXT_LINE;
     let slot = id as u64 % (SAVE_AREA / bytes.max(CONTEXT_LINE));
     let area = (kernel.launch as u64 % (1 << 16)) * SAVE_AREA;
     let base = CONTEXT_BASE + area + slot * bytes;
     (0..bytes / CONTEXT_LINE)
-        .map(|i| (base + i * CONTEXT_LINE, CONTEXT_LINE as u32))
+        .map(|i| super::lsu::Txn::whole(base + i * CONTEXT_LINE, CONTEXT_LINE as u32))
         .collect()
 }
 
@@ -666,18 +666,19 @@ mod save_area_tests {
         let bytes = k.context_bytes().div_ceil(CONTEXT_LINE) * CONTEXT_LINE;
         let lines = context_lines(&k, 0);
         assert_eq!(lines.len() as u64, bytes / CONTEXT_LINE);
-        assert_eq!(lines[0].0, CONTEXT_BASE + 3 * SAVE_AREA);
+        assert_eq!(lines[0].addr, CONTEXT_BASE + 3 * SAVE_AREA);
         // Block ids past the area's slots wrap inside it (a grid of 2^32 blocks).
         for id in [1, 1 << 20, u32::MAX] {
             let l = context_lines(&k, id);
-            let (first, last) = (l[0].0, l.last().unwrap().0 + CONTEXT_LINE);
+            let (first, last) = (l[0].addr, l.last().unwrap().addr + CONTEXT_LINE);
             assert!(first >= CONTEXT_BASE + 3 * SAVE_AREA && last <= CONTEXT_BASE + 4 * SAVE_AREA);
         }
         // A launch index far past the slots of a GPU shares an area, without overflow.
         let far = kernel(usize::MAX);
         let l = context_lines(&far, u32::MAX);
         assert!(
-            l[0].0 >= CONTEXT_BASE && l.last().unwrap().0 < CONTEXT_BASE + (1 << 16) * SAVE_AREA
+            l[0].addr >= CONTEXT_BASE
+                && l.last().unwrap().addr < CONTEXT_BASE + (1 << 16) * SAVE_AREA
         );
     }
 }
