@@ -1757,7 +1757,8 @@ fn an_exported_trace_simulates_like_the_workload_itself() {
 fn a_gpgpusim_config_file_runs_and_lists_what_it_ignores() {
     let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/gtx480.gpgpusim.config");
     // Without its address mapping (the preset keeps the model's own, which differs in the
-    // DRAM banks only) the file is the gtx480 preset.
+    // DRAM banks only) the file is the gtx480 preset with GPGPU-Sim's MSHRs of sectors in its
+    // `S:` L2 (the preset keeps the ELF thesis's 32 MSHRs of lines).
     let dir = tempfile::tempdir().unwrap();
     let unmapped = dir.path().join("unmapped.config");
     let sample = std::fs::read_to_string(&cfg).unwrap();
@@ -1775,10 +1776,23 @@ fn a_gpgpusim_config_file_runs_and_lists_what_it_ignores() {
         unmapped.to_str().unwrap(),
         "--json",
     ]));
-    let b = json(&gpusched(&["sim", "--workload", "hs", "--json"]));
+    let shown = gpusched(&["config", "show", "gtx480"]);
+    let preset = String::from_utf8(shown.stdout).unwrap();
+    let sectors = preset.replace("[l2]\n", "[l2]\nmshr_sectors = true\n");
+    assert_ne!(sectors, preset);
+    let toml = dir.path().join("gtx480-sector-mshrs.toml");
+    std::fs::write(&toml, sectors).unwrap();
+    let b = json(&gpusched(&[
+        "sim",
+        "--workload",
+        "hs",
+        "--config",
+        toml.to_str().unwrap(),
+        "--json",
+    ]));
     assert_eq!(
         a["cycles"], b["cycles"],
-        "same machine as the gtx480 preset"
+        "same machine as the gtx480 preset with sector MSHRs"
     );
     let mapped = json(&gpusched(&[
         "sim",

@@ -241,6 +241,14 @@ fn parse_layer(
             count_line = Some(line);
         }
     }
+    // `-gpgpu_mem_address_mask` picks one of GPGPU-Sim's built-in mappings, which a mapping
+    // string replaces whole (`addrdec_parseoption` clears every mask first): with one, the
+    // mask changes nothing.
+    let mask = "-gpgpu_mem_address_mask";
+    if cfg.dram.address_mapping.is_some() && notes.unmodelled.iter().any(|u| u.option == mask) {
+        notes.forget(mask);
+        notes.inert(&mask[1..]);
+    }
     if !first && clusters.is_some() != per_cluster.is_some() {
         return Err(super::field(
             "sm.count",

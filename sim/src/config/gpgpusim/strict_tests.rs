@@ -411,3 +411,25 @@ fn l1d_write_policies_read() {
         "{noted:?}"
     );
 }
+
+/// `-gpgpu_mem_address_mask` only picks GPGPU-Sim's built-in mapping: with a mapping string it
+/// changes nothing and is not noted; without one it is.
+#[test]
+fn the_address_mask_is_noted_only_without_a_mapping_string() {
+    let mapping = "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS\n";
+    let p = read(&format!("-gpgpu_mem_address_mask 1\n{mapping}")).unwrap();
+    assert!(p
+        .notes
+        .unmodelled
+        .iter()
+        .all(|u| u.option != "-gpgpu_mem_address_mask"));
+    assert!(p
+        .notes
+        .inert
+        .contains(&"gpgpu_mem_address_mask".to_string()));
+    let noted = noted("-gpgpu_mem_address_mask 1\n");
+    assert!(
+        noted.iter().any(|n| n.0 == "-gpgpu_mem_address_mask"),
+        "{noted:?}"
+    );
+}
