@@ -463,29 +463,11 @@ impl<R> DataCache<R> {
         match lookup {
             Some(l) if write && self.policy.keeps_writes() => {
                 self.keep_write(addr, touched, l);
-                self.miss_queue.push_back(Fetch {
-                    line,
-                    write: true,
-                    bytes,
-                    sectors: mask,
-                    req: Some(req),
-                    owner: self.owner,
-                });
-                self.count_write(mask);
-                Outcome::WriteThrough { evicted: false }
+                self.write_through(line, (bytes, mask), req, false)
             }
             None => {
                 let evicted = self.tags.invalidate(addr);
-                self.miss_queue.push_back(Fetch {
-                    line,
-                    write: true,
-                    bytes,
-                    sectors: mask,
-                    req: Some(req),
-                    owner: self.owner,
-                });
-                self.count_write(mask);
-                Outcome::WriteThrough { evicted }
+                self.write_through(line, (bytes, mask), req, evicted)
             }
             Some(Lookup::HitReserved { set, way })
                 if write && self.policy == WritePolicy::WriteBackFetch =>
@@ -551,6 +533,26 @@ impl<R> DataCache<R> {
             }
             Some(Lookup::AllReserved { .. }) => unreachable!("check refuses it"),
         }
+    }
+
+    /// Sends write `req` of `bytes` bytes (sectors `mask`) of `line` on to the next level.
+    fn write_through(
+        &mut self,
+        line: u64,
+        (bytes, mask): (u32, u32),
+        req: R,
+        evicted: bool,
+    ) -> Outcome {
+        self.miss_queue.push_back(Fetch {
+            line,
+            write: true,
+            bytes,
+            sectors: mask,
+            req: Some(req),
+            owner: self.owner,
+        });
+        self.count_write(mask);
+        Outcome::WriteThrough { evicted }
     }
 
     /// A write-through write that updates its line (`l`, as [`DataCache::check`] found it) or
