@@ -3,7 +3,7 @@
 //! sets with.
 //!
 //! Two mappings:
-//! - [`AddressMap::Chunked`], the model's own (the presets): consecutive chunks of
+//! - [`Chunked`], the model's own (the presets): consecutive chunks of
 //!   `line * sub_partitions` bytes go to consecutive channels (modulo `channels`), the lines
 //!   of a chunk to the channel's consecutive slices; within the channel, consecutive
 //!   `row_bytes` of its address space go to consecutive banks.
@@ -30,18 +30,7 @@ pub struct Location {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AddressMap {
     /// The model's own mapping (see the module doc).
-    Chunked {
-        /// Memory channels.
-        channels: u64,
-        /// Slices per channel (a power of two).
-        subs: u64,
-        /// log2 of the L2 line, bytes.
-        line_log2: u32,
-        /// DRAM banks per channel.
-        banks: u64,
-        /// DRAM row, bytes.
-        row_bytes: u64,
-    },
+    Chunked(Chunked),
     /// GPGPU-Sim's decoder.
     Decoded(Decoder),
 }
@@ -52,55 +41,28 @@ impl AddressMap {
     pub fn new(dram: &DramConfig, line_bytes: u32) -> Result<Self, String> {
         Ok(match &dram.address_mapping {
             Some(m) => AddressMap::Decoded(Decoder::new(m, dram)?),
-            None => AddressMap::Chunked {
+            None => AddressMap::Chunked(Chunked {
                 channels: dram.channels as u64,
                 subs: dram.sub_partitions as u64,
                 line_log2: line_bytes.trailing_zeros(),
                 banks: dram.banks as u64,
                 row_bytes: dram.row_bytes as u64,
-            },
+            }),
         })
     }
 
     /// Where `addr` goes.
     pub fn locate(&self, addr: u64) -> Location {
-        match *self {
-            AddressMap::Chunked {
-                channels,
-                subs,
-                line_log2,
-                banks,
-                row_bytes,
-            } => {
-                let chunk_log2 = line_log2 + subs.trailing_zeros();
-                let chunk = addr >> chunk_log2;
-                let channel = (chunk % channels) as usize;
-                let local = (chunk / channels) << chunk_log2 | (addr & ((1 << chunk_log2) - 1));
-                let sub = (addr >> line_log2) & (subs - 1);
-                let r = local / row_bytes;
-                Location {
-                    channel,
-                    slice: channel * subs as usize + sub as usize,
-                    bank: (r % banks) as u32,
-                    row: r / banks,
-                }
-            }
+        match self {
+            AddressMap::Chunked(c) => c.locate(addr),
             AddressMap::Decoded(d) => d.locate(addr),
         }
     }
 
     /// The L2 slice of `addr` (every request's: no DRAM bank or row worked out).
     pub fn slice(&self, addr: u64) -> usize {
-        match *self {
-            AddressMap::Chunked {
-                channels,
-                subs,
-                line_log2,
-                ..
-            } => {
-                let channel = (addr >> (line_log2 + subs.trailing_zeros())) % channels;
-                (channel * subs + ((addr >> line_log2) & (subs - 1))) as usize
-            }
+        match self {
+            AddressMap::Chunked(c) => c.slice(addr) as usize,
             AddressMap::Decoded(d) => d.slice(addr) as usize,
         }
     }
@@ -108,7 +70,7 @@ impl AddressMap {
     /// The channel of `addr`.
     pub fn channel(&self, addr: u64) -> usize {
         let subs = match self {
-            AddressMap::Chunked { subs, .. } => *subs,
+            AddressMap::Chunked(c) => c.subs,
             AddressMap::Decoded(d) => d.subs,
         };
         self.slice(addr) / subs as usize
@@ -117,18 +79,58 @@ impl AddressMap {
     /// `addr` without the bits that choose its channel and slice (GPGPU-Sim's
     /// `partition_address`): an L2 slice indexes its sets with it, so that every set is used.
     pub fn partition_address(&self, addr: u64) -> u64 {
-        match *self {
-            AddressMap::Chunked {
-                channels,
-                subs,
-                line_log2,
-                ..
-            } => {
-                let chunk_log2 = line_log2 + subs.trailing_zeros();
-                ((addr >> chunk_log2) / channels) << line_log2 | (addr & ((1 << line_log2) - 1))
-            }
+        match self {
+            AddressMap::Chunked(c) => c.partition_address(addr),
             AddressMap::Decoded(d) => d.partition_address(addr),
         }
+    }
+}
+
+/// The model's own mapping: chunks of `line * subs` bytes to consecutive channels, a chunk's
+/// lines to the channel's consecutive slices, consecutive rows of a channel to consecutive
+/// banks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunked {
+    /// Memory channels.
+    channels: u64,
+    /// Slices per channel (a power of two).
+    subs: u64,
+    /// log2 of the L2 line, bytes.
+    line_log2: u32,
+    /// DRAM banks per channel.
+    banks: u64,
+    /// DRAM row, bytes.
+    row_bytes: u64,
+}
+
+impl Chunked {
+    /// log2 of a chunk (one line per slice of a channel), bytes.
+    fn chunk_log2(&self) -> u32 {
+        self.line_log2 + self.subs.trailing_zeros()
+    }
+
+    fn slice(&self, addr: u64) -> u64 {
+        let channel = (addr >> self.chunk_log2()) % self.channels;
+        channel * self.subs + ((addr >> self.line_log2) & (self.subs - 1))
+    }
+
+    fn locate(&self, addr: u64) -> Location {
+        let slice = self.slice(addr);
+        let chunk_log2 = self.chunk_log2();
+        let local =
+            ((addr >> chunk_log2) / self.channels) << chunk_log2 | (addr & ((1 << chunk_log2) - 1));
+        let r = local / self.row_bytes;
+        Location {
+            channel: (slice / self.subs) as usize,
+            slice: slice as usize,
+            bank: (r % self.banks) as u32,
+            row: r / self.banks,
+        }
+    }
+
+    fn partition_address(&self, addr: u64) -> u64 {
+        let line_mask = (1 << self.line_log2) - 1;
+        ((addr >> self.chunk_log2()) / self.channels) << self.line_log2 | (addr & line_mask)
     }
 }
 
