@@ -349,12 +349,13 @@ impl<R> DataCache<R> {
         let line = self.tags.line(addr);
         match self.tags.probe_sectors(addr, mask) {
             l @ Lookup::Hit { .. } => Ok(Some(l)),
-            l @ Lookup::HitReserved { .. } => match self.mshrs.check(line, mask) {
-                Err(MshrFull::MergeLimit) => Err(Fail::MergeLimit),
-                // A request also waiting for valid sectors counts them as entries.
-                Err(MshrFull::NoEntry) => Err(Fail::MshrFull),
-                Ok(()) => Ok(Some(l)),
-            },
+            l @ Lookup::HitReserved { .. } => {
+                match self.mshrs.check(line, self.pending(addr, mask)) {
+                    Err(MshrFull::MergeLimit) => Err(Fail::MergeLimit),
+                    Err(MshrFull::NoEntry) => unreachable!("a reserved sector has its MSHR entry"),
+                    Ok(()) => Ok(Some(l)),
+                }
+            }
             _ if queue_full => Err(Fail::MissQueueFull),
             l @ Lookup::SectorMiss { .. } => match self.mshrs.check(line, mask) {
                 Err(MshrFull::MergeLimit) => Err(Fail::MergeLimit),
@@ -512,7 +513,8 @@ impl<R> DataCache<R> {
             }
             Some(Lookup::HitReserved { set, way }) => {
                 self.tags.touch(set, way);
-                self.mshrs.add_sectors(line, req, mask).expect("checked");
+                let waits = self.pending(addr, mask);
+                self.mshrs.add_sectors(line, req, waits).expect("checked");
                 self.count_read(mask, 0);
                 self.count(|s| s.hit_reserved += 1);
                 Outcome::HitReserved
@@ -533,6 +535,11 @@ impl<R> DataCache<R> {
             }
             Some(Lookup::AllReserved { .. }) => unreachable!("check refuses it"),
         }
+    }
+
+    /// The sectors of `mask` a read of the line of `addr` still waits for (not yet valid).
+    fn pending(&self, addr: u64, mask: u32) -> u32 {
+        mask & !self.tags.valid_mask(addr)
     }
 
     /// Sends write `req` of `bytes` bytes (sectors `mask`) of `line` on to the next level.
@@ -581,7 +588,7 @@ impl<R> DataCache<R> {
     /// 128 B block of `addr`) covers; none for a line longer than 128 B.
     fn whole_sectors(&self, addr: u64, touched: u128) -> u32 {
         let (line, sector) = (self.line_bytes as u64, self.tags.sector_bytes() as u64);
-        if line > 128 || sector == 0 {
+        if line > 128 {
             return 0;
         }
         let base = self.tags.line(addr) % 128;
