@@ -26,6 +26,22 @@ pub struct Transaction {
     pub bytes: u128,
 }
 
+impl Transaction {
+    /// A transaction of `size` bytes at `addr` (within one aligned 128 B block) that touches
+    /// every byte, for every lane.
+    pub fn whole(addr: u64, size: u32) -> Self {
+        let bytes = crate::mem::data_cache::span_mask(addr, size);
+        let chunks = (0..4).filter(|c| bytes >> (32 * c) & 0xffff_ffff != 0);
+        Self {
+            addr,
+            size,
+            chunks: chunks.fold(0, |m, c| m | 1 << c),
+            lanes: u32::MAX,
+            bytes,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Pending {
     chunks: u8,

@@ -899,7 +899,7 @@ impl Sm<'_> {
         w: usize,
         inst: &WarpInst,
         sectors: bool,
-    ) -> (Vec<super::lsu::Txn>, u64) {
+    ) -> (Vec<Transaction>, u64) {
         let warp = &self.warps[w];
         let addrs = self.tbs[warp.tb].insts.addrs(warp.index, inst);
         let mut lanes = Vec::with_capacity(addrs.len());
@@ -911,12 +911,7 @@ impl Sm<'_> {
         }
         let txns = coalesce(lanes, inst.width.max(1) as u32, sectors);
         let useful = txns.iter().map(|t| t.bytes.count_ones() as u64).sum();
-        let txn = |t: Transaction| super::lsu::Txn {
-            addr: t.addr,
-            bytes: t.size,
-            touched: t.bytes,
-        };
-        (txns.into_iter().map(txn).collect(), useful)
+        (txns, useful)
     }
 }
 

@@ -33,7 +33,7 @@ pub(super) struct LsuOp {
     pub(super) token: Option<u32>,
     pub(super) kind: LsuKind,
     /// Transactions and the next one to send.
-    pub(super) txns: Vec<Txn>,
+    pub(super) txns: Vec<Transaction>,
     pub(super) next: usize,
     /// The L1D version at which transaction `next` last failed (it fails again, identically,
     /// until the cache changes).
@@ -46,29 +46,6 @@ pub(super) struct LsuOp {
 /// free). An entry put in at cycle `p` reaches the lookup at `p + latency` unless the entries
 /// before it are still there, and the queue takes a new entry while it holds fewer than
 /// `latency`: so a FIFO of entry cycles is the whole queue.
-/// One memory transaction of an instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Txn {
-    /// Start address, aligned to its size.
-    pub(super) addr: u64,
-    /// Size, bytes (32, 64 or 128).
-    pub(super) bytes: u32,
-    /// The bytes the warp's active lanes touch in the aligned 128 B block of `addr` (bit `i`:
-    /// byte `i`); a write-allocating L1D makes a store's wholly written sectors readable.
-    pub(super) touched: u128,
-}
-
-impl Txn {
-    /// A transaction of `bytes` bytes at `addr` that touches all of them.
-    pub(super) fn whole(addr: u64, bytes: u32) -> Self {
-        Self {
-            addr,
-            bytes,
-            touched: crate::mem::data_cache::span_mask(addr, bytes),
-        }
-    }
-}
-
 #[derive(Clone, Copy)]
 pub(super) struct PipeTxn {
     /// The cycle it entered the queue.
@@ -77,7 +54,7 @@ pub(super) struct PipeTxn {
     pub(super) kind: LsuKind,
     /// The pending load it belongs to (loads).
     pub(super) token: u32,
-    pub(super) txn: Txn,
+    pub(super) txn: Transaction,
     /// The L1D version at which its lookup last failed.
     failed_at: Option<u64>,
 }
@@ -334,11 +311,11 @@ impl Sm<'_> {
         warp: usize,
         kind: LsuKind,
         token: u32,
-        txn: Txn,
+        txn: Transaction,
         queued: bool,
         now: u64,
     ) -> bool {
-        let (addr, bytes) = (txn.addr, txn.bytes);
+        let (addr, bytes) = (txn.addr, txn.size);
         self.l1d.set_owner(self.warps[warp].kernel);
         match kind {
             LsuKind::LoadBypass => {
@@ -377,7 +354,7 @@ impl Sm<'_> {
             }
             LsuKind::Store => {
                 let taken = !matches!(
-                    self.l1d.access_write(addr, bytes, txn.touched, warp as u32),
+                    self.l1d.access_write(addr, bytes, txn.bytes, warp as u32),
                     Outcome::Fail(_)
                 );
                 if !queued {

@@ -11,10 +11,10 @@
 //! before it has left the queue. Atomics order as stores (spec A-13) and are always taken.
 //! A probe the cache refuses counts as an L1D reservation failure, as the access would.
 
-use super::lsu::Txn;
 use super::{LsuKind, Sm};
 use crate::gpu::sites::lsu_queue::{LsuQueueUnit, QueueIn};
 use crate::gpu::SimError;
+use crate::mem::coalescer::Transaction;
 
 /// A transaction waiting in a queue slot.
 #[derive(Clone, Copy, Debug)]
@@ -22,7 +22,7 @@ struct Queued {
     warp: usize,
     kind: LsuKind,
     token: u32,
-    txn: Txn,
+    txn: Transaction,
 }
 
 /// The SM's state around its LSU queue's unit: the payload of each slot.

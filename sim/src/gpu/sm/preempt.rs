@@ -33,6 +33,7 @@ use crate::gpu::kernel::KernelCtx;
 use crate::gpu::sites::issue::LaunchedWarp;
 use crate::gpu::sites::kernel_sched::Technique;
 use crate::gpu::SimError;
+use crate::mem::coalescer::Transaction;
 use crate::workload::kernel::WarpInst;
 use crate::workload::sass::OpClass;
 use crate::workload::stream::RunBlock;
@@ -171,13 +172,13 @@ const SAVE_AREA: u64 = 1 << 36;
 /// share an area: two blocks that could be saved at the same time never share one (far fewer
 /// blocks are ever resident at once). The model carries addresses, not data: only the caches
 /// and DRAM see the addresses.
-fn context_lines(kernel: &KernelCtx, id: u32) -> Vec<super::lsu::Txn> {
+fn context_lines(kernel: &KernelCtx, id: u32) -> Vec<Transaction> {
     let bytes = kernel.context_bytes().div_ceil(CONTEXT_LINE) * CONTEXT_LINE;
     let slot = id as u64 % (SAVE_AREA / bytes.max(CONTEXT_LINE));
     let area = (kernel.launch as u64 % (1 << 16)) * SAVE_AREA;
     let base = CONTEXT_BASE + area + slot * bytes;
     (0..bytes / CONTEXT_LINE)
-        .map(|i| super::lsu::Txn::whole(base + i * CONTEXT_LINE, CONTEXT_LINE as u32))
+        .map(|i| Transaction::whole(base + i * CONTEXT_LINE, CONTEXT_LINE as u32))
         .collect()
 }
 
