@@ -143,9 +143,14 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("pipeline.l1d_banks", 1, 64),
     ("pipeline.l1d_bank_bytes", 1, 1 << 16),
     ("pipeline.fetch_throughput", 1, 16),
+    ("pipeline.issue_per_warp", 1, 8),
     ("partition_queues.icnt_to_l2", 0, 4096),
     ("partition_queues.l2_to_icnt", 0, 4096),
     ("pipeline.operand_collector.register_banks", 1, 64),
+    ("pipeline.operand_collector.port_throughput", 1, 8),
+    ("pipeline.operand_collector.generic_units", 0, 32),
+    ("pipeline.operand_collector.generic_ports", 0, 16),
+    ("pipeline.operand_collector.generic_dispatchers", 0, 16),
     ("pipeline.operand_collector.units", 1, 32),
     ("pipeline.operand_collector.issue_widths", 1, 16),
     ("pipeline.operand_collector.dispatch_widths", 1, 16),
@@ -246,6 +251,56 @@ pub struct PartitionQueues {
     pub icnt_to_l2: u32,
     /// Replies the L2 holds for the crossbar (`L2_icnt`).
     pub l2_to_icnt: u32,
+}
+
+impl GpuConfig {
+    /// The operand collector's sizes against each other: some units for every path, and with
+    /// sub-cores, every scheduler an equal share of the banks and units and a slot of each
+    /// register set (GPGPU-Sim asserts the shares).
+    fn check_collector(&self) -> Result<(), (&'static str, String)> {
+        let oc = &self.pipeline.operand_collector;
+        if !oc.enabled {
+            return Ok(());
+        }
+        if !oc.specialized && (oc.generic_units == 0 || oc.generic_ports == 0) {
+            return Err((
+                "pipeline.operand_collector.generic_units",
+                "without specialized units the generic units and their ports take every \
+                 instruction: neither can be 0"
+                    .into(),
+            ));
+        }
+        if oc.generic_units > 0 && oc.generic_dispatchers == 0 {
+            return Err((
+                "pipeline.operand_collector.generic_dispatchers",
+                "generic units need a dispatch unit".into(),
+            ));
+        }
+        if !oc.sub_cores {
+            return Ok(());
+        }
+        let n = self.sm.schedulers;
+        let shares = [
+            ("register_banks", oc.register_banks),
+            ("generic_units", oc.generic_units),
+        ];
+        let units = oc.units.array().map(|u| ("units", u));
+        let per_path = if oc.specialized { &units[..] } else { &[] };
+        if let Some((name, v)) = shares.iter().chain(per_path).find(|(_, v)| v % n != 0) {
+            return Err((
+                "pipeline.operand_collector.sub_cores",
+                format!("{name} = {v} is not a multiple of sm.schedulers = {n}"),
+            ));
+        }
+        let widths = [oc.issue_widths.array(), oc.dispatch_widths.array()].concat();
+        if let Some(w) = widths.iter().find(|&&w| w < n) {
+            return Err((
+                "pipeline.operand_collector.sub_cores",
+                format!("a register set of {w} slots has none for some of sm.schedulers = {n}"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl PartitionQueues {
@@ -380,6 +435,15 @@ pub struct PipelineConfig {
     /// retiring the finished warps its round robin passed), as GPGPU-Sim's decode + fetch
     /// loop does.
     pub fetch_throughput: u32,
+    /// Instructions a scheduler may issue from its chosen warp in one cycle
+    /// (`-gpgpu_max_insn_issue_per_warp`, 2 on Pascal): after the first, the warp's next
+    /// i-buffer instruction issues in the same cycle when it passes the scoreboard (the
+    /// first's destinations now pending) and its unit has a slot, until one does not.
+    pub issue_per_warp: u32,
+    /// With `issue_per_warp` above 1, the instructions a warp issues in one cycle go to
+    /// different units (`-gpgpu_dual_issue_diff_exec_units`: SP, SFU, memory, as GPGPU-Sim's
+    /// unit types on a GPU without DP and INT units).
+    pub dual_issue_diff_units: bool,
     /// GPGPU-Sim's operand collector (`[pipeline.operand_collector]`): modelled cycle by cycle
     /// when `enabled`, otherwise `operand_cycles` stands for it.
     pub operand_collector: OperandCollectorConfig,
@@ -401,6 +465,10 @@ pub struct OperandCollectorConfig {
     /// Register-file banks (`-gpgpu_num_reg_banks`); a warp's register `r` (SASS numbering)
     /// is in bank `(r + 1 + warp slot) % banks`; one read or write per bank per cycle.
     pub register_banks: u32,
+    /// Times the collector steps each cycle (`-gpgpu_reg_file_port_throughput`, 2 on Pascal
+    /// and Volta): each step dispatches, lets every bank serve a read and allocates units,
+    /// so a bank serves this many reads a cycle.
+    pub port_throughput: u32,
     /// Collector units per path (`-gpgpu_operand_collector_num_units_*`).
     pub units: PerPath,
     /// Issue register set (`ID_OC`) slots per path (`-gpgpu_pipeline_widths`); SP also has
@@ -410,6 +478,25 @@ pub struct OperandCollectorConfig {
     pub dispatch_widths: PerPath,
     /// `EX_WB` slots, the results that can reach writeback in one cycle (the result buses).
     pub writeback_width: u32,
+    /// The per-path units above exist (`-gpgpu_enable_specialized_operand_collector`); false:
+    /// only the generic units do.
+    pub specialized: bool,
+    /// Generic collector units, for an instruction of any path
+    /// (`-gpgpu_operand_collector_num_units_gen`); tried after the path's own units.
+    pub generic_units: u32,
+    /// Allocation ports of the generic units, each taking the oldest instruction of the SP,
+    /// SFU and MEM `ID_OC` in turn (`-gpgpu_operand_collector_num_in_ports_gen`); they work
+    /// before the per-path ports, as GPGPU-Sim creates them first.
+    pub generic_ports: u32,
+    /// Dispatch units of the generic units (`-gpgpu_operand_collector_num_out_ports_gen`),
+    /// after the per-path ones.
+    pub generic_dispatchers: u32,
+    /// Sub-cores (`-gpgpu_sub_core_model`, Volta and Pascal files): scheduler `s` has its own
+    /// `ID_OC` and `OC_EX` slots (the widths / schedulers), its own share of each set of
+    /// collector units and of the register banks (register `r` of warp slot `w` in bank
+    /// `(r + 1 + w) % (banks / schedulers) + s * banks / schedulers`), and SP and SFU
+    /// pipeline `k` takes only scheduler `k % schedulers`'s instructions; the LSU takes any.
+    pub sub_cores: bool,
 }
 
 /// One number per operand-collector path.
@@ -437,6 +524,7 @@ impl Default for OperandCollectorConfig {
         Self {
             enabled: false,
             register_banks: 16,
+            port_throughput: 1,
             units: PerPath {
                 sp: 6,
                 sfu: 8,
@@ -453,6 +541,11 @@ impl Default for OperandCollectorConfig {
                 mem: 1,
             },
             writeback_width: 2,
+            specialized: true,
+            generic_units: 0,
+            generic_ports: 0,
+            generic_dispatchers: 0,
+            sub_cores: false,
         }
     }
 }
@@ -472,6 +565,8 @@ impl Default for PipelineConfig {
             l1d_banks: 1,
             l1d_bank_bytes: 32,
             fetch_throughput: 1,
+            issue_per_warp: 1,
+            dual_issue_diff_units: true,
             operand_collector: OperandCollectorConfig::default(),
         }
     }
@@ -1013,6 +1108,7 @@ impl GpuConfig {
             ("pipeline.l1d_banks", self.pipeline.l1d_banks),
             ("pipeline.l1d_bank_bytes", self.pipeline.l1d_bank_bytes),
             ("pipeline.fetch_throughput", self.pipeline.fetch_throughput),
+            ("pipeline.issue_per_warp", self.pipeline.issue_per_warp),
             (
                 "partition_queues.icnt_to_l2",
                 self.partition_queues.icnt_to_l2,
@@ -1029,6 +1125,16 @@ impl GpuConfig {
             let oc = &self.pipeline.operand_collector;
             let prefix = "pipeline.operand_collector";
             v.push((format!("{prefix}.register_banks"), oc.register_banks as u64));
+            v.push((
+                format!("{prefix}.port_throughput"),
+                oc.port_throughput as u64,
+            ));
+            v.push((format!("{prefix}.generic_units"), oc.generic_units as u64));
+            v.push((format!("{prefix}.generic_ports"), oc.generic_ports as u64));
+            v.push((
+                format!("{prefix}.generic_dispatchers"),
+                oc.generic_dispatchers as u64,
+            ));
             v.push((
                 format!("{prefix}.writeback_width"),
                 oc.writeback_width as u64,
@@ -1268,6 +1374,7 @@ impl GpuConfig {
                 ),
             ));
         }
+        self.check_collector().map_err(|(f, why)| field(f, why))?;
         if self.l2.set_index == SetIndexFn::FermiHash {
             return Err(field(
                 "l2.set_index",

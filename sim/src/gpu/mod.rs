@@ -464,6 +464,7 @@ impl<'a> Gpu<'a> {
             c.stalls.structural += s.structural;
             c.stalls.lsu_blocked += s.lsu_blocked;
             c.stalls.preempted += s.preempted;
+            c.stalls.multi_issued += s.multi_issued;
         }
         c
     }

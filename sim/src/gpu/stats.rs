@@ -129,6 +129,10 @@ pub struct StallCounts {
     /// above. Absent from reports without preemption.
     #[serde(skip_serializing_if = "is_zero")]
     pub preempted: u64,
+    /// Of the `issued` cycles, those whose warp issued more than one instruction
+    /// (`pipeline.issue_per_warp`; GPGPU-Sim's `dual_issue_nums`). Absent when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub multi_issued: u64,
 }
 counters_sub!(StallCounts {
     issued,
@@ -136,7 +140,8 @@ counters_sub!(StallCounts {
     raw,
     structural,
     lsu_blocked,
-    preempted
+    preempted,
+    multi_issued
 });
 
 fn is_zero(n: &u64) -> bool {

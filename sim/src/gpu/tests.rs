@@ -286,6 +286,37 @@ fn several_fetches_a_cycle_feed_more_warps() {
     );
 }
 
+/// GPGPU-Sim's `-gpgpu_max_insn_issue_per_warp 2`: a warp of `stream` issues an
+/// independent instruction of another unit (its address arithmetic beside a load) in the
+/// same cycle; never with one instruction per warp, and at least as often when two may share
+/// a unit. The instructions are the same either way.
+#[test]
+fn a_warp_issues_two_instructions_a_cycle_when_the_configuration_allows() {
+    let mut cfg = gtx480();
+    let mut runs = vec![];
+    for (per_warp, diff_units) in [(1, true), (2, true), (2, false)] {
+        cfg.pipeline.issue_per_warp = per_warp;
+        cfg.pipeline.dual_issue_diff_units = diff_units;
+        let r = run_on(&cfg, &mut builtin("stream", "small"), SimOptions::default());
+        let c = r.counters;
+        runs.push((c.warp_instructions, c.stalls.issued, c.stalls.multi_issued));
+    }
+    let [(one, cycles, none), (two, fewer, paired), (same, _, any)] = runs[..] else {
+        unreachable!()
+    };
+    assert_eq!((one, none), (two, 0));
+    assert_eq!(one, same);
+    assert!(
+        paired > 0 && any >= paired,
+        "{paired} paired, {any} with one unit allowed"
+    );
+    assert_eq!(
+        cycles - fewer,
+        paired,
+        "each pair saves its scheduler an issue cycle"
+    );
+}
+
 #[test]
 fn max_cycles_truncates_the_run() {
     let opts = SimOptions {

@@ -33,11 +33,12 @@
 //! | `-gpgpu_cache:dl1`, `:dl2` set index `P` | `l1d.set_index`, `l2.set_index` = `ipoly` |
 //! | `-gpgpu_l1_banks`, `-gpgpu_l1_banks_byte_interleaving` | `pipeline.l1d_banks`, `pipeline.l1d_bank_bytes` (linear bank function: `-gpgpu_l1_banks_hashing_function` 0) |
 //! | `-gpgpu_inst_fetch_throughput` | `pipeline.fetch_throughput` |
+//! | `-gpgpu_max_insn_issue_per_warp`, `-gpgpu_dual_issue_diff_exec_units` | `pipeline.issue_per_warp`, `pipeline.dual_issue_diff_units` |
 //! | `-gpgpu_coalesce_arch` (40 and above: 32 B sectors, sectored L1D) | `pipeline.sector_coalescing` |
 //! | `-gpgpu_adaptive_cache_config`, `-gpgpu_unified_l1d_size`, `-gpgpu_shmem_option` | `l1d_carveout.enabled`, `.unified_kb`, `.shared_options_kb` |
 //! | `-gpgpu_num_sp_units`, `-gpgpu_num_sfu_units`, `-icnt_flit_size` | `units.sp_units`, `units.sfu_units`, `interconnect.flit_bytes` |
 //! | `-ptx_opcode_latency_{int,fp,dp,sfu}`, `-ptx_opcode_initiation_{int,fp,dp,sfu}` | `units.*` (int: ADD and MAD; fp: MAD; dp: ADD) |
-//! | `-gpgpu_num_reg_banks`, `-gpgpu_operand_collector_num_units_{sp,sfu,mem}` | `pipeline.operand_collector.register_banks`, `.units`; any of these options, or `-gpgpu_pipeline_widths`, also sets `.enabled` (the file describes GPGPU-Sim's collector, so the collector model runs) |
+//! | `-gpgpu_num_reg_banks`, `-gpgpu_reg_file_port_throughput`, `-gpgpu_operand_collector_num_units_{sp,sfu,mem}` | `pipeline.operand_collector.register_banks`, `.port_throughput`, `.units`; any of these options, or `-gpgpu_pipeline_widths`, also sets `.enabled` (the file describes GPGPU-Sim's collector, so the collector model runs) |
 //! | `-gpgpu_pipeline_widths <ID_OC_SP>,<ID_OC_DP>,<ID_OC_INT>,<ID_OC_SFU>,<ID_OC_MEM>,<OC_EX_SP>,<OC_EX_DP>,<OC_EX_INT>,<OC_EX_SFU>,<OC_EX_MEM>,<EX_WB>` | `pipeline.operand_collector.issue_widths`, `.dispatch_widths` (SP, SFU, MEM), `.writeback_width` (the DP and INT sets are not modelled: GPGPU-Sim without DP and INT units) |
 //! | Accel-Sim's `trace.config`: `-trace_opcode_latency_initiation_{int,sp,dp,sfu} <latency>,<initiation>` | `units.int_alu` and `units.int_mul`, `units.fp`, `units.dp`, `units.sfu` (`_tensor` and `-specialized_unit_*` are not modelled: listed as ignored) |
 //!
@@ -97,10 +98,11 @@ impl Ctx<'_> {
         }
     }
 
+    /// An unsigned integer in any of GPGPU-Sim's forms (decimal, `0x` hex, `0` octal).
     fn u32(&self) -> Result<u32, ConfigError> {
-        self.value
-            .parse()
-            .map_err(|_| self.err("<unsigned integer>"))
+        integer(self.value.trim())
+            .and_then(|x| u32::try_from(x).ok())
+            .ok_or_else(|| self.err("<unsigned integer>"))
     }
 
     /// `n` unsigned integers separated by `sep`.

@@ -47,6 +47,14 @@ pub(super) fn apply(
         "gpgpu_dram_timing_opt" => structured::dram_timing(c, cfg, notes)?,
         "gpgpu_clock_domains" => structured::clock_domains(c, cfg, notes)?,
         "gpgpu_num_reg_banks" => collector(cfg).register_banks = c.u32()?,
+        "gpgpu_reg_file_port_throughput" => collector(cfg).port_throughput = c.u32()?,
+        "gpgpu_enable_specialized_operand_collector" => collector(cfg).specialized = c.u32()? != 0,
+        "gpgpu_operand_collector_num_units_gen" => collector(cfg).generic_units = c.u32()?,
+        "gpgpu_operand_collector_num_in_ports_gen" => collector(cfg).generic_ports = c.u32()?,
+        "gpgpu_operand_collector_num_out_ports_gen" => {
+            collector(cfg).generic_dispatchers = c.u32()?
+        }
+        "gpgpu_sub_core_model" => collector(cfg).sub_cores = c.u32()? != 0,
         "gpgpu_operand_collector_num_units_sp" => collector(cfg).units.sp = c.u32()?,
         "gpgpu_operand_collector_num_units_sfu" => collector(cfg).units.sfu = c.u32()?,
         "gpgpu_operand_collector_num_units_mem" => collector(cfg).units.mem = c.u32()?,
@@ -85,6 +93,8 @@ pub(super) fn apply(
         }
         "gpgpu_l1_banks" => cfg.pipeline.l1d_banks = c.u32()?,
         "gpgpu_inst_fetch_throughput" => cfg.pipeline.fetch_throughput = c.u32()?,
+        "gpgpu_max_insn_issue_per_warp" => cfg.pipeline.issue_per_warp = c.u32()?,
+        "gpgpu_dual_issue_diff_exec_units" => cfg.pipeline.dual_issue_diff_units = c.u32()? != 0,
         "gpgpu_l1_banks_byte_interleaving" => cfg.pipeline.l1d_bank_bytes = c.u32()?,
         "gpgpu_coalesce_arch" => cfg.pipeline.sector_coalescing = c.u32()? >= 40,
         "gpgpu_adaptive_cache_config" => cfg.l1d_carveout.enabled = c.u32()? != 0,

@@ -46,8 +46,8 @@ fn an_unknown_option_is_an_error_naming_the_nearest_known_one() {
 fn values_of_options_not_read_are_checked_against_their_kind() {
     for (text, want) in [
         (
-            "-gpgpu_reg_file_port_throughput fermi\n",
-            "`-gpgpu_reg_file_port_throughput <integer>`",
+            "-gpgpu_max_concurrent_kernel fermi\n",
+            "`-gpgpu_max_concurrent_kernel <integer>`",
         ),
         (
             "-gpgpu_flush_l1_cache 2\n",
@@ -66,7 +66,7 @@ fn values_of_options_not_read_are_checked_against_their_kind() {
     }
     // GPGPU-Sim's integer forms; a flag without a value.
     assert!(read(
-        "-gpgpu_reg_file_port_throughput 0x1\n-gpgpu_flush_l1_cache\n-gpgpu_shmem_warp_parts 02\n"
+        "-gpgpu_max_concurrent_kernel 0x1\n-gpgpu_flush_l1_cache\n-gpgpu_shmem_warp_parts 02\n"
     )
     .is_ok());
 }

@@ -9,7 +9,9 @@
 //! does without DP units), then into a free collector unit of its class (SP 6, SFU 8, MEM 2),
 //! which queues one read per distinct source register at that register's bank
 //! (`(register + 1 + warp slot) % banks`: trace registers are numbered from 1). Each bank
-//! serves the head of its queue once per cycle unless a write took the bank this cycle. A unit
+//! serves the head of its queue once per collector step unless a write took the bank this
+//! cycle's first step; the collector steps `port_throughput` times a cycle
+//! (`-gpgpu_reg_file_port_throughput`), as GPGPU-Sim's `read_operands`. A unit
 //! with all its operands dispatches (one per dispatch unit per cycle, each dispatch unit
 //! scanning its class's units round robin from after the last it dispatched) into the class's
 //! execute register set (`OC_EX`: SP 2, SFU 1, MEM 1). From there the SP and SFU pipelines
@@ -120,6 +122,9 @@ impl OcInst {
     }
 }
 
+/// The index of the generic collector units in [`Collector`]'s unit sets.
+const GENERIC: usize = 3;
+
 /// One collector unit: the instruction whose operands it gathers.
 #[derive(Default)]
 struct Unit {
@@ -139,17 +144,21 @@ pub(super) struct Collector {
     slab: Vec<OcInst>,
     /// Free entries of `slab`.
     free: Vec<Id>,
+    /// Warp schedulers of the SM (an instruction of warp slot `w` is scheduler `w % n`'s).
+    schedulers: usize,
     /// `ID_OC` per path, in issue order.
     id_oc: [VecDeque<Id>; 3],
-    /// Collector units per path.
-    units: [Vec<Unit>; 3],
-    /// Per path, bit `c`: collector unit `c` holds an instruction.
-    busy: [u32; 3],
-    /// Per path, bit `c`: collector unit `c` holds an instruction whose operands are all read.
-    ready: [u32; 3],
-    /// Per dispatch unit (SP ones, then SFU, then MEM): the last collector unit it dispatched.
-    last_dispatched: Vec<usize>,
-    /// Per bank: the reads waiting, (path, unit, source index), oldest first.
+    /// Collector units per set: the SP, SFU and MEM paths' own, then the generic ones
+    /// ([`GENERIC`]).
+    units: [Vec<Unit>; 4],
+    /// Per set, bit `c`: collector unit `c` holds an instruction.
+    busy: [u32; 4],
+    /// Per set, bit `c`: collector unit `c` holds an instruction whose operands are all read.
+    ready: [u32; 4],
+    /// Dispatch units (SP ones, SFU, MEM, then the generic ones): the set each serves and
+    /// the last collector unit it dispatched.
+    dispatchers: Vec<(usize, usize)>,
+    /// Per bank: the reads waiting, (unit set, unit, source index), oldest first.
     reads: Vec<VecDeque<(u8, u8, u8)>>,
     /// Bit `b`: bank `b` has reads waiting.
     waiting: u64,
@@ -173,34 +182,46 @@ pub(super) struct Collector {
 }
 
 impl Collector {
-    /// An empty collector of `sizes` (validated: 1 to 64 banks, 1 to 32 units per path) in
-    /// front of `sp_pipes` SP and `sfu_pipes` SFU pipelines, for an SM of `warps` warp slots.
+    /// An empty collector of `sizes` (validated: 1 to 64 banks, 1 to 32 units per path, at
+    /// most 32 generic ones, the shares of sub-cores even) in front of `sp_pipes` SP and
+    /// `sfu_pipes` SFU pipelines, for an SM of `warps` warp slots and `schedulers` schedulers.
     pub(super) fn new(
         sizes: &OperandCollectorConfig,
-        sp_pipes: usize,
-        sfu_pipes: usize,
+        (sp_pipes, sfu_pipes): (usize, usize),
         warps: usize,
+        schedulers: usize,
     ) -> Self {
-        let units = sizes.units.array();
+        let per_path = match sizes.specialized {
+            true => sizes.units.array(),
+            false => [0; 3],
+        };
         assert!(
             (1..=64).contains(&sizes.register_banks),
             "1..=64 register banks"
         );
         assert!(
-            units.iter().all(|&n| (1..=32).contains(&n)),
-            "1..=32 collector units per path"
+            per_path.iter().all(|&n| n <= 32) && sizes.generic_units <= 32,
+            "at most 32 collector units per set"
         );
-        let dispatchers = sizes.dispatch_widths.sp as usize + 2;
+        let [sp, sfu, mem] = per_path;
+        let units = [sp, sfu, mem, sizes.generic_units];
+        let mut dispatchers = vec![];
+        if sizes.specialized {
+            dispatchers.extend((0..sizes.dispatch_widths.sp).map(|_| (0, 0)));
+            dispatchers.extend([(1, 0), (2, 0)]);
+        }
+        dispatchers.extend((0..sizes.generic_dispatchers).map(|_| (GENERIC, 0)));
         Self {
             sizes: sizes.clone(),
             sp_pipes,
             slab: vec![],
             free: vec![],
+            schedulers: schedulers.max(1),
             id_oc: Default::default(),
             units: units.map(|n| (0..n).map(|_| Unit::default()).collect()),
-            busy: [0; 3],
-            ready: [0; 3],
-            last_dispatched: vec![0; dispatchers],
+            busy: [0; 4],
+            ready: [0; 4],
+            dispatchers,
             reads: (0..sizes.register_banks).map(|_| VecDeque::new()).collect(),
             waiting: 0,
             writing: 0,
@@ -214,11 +235,48 @@ impl Collector {
         }
     }
 
-    /// Free `ID_OC` slots of `path`: instructions of that path the schedulers can issue now.
-    pub(super) fn free_slots(&self, path: Path) -> u32 {
+    /// Free `ID_OC` slots of `path` for scheduler `sched`: instructions of that path it can
+    /// issue now (with sub-cores, its own share of the slots).
+    pub(super) fn free_slots(&self, path: Path, sched: usize) -> u32 {
         let p = path as usize;
         let width = self.sizes.issue_widths.array()[p] as usize;
-        width.saturating_sub(self.id_oc[p].len()) as u32
+        self.room(&self.id_oc[p], width, sched) as u32
+    }
+
+    /// Free slots of a register set of `width` slots holding `ids`, for scheduler `sched`:
+    /// with sub-cores, of its `width / schedulers`.
+    fn room<'a>(&self, ids: impl IntoIterator<Item = &'a Id>, width: usize, sched: usize) -> usize {
+        match self.sizes.sub_cores {
+            true => {
+                let mine = ids.into_iter().filter(|&&id| self.sched(id) == sched);
+                (width / self.schedulers).saturating_sub(mine.count())
+            }
+            false => width.saturating_sub(ids.into_iter().count()),
+        }
+    }
+
+    /// Whether each scheduler has its own slots, units and banks.
+    pub(super) fn sub_cores(&self) -> bool {
+        self.sizes.sub_cores
+    }
+
+    /// The scheduler of instruction `id`.
+    fn sched(&self, id: Id) -> usize {
+        self.slab[id as usize].warp % self.schedulers
+    }
+
+    /// The units of set `set` an instruction of scheduler `sched` may take, as a mask (with
+    /// sub-cores, the scheduler's share).
+    fn unit_mask(&self, set: usize, sched: usize) -> u32 {
+        let n = self.units[set].len();
+        let all = ((1u64 << n) - 1) as u32;
+        match self.sizes.sub_cores {
+            true => {
+                let share = n / self.schedulers;
+                all & ((((1u64 << share) - 1) as u32) << (sched * share))
+            }
+            false => all,
+        }
     }
 
     /// The next issue order number.
@@ -265,8 +323,17 @@ impl Collector {
         (0..ids.len()).min_by_key(|&k| self.slab[ids[k] as usize].uid)
     }
 
+    /// The bank of register `reg` of warp slot `warp` (with sub-cores, among its scheduler's).
     fn bank(&self, reg: u16, warp: usize) -> usize {
-        (reg as usize + 1 + warp) % self.sizes.register_banks as usize
+        let banks = self.sizes.register_banks as usize;
+        let r = reg as usize + 1 + warp;
+        match self.sizes.sub_cores {
+            true => {
+                let share = banks / self.schedulers;
+                r % share + (warp % self.schedulers) * share
+            }
+            false => r % banks,
+        }
     }
 
     /// Writeback, at the start of a cycle: the results in `EX_WB`, oldest first, take their
@@ -317,11 +384,19 @@ impl Collector {
             }
         }
         for p in 0..self.pipe_free_at.len() {
-            let path = if p < self.sp_pipes { 0 } else { 1 };
+            let (path, index) = match p < self.sp_pipes {
+                true => (0, p),
+                false => (1, p - self.sp_pipes),
+            };
             if self.pipe_free_at[p] > now {
                 continue;
             }
-            let Some(k) = self.oldest(&self.oc_ex[path]) else {
+            // With sub-cores, pipeline `index` of a kind serves one scheduler.
+            let mine = |id: Id| !self.sizes.sub_cores || self.sched(id) == index % self.schedulers;
+            let Some(k) = (0..self.oc_ex[path].len())
+                .filter(|&k| mine(self.oc_ex[path][k]))
+                .min_by_key(|&k| self.slab[self.oc_ex[path][k] as usize].uid)
+            else {
                 continue;
             };
             let inst = &self.slab[self.oc_ex[path][k] as usize];
@@ -345,10 +420,18 @@ impl Collector {
         }
     }
 
-    /// Read operands: ready collector units dispatch into `OC_EX`, every bank not written this
-    /// cycle serves its oldest read, `ID_OC` instructions take free collector units and queue
-    /// their reads; then the banks are free again.
+    /// Read operands: `port_throughput` collector steps (GPGPU-Sim's `read_operands`).
     pub(super) fn read_operands(&mut self) {
+        for _ in 0..self.sizes.port_throughput.max(1) {
+            self.step();
+        }
+    }
+
+    /// One collector step (`opndcoll_rfu_t::step`): ready collector units dispatch into
+    /// `OC_EX`, every bank not written this step serves its oldest read, `ID_OC` instructions
+    /// take free collector units and queue their reads; then the banks are free again (a
+    /// write takes its bank in the cycle's first step only).
+    fn step(&mut self) {
         self.dispatch();
         let mut banks = self.waiting & !self.writing;
         while banks != 0 {
@@ -370,39 +453,58 @@ impl Collector {
         self.writing = 0;
     }
 
-    /// Each dispatch unit moves at most one ready collector unit of its path into `OC_EX`,
-    /// scanning from the unit after the last it dispatched.
+    /// Each dispatch unit moves at most one ready collector unit of its set into `OC_EX`,
+    /// scanning from the unit after the last it dispatched; a unit is ready when its operands
+    /// are read and its path's `OC_EX` has a slot (with sub-cores, its scheduler's).
     fn dispatch(&mut self) {
         let widths = self.sizes.dispatch_widths.array().map(|n| n as usize);
-        let sp = widths[0];
-        for d in 0..self.last_dispatched.len() {
-            let p = match d {
-                d if d < sp => 0,
-                d if d == sp => 1,
-                _ => 2,
-            };
-            if self.ready[p] == 0 || self.oc_ex[p].len() >= widths[p] {
+        for d in 0..self.dispatchers.len() {
+            let (set, last) = self.dispatchers[d];
+            let mut ready = self.ready[set];
+            let mut bits = ready;
+            while bits != 0 {
+                let c = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let id = self.units[set][c]
+                    .inst
+                    .expect("a ready unit holds an instruction");
+                let p = self.slab[id as usize].path as usize;
+                if self.room(&self.oc_ex[p], widths[p], self.sched(id)) == 0 {
+                    ready &= !(1 << c);
+                }
+            }
+            if ready == 0 {
                 continue;
             }
             // The first ready unit after `last`, cyclically.
-            let ready = self.ready[p];
-            let from = self.last_dispatched[d] + 1;
+            let from = last + 1;
             let above = if from >= 32 { 0 } else { u32::MAX << from };
             let after = ready & above;
             let c = if after != 0 { after } else { ready }.trailing_zeros() as usize;
-            self.last_dispatched[d] = c;
-            self.ready[p] &= !(1 << c);
-            self.busy[p] &= !(1 << c);
-            let inst = self.units[p][c].inst.take().expect("ready");
+            self.dispatchers[d].1 = c;
+            self.ready[set] &= !(1 << c);
+            self.busy[set] &= !(1 << c);
+            let inst = self.units[set][c].inst.take().expect("ready");
+            let p = self.slab[inst as usize].path as usize;
             self.oc_ex[p].push(inst);
         }
     }
 
-    /// Each allocation port moves the oldest instruction of its `ID_OC` into the free
-    /// collector unit of lowest index (SP has `issue_widths[0]` ports, SFU and MEM one) and
-    /// queues its reads, one per
-    /// distinct source register, in source order.
+    /// Allocation (`opndcoll_rfu_t::allocate_cu`, port by port): each generic port takes the
+    /// oldest instruction of the SP, SFU and MEM `ID_OC` in turn into a free generic unit;
+    /// then each path's own ports (SP has `issue_widths.sp`, SFU and MEM one) take the oldest
+    /// of their `ID_OC` into a free unit of the path, else a free generic one. A unit is the
+    /// free one of lowest index (with sub-cores, in the instruction's scheduler's share); the
+    /// instruction queues its reads, one per distinct source register, in source order.
     fn allocate(&mut self) {
+        for _ in 0..self.sizes.generic_ports {
+            for p in 0..3 {
+                self.allocate_one(p, GENERIC);
+            }
+        }
+        if !self.sizes.specialized {
+            return;
+        }
         for p in 0..3 {
             let ports = if p == 0 {
                 self.sizes.issue_widths.sp as usize
@@ -410,34 +512,46 @@ impl Collector {
                 1
             };
             for _ in 0..ports {
-                let free = !self.busy[p] & ((1u64 << self.units[p].len()) - 1) as u32;
-                if self.id_oc[p].is_empty() || free == 0 {
+                if !self.allocate_one(p, p) && !self.allocate_one(p, GENERIC) {
                     break;
                 }
-                let c = free.trailing_zeros() as usize;
-                let id = self.id_oc[p].pop_front().expect("non-empty");
-                let inst = &self.slab[id as usize];
-                let (srcs, nsrc, warp) = (inst.srcs, inst.nsrc as usize, inst.warp);
-                let mut not_ready = 0u16;
-                for (i, &r) in srcs[..nsrc].iter().enumerate() {
-                    if r == RZ || srcs[..i].contains(&r) {
-                        continue;
-                    }
-                    not_ready |= 1 << i;
-                    let b = self.bank(r, warp);
-                    self.reads[b].push_back((p as u8, c as u8, i as u8));
-                    self.waiting |= 1 << b;
-                }
-                self.busy[p] |= 1 << c;
-                if not_ready == 0 {
-                    self.ready[p] |= 1 << c;
-                }
-                self.units[p][c] = Unit {
-                    inst: Some(id),
-                    not_ready,
-                };
             }
         }
+    }
+
+    /// Moves the oldest instruction of path `p`'s `ID_OC` into a free unit of set `set`, if
+    /// there is one for it; true if it did.
+    fn allocate_one(&mut self, p: usize, set: usize) -> bool {
+        let Some(&id) = self.id_oc[p].front() else {
+            return false;
+        };
+        let free = !self.busy[set] & self.unit_mask(set, self.sched(id));
+        if free == 0 {
+            return false;
+        }
+        let c = free.trailing_zeros() as usize;
+        self.id_oc[p].pop_front();
+        let inst = &self.slab[id as usize];
+        let (srcs, nsrc, warp) = (inst.srcs, inst.nsrc as usize, inst.warp);
+        let mut not_ready = 0u16;
+        for (i, &r) in srcs[..nsrc].iter().enumerate() {
+            if r == RZ || srcs[..i].contains(&r) {
+                continue;
+            }
+            not_ready |= 1 << i;
+            let b = self.bank(r, warp);
+            self.reads[b].push_back((set as u8, c as u8, i as u8));
+            self.waiting |= 1 << b;
+        }
+        self.busy[set] |= 1 << c;
+        if not_ready == 0 {
+            self.ready[set] |= 1 << c;
+        }
+        self.units[set][c] = Unit {
+            inst: Some(id),
+            not_ready,
+        };
+        true
     }
 }
 
@@ -545,10 +659,11 @@ impl super::Sm<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::PerPath;
 
     /// GPGPU-Sim's SM2_GTX480 collector (2 SP pipelines, 1 SFU).
     fn gtx480() -> Collector {
-        Collector::new(&OperandCollectorConfig::default(), 2, 1, 48)
+        Collector::new(&OperandCollectorConfig::default(), (2, 1), 48, 2)
     }
 
     /// An instruction of `warp` on `path` (latency 4, initiation 1) writing `dst`, reading `srcs`.
@@ -606,6 +721,72 @@ mod tests {
     }
 
     #[test]
+    fn two_register_file_ports_read_a_bank_twice_a_cycle() {
+        // As above with -gpgpu_reg_file_port_throughput 2: the three reads of bank 5 take
+        // two steps of the first cycle and one of the next, and allocation, reads and
+        // dispatch of a lone instruction all happen in one cycle's two steps.
+        let two = OperandCollectorConfig {
+            port_throughput: 2,
+            ..Default::default()
+        };
+        let mut c = Collector::new(&two, (2, 1), 48, 2);
+        let i = inst(&mut c, 0, Path::Sp, 5, &[4, 20, 36]);
+        let slow = run(&mut c, 0, 20, vec![(0, i)]);
+        let mut c = Collector::new(&two, (2, 1), 48, 2);
+        let i = inst(&mut c, 0, Path::Sp, 5, &[4, 5]);
+        let fast = run(&mut c, 0, 20, vec![(0, i)]);
+        assert_eq!((slow, fast), (vec![(1, 10)], vec![(1, 9)]));
+    }
+
+    /// Two schedulers with sub-cores and GPGPU-Sim's generic units: one unit, two banks, an
+    /// `ID_OC` slot and an SP pipeline each.
+    fn sub_cores() -> Collector {
+        let two = PerPath {
+            sp: 2,
+            sfu: 2,
+            mem: 2,
+        };
+        let sizes = OperandCollectorConfig {
+            register_banks: 4,
+            specialized: false,
+            generic_units: 2,
+            generic_ports: 2,
+            generic_dispatchers: 2,
+            sub_cores: true,
+            issue_widths: two,
+            dispatch_widths: two,
+            ..Default::default()
+        };
+        Collector::new(&sizes, (2, 1), 48, 2)
+    }
+
+    #[test]
+    fn sub_cores_give_each_scheduler_its_own_slots_units_and_pipeline() {
+        // Warps 0 and 1 (schedulers 0 and 1) run side by side, as on one collector.
+        let mut c = sub_cores();
+        let a = inst(&mut c, 0, Path::Sp, 5, &[4, 5]);
+        let b = inst(&mut c, 1, Path::Sp, 5, &[4, 5]);
+        assert_eq!(run(&mut c, 0, 20, vec![(0, a), (0, b)]), [(1, 10), (2, 10)]);
+        // Warps 0 and 2 are both scheduler 0's: one ID_OC slot, one unit, one pipeline.
+        let mut c = sub_cores();
+        let a = inst(&mut c, 0, Path::Sp, 5, &[4, 5]);
+        c.push(a);
+        assert_eq!(
+            (c.free_slots(Path::Sp, 0), c.free_slots(Path::Sp, 1)),
+            (0, 1)
+        );
+        let b = inst(&mut c, 2, Path::Sp, 5, &[4, 5]);
+        let done = run(&mut c, 0, 20, vec![(0, b)]);
+        // `a` entered before cycle 0, a cycle ahead of `b`, and leaves at 9; `b`, alone,
+        // would leave at 10, but takes the unit only once `a` has left it.
+        assert_eq!(done[0], (1, 9));
+        assert!(
+            done[1].1 > 10,
+            "{done:?}: the second waits for its scheduler's unit"
+        );
+    }
+
+    #[test]
     fn two_warps_reading_one_bank_take_turns_oldest_first() {
         // GPGPU-Sim's worked example: warps 0 and 1 issue FFMA R5, R4, R5 in one cycle; warp
         // 0 reads banks 5 and 6, warp 1 banks 6 and 7, and the older one reads bank 6 first.
@@ -648,7 +829,7 @@ mod tests {
             writeback_width: 3,
             ..Default::default()
         };
-        let mut c = Collector::new(&sizes, 2, 1, 48);
+        let mut c = Collector::new(&sizes, (2, 1), 48, 2);
         let a = inst(&mut c, 0, Path::Sp, 1, &[2]);
         let b = inst(&mut c, 1, Path::Sp, 1, &[5]);
         let m = inst(&mut c, 2, Path::Sfu, 1, &[9]);
@@ -663,7 +844,7 @@ mod tests {
         let mut c = gtx480();
         let mut issued = 0;
         for _ in 0..40 {
-            while c.free_slots(Path::Sp) > 0 {
+            while c.free_slots(Path::Sp, 0) > 0 {
                 let i = inst(&mut c, 0, Path::Sp, 100, &[16 * issued as u16]);
                 c.push(i);
                 issued += 1;
@@ -672,8 +853,11 @@ mod tests {
         }
         assert_eq!(issued, 2 + 6 + 2);
         assert_eq!((c.oc_ex[0].len(), c.busy[0].count_ones()), (2, 6));
-        assert_eq!(c.free_slots(Path::Sp), 0);
+        assert_eq!(c.free_slots(Path::Sp, 0), 0);
         // The SFU and MEM paths are separate.
-        assert_eq!((c.free_slots(Path::Sfu), c.free_slots(Path::Mem)), (1, 1));
+        assert_eq!(
+            (c.free_slots(Path::Sfu, 0), c.free_slots(Path::Mem, 0)),
+            (1, 1)
+        );
     }
 }

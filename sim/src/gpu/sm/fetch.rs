@@ -9,7 +9,9 @@ use super::*;
 
 impl Sm<'_> {
     /// The fetch stage at `now`; sets [`Sm::reclaim`], the warps its round robin passed.
-    pub(super) fn fetch(&mut self, now: u64) -> Result<(), SimError> {
+    /// `decoded_now`: a later round of this cycle decodes what it fetches (see
+    /// [`Sm::fill_ibuffer`]).
+    pub(super) fn fetch(&mut self, now: u64, decoded_now: bool) -> Result<(), SimError> {
         let unit_choice = match self.orders_fetch {
             true => self.fetch_choice.take(),
             false => None,
@@ -17,7 +19,7 @@ impl Sm<'_> {
         let n = self.warps.len();
         self.reclaim = None;
         if let Some(w) = self.ifill.pop_front() {
-            return self.fill_ibuffer(w, now);
+            return self.fill_ibuffer(w, now, decoded_now);
         }
         let start = (self.fetch_last + 1) % n;
         let all = Some((start, (start + n - 1) % n));
@@ -58,7 +60,7 @@ impl Sm<'_> {
             }
         }
         match outcome {
-            Outcome::Hit => self.fill_ibuffer(w, now)?,
+            Outcome::Hit => self.fill_ibuffer(w, now, decoded_now)?,
             // A refused access (no MSHR, or the line's MSHR merges no more) still moves the
             // round robin on, as GPGPU-Sim's `RESERVATION_FAIL`.
             Outcome::Fail(_) => {}
@@ -72,12 +74,15 @@ impl Sm<'_> {
     }
 
     /// Fills warp `w`'s i-buffer from the L1I at `now` (a hit, or its missed line returned):
-    /// `fetch_width` instructions, decoded `l1i.latency + decode_cycles` cycles later.
-    fn fill_ibuffer(&mut self, w: usize, now: u64) -> Result<(), SimError> {
+    /// `fetch_width` instructions, issuable `l1i.latency + decode_cycles` cycles later, or
+    /// `l1i.latency` when `decoded_now` (with `pipeline.fetch_throughput` above 1, GPGPU-Sim's
+    /// `decode` of the next round of this cycle's decode + fetch loop takes the fetch).
+    fn fill_ibuffer(&mut self, w: usize, now: u64, decoded_now: bool) -> Result<(), SimError> {
         let warp = &mut self.warps[w];
         warp.imiss = false;
         warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
-        warp.ibuf_ready_at = now + self.timing.l1i_hit + self.timing.decode;
+        let decode = if decoded_now { 0 } else { self.timing.decode };
+        warp.ibuf_ready_at = now + self.timing.l1i_hit + decode;
         // The next fetch reads the PC of `next_fetch`.
         let (tb, index, end) = (warp.tb, warp.index, warp.next_fetch + 1);
         let insts = &mut self.tbs[tb].insts;

@@ -324,27 +324,29 @@ impl Sm<'_> {
     fn issue_sequential(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
         for s in self.issue_order(now) {
             let scan = self.scan(s, now);
-            let ready = scan.ready(self.free_units(now));
+            let ready = scan.ready(self.free_units(now, s));
             let grant = self.step_arbiter(s, ready, scan.long_stall)?;
             self.take_grant(s, grant, ready, &scan, now, issued)?;
         }
         Ok(())
     }
 
-    /// Which units can take an instruction this cycle, as a mask over [`unit_bit`].
-    pub(super) fn free_units(&self, now: u64) -> u8 {
-        units_with_slots(&self.free_unit_counts(now))
+    /// Which units can take an instruction of scheduler `s` this cycle, as a mask over
+    /// [`unit_bit`].
+    pub(super) fn free_units(&self, now: u64, s: usize) -> u8 {
+        units_with_slots(&self.free_unit_counts(now, s))
     }
 
-    /// Free slots per unit this cycle (index as in [`Scan::by_unit`]; "none" is unlimited).
-    pub(super) fn free_unit_counts(&self, now: u64) -> [u32; 4] {
+    /// Free slots per unit this cycle for scheduler `s` (index as in [`Scan::by_unit`];
+    /// "none" is unlimited); `s` matters only with the collector's sub-cores.
+    pub(super) fn free_unit_counts(&self, now: u64, s: usize) -> [u32; 4] {
         if let Some(c) = &self.collector {
             use collector::Path;
             return [
                 u32::MAX,
-                c.free_slots(Path::Sp),
-                c.free_slots(Path::Sfu),
-                c.free_slots(Path::Mem),
+                c.free_slots(Path::Sp, s),
+                c.free_slots(Path::Sfu, s),
+                c.free_slots(Path::Mem, s),
             ];
         }
         [
@@ -488,11 +490,15 @@ impl Sm<'_> {
                 )));
             }
             let w = s + local * self.schedulers;
+            let first = self.head(w, now).map(|i| i.class);
             self.issue(w, now);
             self.stalls.issued += 1;
             *issued = true;
             if self.tracks_pcs {
                 self.tell_issued(s, w);
+            }
+            if let Some(class) = first.filter(|_| self.timing.issue_per_warp > 1) {
+                self.issue_more(w, class, now);
             }
             return Ok(Some(w));
         }
@@ -506,6 +512,31 @@ impl Sm<'_> {
             self.stalls.idle += 1;
         }
         Ok(None)
+    }
+
+    /// Multiple issue (`pipeline.issue_per_warp`, GPGPU-Sim's `scheduler_unit::cycle` loop):
+    /// warp `w`, which has just issued an instruction of `class`, issues its next i-buffer
+    /// instructions in the same cycle while each passes the scoreboard, its unit has a slot
+    /// and, with `dual_issue_diff_units`, its unit differs from the one issued before it.
+    fn issue_more(&mut self, w: usize, class: OpClass, now: u64) {
+        let oc = self.collector.is_some();
+        let mut last = unit_bit(class, oc);
+        for n in 1..self.timing.issue_per_warp {
+            let Some(inst) = self.head(w, now) else {
+                return;
+            };
+            let unit = unit_bit(inst.class, oc);
+            let warp = &self.warps[w];
+            let (until, _) = operands(warp, &self.tbs[warp.tb], &inst, self.long_ops);
+            let same = self.timing.diff_units && unit == last;
+            let free = self.free_units(now, w % self.schedulers);
+            if same || until > now || free & unit == 0 {
+                return;
+            }
+            self.issue(w, now);
+            self.stalls.multi_issued += (n == 1) as u64;
+            last = unit;
+        }
     }
 
     /// Tells the unit that scheduler `s` issued warp `w`'s instruction and where the warp
@@ -537,12 +568,24 @@ impl Sm<'_> {
         for (s, scan) in scans.iter_mut().enumerate().take(n) {
             *scan = self.scan(s, now);
         }
-        let counts = self.free_unit_counts(now);
+        let lead = self.lead_scheduler(now);
+        let counts = self.free_unit_counts(now, lead);
         if self.mode == IssueMode::SmWide {
-            return self.issue_sm_wide(&scans, counts, self.lead_scheduler(now), now, issued);
+            if self.collector.as_ref().is_some_and(|c| c.sub_cores()) {
+                return Err(SimError::Config(format!(
+                    "the {} issues for the whole SM, which sub-cores \
+                     (pipeline.operand_collector.sub_cores) split by scheduler: not modelled",
+                    self.issue.what()
+                )));
+            }
+            return self.issue_sm_wide(&scans, counts, lead, now, issued);
         }
         let mut avail = counts;
         for s in self.issue_order(now) {
+            if self.collector.as_ref().is_some_and(|c| c.sub_cores()) {
+                // Each scheduler has its own slots.
+                avail = self.free_unit_counts(now, s);
+            }
             let ready = scans[s].ready(units_with_slots(&avail));
             let grant = self.step_arbiter(s, ready, scans[s].long_stall)?;
             if let Some(local) = grant.filter(|&l| l < self.per_sched) {

@@ -175,6 +175,10 @@ struct Timing {
     l1d_bank_log2: u32,
     /// `pipeline.fetch_throughput`: fetch stages per cycle.
     fetches: u32,
+    /// `pipeline.issue_per_warp`: instructions a granted warp may issue in one cycle.
+    issue_per_warp: u32,
+    /// `pipeline.dual_issue_diff_units`: those instructions go to different units.
+    diff_units: bool,
 }
 
 /// One SM, laid out in declaration order (`repr(C)`): the state every cycle touches first,
@@ -346,8 +350,8 @@ impl<'a> Sm<'a> {
             tbs_launched: 0,
             exit: vec![0; schedulers],
             collector: oc.map(|oc| {
-                let (sp, sfu) = (u.sp_units as usize, u.sfu_units as usize);
-                collector::Collector::new(oc, sp, sfu, sm.max_warps as usize)
+                let pipes = (u.sp_units as usize, u.sfu_units as usize);
+                collector::Collector::new(oc, pipes, sm.max_warps as usize, schedulers)
             }),
             wb_buffer: vec![],
             sp_busy: vec![0; u.sp_units as usize],
@@ -407,6 +411,8 @@ impl<'a> Sm<'a> {
                 },
                 l1d_bank_log2: cfg.pipeline.l1d_bank_bytes.max(1).trailing_zeros(),
                 fetches: cfg.pipeline.fetch_throughput.max(1),
+                issue_per_warp: cfg.pipeline.issue_per_warp.max(1),
+                diff_units: cfg.pipeline.dual_issue_diff_units,
             },
             alloc: blocks.alloc,
             alloc_req: AllocRequest::default(),
@@ -566,8 +572,10 @@ impl<'a> Sm<'a> {
         self.lsu_stage(now)?;
         self.collector_cycle(now);
         self.issue_stage(now, issued)?;
-        for _ in 0..self.timing.fetches {
-            self.fetch(now)?;
+        for round in 1..=self.timing.fetches {
+            // GPGPU-Sim's decode + fetch loop decodes a fetch in the next round, so every
+            // fetch but the last round's is decoded in this cycle.
+            self.fetch(now, round < self.timing.fetches)?;
             self.retire();
         }
         if self.preempting > 0 {

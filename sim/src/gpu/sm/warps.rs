@@ -646,7 +646,9 @@ impl Sm<'_> {
                     .collect();
                 if !regs.is_empty() {
                     format!("scoreboard: {}", regs.join(", "))
-                } else if self.free_units(now) & unit_bit(inst.class, self.collector.is_some()) == 0
+                } else if self.free_units(now, w % self.schedulers)
+                    & unit_bit(inst.class, self.collector.is_some())
+                    == 0
                 {
                     format!("{:?} unit busy", inst.class)
                 } else {
