@@ -461,6 +461,34 @@ fn blocks_that_do_not_fit_and_bad_arbiter_shapes_are_errors() {
     assert!(matches!(e, SimError::DoesNotFit { .. }), "{e}");
 }
 
+/// Sub-cores need a slot of every register set per scheduler; ELF's issue unit decides for
+/// the whole SM, which sub-cores split by scheduler: errors, not runs on wrong slots.
+#[test]
+fn an_sm_wide_issue_unit_and_too_few_slots_refuse_sub_cores() {
+    let mut cfg = gtx480();
+    let oc = &mut cfg.pipeline.operand_collector;
+    oc.enabled = true;
+    oc.sub_cores = true;
+    // GTX 480's SFU and MEM register sets have one slot: none for the second scheduler.
+    let e = Gpu::golden(&cfg, SimOptions::default()).err().unwrap();
+    assert!(e.to_string().contains("has none for some"), "{e}");
+    let oc = &mut cfg.pipeline.operand_collector;
+    let two = crate::config::PerPath {
+        sp: 2,
+        sfu: 2,
+        mem: 2,
+    };
+    (oc.issue_widths, oc.dispatch_widths, oc.units) = (two, two, two);
+    let mut gpu = Gpu::golden(&cfg, opts("--warp-sched elf")).unwrap();
+    let e = gpu
+        .run(&mut builtin("stream", "small"), &mut |_| {})
+        .unwrap_err();
+    assert!(
+        matches!(&e, SimError::Config(m) if m.contains("sub-cores")),
+        "{e}"
+    );
+}
+
 /// A kernel whose static code is unknown: ELF gets an empty program-point table.
 struct NoCode(Box<dyn KernelSource>);
 
