@@ -885,6 +885,11 @@ pub struct DramConfig {
     /// with `address_mapping` only).
     #[serde(default, skip_serializing_if = "PartitionIndexing::is_consecutive")]
     pub partition_indexing: PartitionIndexing,
+    /// Separate row and column command buses (`-dram_dual_bus_interface 1`, HBM): each cycle a
+    /// channel may issue a column command and a row command (`ACT` or `PRE`). False: one
+    /// command a cycle.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dual_bus: bool,
 }
 
 /// GPGPU-Sim's partition indexing (`-gpgpu_memory_partition_indexing`, `addrdec.cc`).

@@ -145,6 +145,7 @@ pub fn gtx480() -> GpuConfig {
             peak_gbps: 177.4, // ELF T3.1
             address_mapping: None,
             partition_indexing: PartitionIndexing::Consecutive,
+            dual_bus: false,
         },
         units: UnitConfig {
             sp_units: 2,            // GPGPU-Sim -gpgpu_num_sp_units
@@ -279,6 +280,7 @@ pub fn titanx() -> GpuConfig {
             peak_gbps: 480.0, // NVIDIA TITAN X (Pascal): 384-bit at 10 Gb/s
             address_mapping: None,
             partition_indexing: PartitionIndexing::Consecutive,
+            dual_bus: false,
         },
         units: UnitConfig {
             sp_units: 4,
@@ -340,6 +342,7 @@ pub fn titanv() -> GpuConfig {
             peak_gbps: 652.8,                                  // 24 x 16 B x 2 x 850 MHz
             address_mapping: None,
             partition_indexing: PartitionIndexing::Consecutive,
+            dual_bus: false,
         },
         units: UnitConfig {
             sp_units: 4,
@@ -403,6 +406,7 @@ pub fn gtx980() -> GpuConfig {
             peak_gbps: 224.0,                                   // T5.2
             address_mapping: None,
             partition_indexing: PartitionIndexing::Consecutive,
+            dual_bus: false,
         },
         units: UnitConfig {
             sp_units: 4,

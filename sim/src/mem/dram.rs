@@ -9,6 +9,9 @@
 //!    open there (never while a queued request still hits that row), or `ACT` if the bank is
 //!    closed.
 //!
+//! With separate row and column buses (`dram.dual_bus`, GPGPU-Sim's `dual_bus_interface`),
+//! step 2 also runs in a cycle that issued a column command.
+//!
 //! A column command moves `burst_length` transfers of the channel's data bus
 //! (`chips * chip_bus_bytes` wide), occupying it for `burst_length / data_rate` cycles; read
 //! data starts `CL` cycles after `RD`, write data `WL` cycles after `WR`.
@@ -75,6 +78,8 @@ struct Bank {
 #[derive(Clone, Debug)]
 pub struct Channel {
     t: DramTiming,
+    /// `dram.dual_bus`: a row command may issue beside a column command.
+    dual_bus: bool,
     banks: Vec<Bank>,
     burst_cycles: u64,
     queue: VecDeque<Queued>,
@@ -100,6 +105,7 @@ impl Channel {
     pub fn new(cfg: &DramConfig) -> Self {
         Self {
             t: cfg.timing,
+            dual_bus: cfg.dual_bus,
             banks: vec![Bank::default(); cfg.banks as usize],
             burst_cycles: (cfg.burst_length / cfg.data_rate).max(1) as u64,
             queue: VecDeque::new(),
@@ -166,8 +172,9 @@ impl Channel {
         queued.chain(self.done.iter().map(|&(id, _)| id))
     }
 
-    /// One command-clock cycle; returns the command issued, if any.
-    pub fn cycle(&mut self) -> Option<Cmd> {
+    /// One command-clock cycle; returns the commands issued: a column command, a row command
+    /// (without a dual bus, never both).
+    pub fn cycle(&mut self) -> [Option<Cmd>; 2] {
         #[cfg(test)]
         for (i, b) in self.banks.iter().enumerate() {
             let hits = self
@@ -177,12 +184,17 @@ impl Channel {
                 .count();
             assert_eq!(b.queued_hits as usize, hits, "bank {i}: queued row hits");
         }
-        let cmd = self.schedule();
+        let col = self.column();
+        let row = match col.is_none() || self.dual_bus {
+            true => self.row(),
+            false => None,
+        };
         self.now += 1;
-        cmd
+        [col, row]
     }
 
-    fn schedule(&mut self) -> Option<Cmd> {
+    /// Step 1: the column command of the oldest queued row hit, if one is legal now.
+    fn column(&mut self) -> Option<Cmd> {
         // Every command serves a queued request.
         if self.queue.is_empty() {
             return None;
@@ -254,9 +266,17 @@ impl Channel {
                 }
             });
         }
-        // 2. Prepare the bank of the oldest request that needs it. Banks whose open row some
-        //    queued request still hits are never precharged. Nothing to do while no ACT is
-        //    allowed and no open bank may be precharged.
+        None
+    }
+
+    /// Step 2: prepare the bank of the oldest request that needs it. Banks whose open row some
+    /// queued request still hits are never precharged. Nothing to do while no ACT is allowed
+    /// and no open bank may be precharged.
+    fn row(&mut self) -> Option<Cmd> {
+        if self.queue.is_empty() {
+            return None;
+        }
+        let (now, t) = (self.now, self.t);
         let act_possible = self.next_act_any <= now;
         if !act_possible
             && !self

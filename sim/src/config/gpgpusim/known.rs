@@ -106,7 +106,7 @@ pub const OPTIONS: &[Known] = &[
     k("dram_bnk_indexing_policy", UInt, Timing(Some("0")), false),
     k("dram_bnkgrp_indexing_policy", UInt, Inert, false),
     k("dram_data_command_freq_ratio", UInt, Read, false),
-    k("dram_dual_bus_interface", UInt, Timing(Some("0")), false),
+    k("dram_dual_bus_interface", UInt, Read, false),
     k("dram_elimnate_rw_turnaround", Flag, Timing(None), false),
     k("dram_latency", UInt, Read, false),
     k(

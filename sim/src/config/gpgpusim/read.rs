@@ -44,6 +44,7 @@ pub(super) fn apply(
         "dram_data_command_freq_ratio" => cfg.dram.data_rate = c.u32()?,
         "gpgpu_frfcfs_dram_sched_queue_size" => cfg.dram.scheduler_queue = c.u32()?,
         "dram_latency" => cfg.dram.latency = c.u32()?,
+        "dram_dual_bus_interface" => cfg.dram.dual_bus = c.u32()? != 0,
         "gpgpu_dram_timing_opt" => structured::dram_timing(c, cfg, notes)?,
         "gpgpu_clock_domains" => structured::clock_domains(c, cfg, notes)?,
         "gpgpu_num_reg_banks" => collector(cfg).register_banks = c.u32()?,
