@@ -541,8 +541,13 @@ pub fn print_report(r: &Report, mode: &str) -> anyhow::Result<()> {
     let s = &c.stalls;
     let all = s.issued + s.idle + s.raw + s.structural + s.preempted;
     outln!(
-        "  scheduler cycles: issued {}, idle/control {}, RAW {}, structural {}{}; LSU blocked {} cycles",
+        "  scheduler cycles: issued {}{}, idle/control {}, RAW {}, structural {}{}; LSU blocked {} cycles",
         pct(s.issued, all),
+        if s.multi_issued > 0 {
+            format!(" ({} of them two or more instructions)", s.multi_issued)
+        } else {
+            String::new()
+        },
         pct(s.idle, all),
         pct(s.raw, all),
         pct(s.structural, all),
