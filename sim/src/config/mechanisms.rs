@@ -104,6 +104,11 @@ pub const MECHANISMS: &[Mechanism] = &[
         copy: |f, c| c.interconnect.flit_bytes = f.interconnect.flit_bytes,
     },
     Mechanism {
+        name: "icnt-input-buffer",
+        fields: "interconnect.input_buffer",
+        copy: |f, c| c.interconnect.input_buffer = f.interconnect.input_buffer,
+    },
+    Mechanism {
         name: "interconnect-latency",
         fields: "interconnect.latency",
         copy: |f, c| c.interconnect.latency = f.interconnect.latency,

@@ -121,6 +121,7 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("cache.port_bytes", 0, 4096),
     ("interconnect.latency", 0, 100_000),
     ("interconnect.flit_bytes", 1, 4096),
+    ("interconnect.input_buffer", 1, 4096),
     ("dram.channels", 1, 64),
     ("dram.sub_partitions", 1, 16),
     ("dram.chips_per_channel", 1, 64),
@@ -837,6 +838,28 @@ pub struct InterconnectConfig {
     pub latency: u32,
     /// Bytes per port per cycle (one flit).
     pub flit_bytes: u32,
+    /// Packets each crossbar input (an SM's, a slice's) holds before it refuses one: GPGPU-Sim's
+    /// `input_buffer_size` of the `.icnt` file (`-network_mode 1`; flits there, and a request
+    /// is one flit; 9 when the file sets none) or `-icnt_in_buffer_limit` (`-network_mode 2`).
+    /// Default 8 (the presets: the papers give none).
+    #[serde(
+        default = "InterconnectConfig::default_input_buffer",
+        skip_serializing_if = "InterconnectConfig::is_default_input_buffer"
+    )]
+    pub input_buffer: u32,
+}
+
+impl InterconnectConfig {
+    /// [`InterconnectConfig::input_buffer`] of the presets, packets.
+    pub const DEFAULT_INPUT_BUFFER: u32 = 8;
+
+    fn default_input_buffer() -> u32 {
+        Self::DEFAULT_INPUT_BUFFER
+    }
+
+    fn is_default_input_buffer(v: &u32) -> bool {
+        *v == Self::DEFAULT_INPUT_BUFFER
+    }
 }
 
 /// DRAM: `channels` memory controllers, each with `sub_partitions` L2 slices.
@@ -1094,6 +1117,7 @@ impl GpuConfig {
             ("sm.two_level_max_active", sm.two_level_max_active),
             ("interconnect.latency", self.interconnect.latency),
             ("interconnect.flit_bytes", self.interconnect.flit_bytes),
+            ("interconnect.input_buffer", self.interconnect.input_buffer),
             ("dram.channels", self.dram.channels),
             ("dram.sub_partitions", self.dram.sub_partitions),
             ("dram.chips_per_channel", self.dram.chips_per_channel),

@@ -126,6 +126,7 @@ pub fn gtx480() -> GpuConfig {
         interconnect: InterconnectConfig {
             latency: 8, // [assumed] the papers give none; GPGPU-Sim's iSLIP network is a few router cycles
             flit_bytes: 40, // GPGPU-Sim -icnt_flit_size
+            input_buffer: InterconnectConfig::DEFAULT_INPUT_BUFFER, // [assumed] (GPGPU-Sim's .icnt file: 9 flits)
         },
         dram: DramConfig {
             channels: 6,          // ELF T3.1: 6 memory partitions
@@ -174,7 +175,7 @@ pub fn gtx480() -> GpuConfig {
 /// `-gpgpu_dram_partition_queues`, `gs/gpu-sim.cc`:144-146; 4.x: 64) and the cluster ejection
 /// buffer (8 vs 32): the model has one bounded queue in front of each L2 slice
 /// ([`crate::gpu::memory::ROP_QUEUE`]) and crossbar inputs of
-/// [`crate::gpu::memory::ICNT_QUEUE`] packets; DRAM bank groups (3.2.2 uses two of its four,
+/// `interconnect.input_buffer` packets; DRAM bank groups (3.2.2 uses two of its four,
 /// `gs/gpu-sim.h`:193-198); the L2 fill port (four cycles a line, `gs/gpu-cache.cc`:601-606).
 pub fn gtx480_gpgpusim_3_2_2() -> GpuConfig {
     let mut c = gpgpusim_3_2_2(gtx480());
@@ -261,6 +262,7 @@ pub fn titanx() -> GpuConfig {
         interconnect: InterconnectConfig {
             latency: 8,
             flit_bytes: 40,
+            input_buffer: InterconnectConfig::DEFAULT_INPUT_BUFFER,
         }, // latency [assumed] as gtx480; flit: GPGPU-Sim
         dram: DramConfig {
             channels: 12,         // GPGPU-Sim -gpgpu_n_mem (384-bit GDDR5X)
@@ -325,6 +327,7 @@ pub fn titanv() -> GpuConfig {
         interconnect: InterconnectConfig {
             latency: 8,
             flit_bytes: 40,
+            input_buffer: InterconnectConfig::DEFAULT_INPUT_BUFFER,
         },
         dram: DramConfig {
             channels: 24, // HBM2, 3 stacks (GPGPU-Sim)
@@ -389,6 +392,7 @@ pub fn gtx980() -> GpuConfig {
         interconnect: InterconnectConfig {
             latency: 8,
             flit_bytes: 40,
+            input_buffer: InterconnectConfig::DEFAULT_INPUT_BUFFER,
         },
         dram: DramConfig {
             channels: 4,          // T5.2: 4 memory partitions

@@ -39,9 +39,6 @@ use super::stats::{CacheCounts, DramCounts};
 /// Requests waiting in one slice's ROP queue at most (GPGPU-Sim's queue is effectively
 /// unbounded; a bound keeps the crossbar's backpressure meaningful) [assumed].
 pub const ROP_QUEUE: usize = 64;
-/// Packets each crossbar input buffers [assumed: GPGPU-Sim's iSLIP input buffers are a few
-/// packets deep].
-pub const ICNT_QUEUE: usize = 8;
 /// Bytes of a request or reply header.
 pub const HEADER_BYTES: u32 = 8;
 
@@ -397,9 +394,10 @@ impl MemorySystem {
                 last_sub: cfg.dram.sub_partitions as usize - 1,
             })
             .collect();
+        let inputs = ic.input_buffer as usize;
         Self {
-            up: Crossbar::new(sms, nslices, ic.latency, ic.flit_bytes, ICNT_QUEUE),
-            down: Crossbar::new(nslices, sms, ic.latency, ic.flit_bytes, ICNT_QUEUE),
+            up: Crossbar::new(sms, nslices, ic.latency, ic.flit_bytes, inputs),
+            down: Crossbar::new(nslices, sms, ic.latency, ic.flit_bytes, inputs),
             slices,
             channels,
             map,

@@ -424,3 +424,59 @@ fn operand_collector_options_set_its_sizes() {
     .to_string();
     assert!(e.contains("register_banks") && e.contains("1..=64"), "{e}");
 }
+
+/// The crossbar's input buffers come from the network GPGPU-Sim runs: the `.icnt` file's
+/// `input_buffer_size` beside the configuration (`-network_mode 1`; 9 when it sets none), or
+/// `-icnt_in_buffer_limit` (`-network_mode 2`; 64 by default); a missing `.icnt` file keeps the
+/// base's with a note, a bad value is an error at its own file and line.
+#[test]
+fn the_network_sets_the_crossbar_input_buffers() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("gpgpusim.config");
+    let read = |text: &str| parse(text, &cfg, &presets::gtx480());
+    let islip = "-network_mode 1\n-inter_config_file net.icnt\n";
+    std::fs::write(
+        dir.path().join("net.icnt"),
+        "// x\ninput_buffer_size = 256;\n",
+    )
+    .unwrap();
+    assert_eq!(read(islip).unwrap().config.interconnect.input_buffer, 256);
+    std::fs::write(dir.path().join("net.icnt"), "vc_buf_size = 64;\n").unwrap();
+    assert_eq!(read(islip).unwrap().config.interconnect.input_buffer, 9);
+    std::fs::write(dir.path().join("net.icnt"), "\ninput_buffer_size = many;\n").unwrap();
+    match read(islip) {
+        Err(ConfigError::Syntax { path, line, .. }) => {
+            assert!(path.ends_with("net.icnt") && line == 2, "{path}:{line}")
+        }
+        other => panic!("{other:?}"),
+    }
+    std::fs::write(dir.path().join("net.icnt"), "input_buffer_size = 5000;\n").unwrap();
+    let e = read(islip).unwrap_err().to_string();
+    assert!(e.contains("net.icnt") && e.contains("1..=4096"), "{e}");
+    std::fs::remove_file(dir.path().join("net.icnt")).unwrap();
+    let p = read(islip).unwrap();
+    assert_eq!(p.config.interconnect.input_buffer, 8, "the base's");
+    let note = p
+        .notes
+        .unmodelled
+        .iter()
+        .find(|u| u.option == "-inter_config_file");
+    assert!(note.is_some_and(|u| u.line == 2), "{:?}", p.notes);
+    let local = read("-network_mode 2\n-icnt_in_buffer_limit 512\n").unwrap();
+    assert_eq!(local.config.interconnect.input_buffer, 512);
+    assert!(local
+        .notes
+        .unmodelled
+        .iter()
+        .all(|u| !u.option.contains("buffer")));
+    let local = read("-network_mode 2\n").unwrap();
+    assert_eq!(local.config.interconnect.input_buffer, 64);
+    let e = read("-icnt_in_buffer_limit 0\n-network_mode 2\n").unwrap_err();
+    assert!(e.to_string().contains(":1"), "{e}");
+    let no_mode = read("-icnt_in_buffer_limit 512\n").unwrap();
+    assert_eq!(
+        no_mode.config.interconnect.input_buffer, 8,
+        "no network named"
+    );
+    assert_eq!(unmodelled(&no_mode.notes), ["-icnt_in_buffer_limit"]);
+}
