@@ -544,9 +544,21 @@ fn sim_runs_the_elf_configurations() {
         consistent["thread_instructions"],
         gto["thread_instructions"]
     );
-    // Four schedulers per SM (Titan V): ELF serves them.
-    let titanv = run(&["--warp-sched", "elf", "--config", "titanv"]);
-    assert_eq!(titanv["thread_instructions"], gto["thread_instructions"]);
+    // Four schedulers per SM (GTX 980): ELF serves them. (TITAN V's sub-cores give each
+    // scheduler its own units, which an SM-wide issue unit cannot use: refused.)
+    let gtx980 = run(&["--warp-sched", "elf", "--config", "gtx980"]);
+    assert_eq!(gtx980["thread_instructions"], gto["thread_instructions"]);
+    let o = gpusched(&[
+        "sim",
+        "--workload",
+        "lbm",
+        "--warp-sched",
+        "elf",
+        "--config",
+        "titanv",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    says(&o, "the ELF block issues for the whole SM, which sub-cores");
     let rr = run(&["--warp-sched", "elf", "--rr-fetch"]);
     assert_eq!(
         (rr["policy"].as_str(), rr["fetch"].as_str()),
@@ -3293,4 +3305,55 @@ args = "--bypass heuristic"
         .collect();
     assert_eq!(plans.len(), 1);
     assert_eq!(plans[0]["runs"], 8, "{}", plans[0]);
+}
+
+/// Every configuration of GPGPU-Sim's `configs/tested-cfgs` (branch `dev`, commit 667834c),
+/// each with Accel-Sim's `trace.config` where Accel-Sim has one (commit 73f9fac): unchanged
+/// copies in `tests/data/gpgpusim-tested-cfgs` (BSD licences, kept beside them).
+#[test]
+fn every_tested_gpgpusim_config_runs_a_trace() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gpgpusim-tested-cfgs");
+    let gpus = [
+        "SM2_GTX480",
+        "SM3_KEPLER_TITAN",
+        "SM6_TITANX",
+        "SM75_RTX2060",
+        "SM75_RTX2060_S",
+        "SM7_GV100",
+        "SM7_QV100",
+        "SM7_TITANV",
+        "SM86_RTX3070",
+    ];
+    let mut cycles = std::collections::BTreeSet::new();
+    let mut instructions = std::collections::BTreeSet::new();
+    for gpu in gpus {
+        let dir = root.join(gpu);
+        let mut files = vec![dir.join("gpgpusim.config")];
+        if dir.join("trace.config").exists() {
+            files.push(dir.join("trace.config"));
+        }
+        let list: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        let config = list.join(",");
+        let check = gpusched(&["config", "check", &config]);
+        assert!(check.status.success(), "{gpu}: {}", text(&check));
+        let args = [
+            "sim",
+            "--workload",
+            "compute",
+            "--config",
+            &config,
+            "--json",
+        ];
+        let o = gpusched(&args);
+        assert!(o.status.success(), "{gpu}: {}", text(&o));
+        let v = json(&o);
+        assert!(v["cycles"].as_u64().unwrap() > 0, "{gpu}: {v}");
+        cycles.insert(v["cycles"].as_u64().unwrap());
+        instructions.insert(v["warp_instructions"].as_u64().unwrap());
+    }
+    assert_eq!(instructions.len(), 1, "the same trace on every GPU");
+    assert!(
+        cycles.len() >= 7,
+        "the files set different machines: {cycles:?}"
+    );
 }

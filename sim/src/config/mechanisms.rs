@@ -49,8 +49,9 @@ pub const MECHANISMS: &[Mechanism] = &[
     },
     Mechanism {
         name: "l2-mshrs",
-        fields: "l2.mshrs, l2.mshr_merge, l2.miss_queue",
+        fields: "l2.mshrs, l2.mshr_merge, l2.miss_queue, l2.mshr_sectors",
         copy: |f, c| {
+            c.l2.mshr_sectors = f.l2.mshr_sectors;
             c.l2.mshrs = f.l2.mshrs;
             c.l2.mshr_merge = f.l2.mshr_merge;
             c.l2.miss_queue = f.l2.miss_queue;
@@ -68,8 +69,11 @@ pub const MECHANISMS: &[Mechanism] = &[
     },
     Mechanism {
         name: "l2-other",
-        fields: "l2.set_index",
-        copy: |f, c| c.l2.set_index = f.l2.set_index,
+        fields: "l2.set_index, l2.write_through",
+        copy: |f, c| {
+            c.l2.set_index = f.l2.set_index;
+            c.l2.write_through = f.l2.write_through;
+        },
     },
     Mechanism {
         name: "l1d-latency-queue",
@@ -145,6 +149,21 @@ pub const MECHANISMS: &[Mechanism] = &[
         name: "sm",
         fields: "sm",
         copy: |f, c| c.sm = f.sm.clone(),
+    },
+    Mechanism {
+        name: "launch-latency",
+        fields: "launch",
+        copy: |f, c| c.launch = f.launch.clone(),
+    },
+    Mechanism {
+        name: "l1d-carveout",
+        fields: "l1d_carveout",
+        copy: |f, c| c.l1d_carveout = f.l1d_carveout.clone(),
+    },
+    Mechanism {
+        name: "partition-queues",
+        fields: "partition_queues",
+        copy: |f, c| c.partition_queues = f.partition_queues.clone(),
     },
     Mechanism {
         name: "pipeline-other",

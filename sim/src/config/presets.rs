@@ -5,8 +5,8 @@
 
 use super::{
     CacheConfig, DramConfig, DramTiming, GpuConfig, InterconnectConfig, L1dCarveout, Latency,
-    LaunchConfig, PartitionIndexing, PartitionQueues, PipelineConfig, SetIndexFn, SmConfig,
-    UnitConfig, WriteAllocate,
+    LaunchConfig, OperandCollectorConfig, PartitionIndexing, PartitionQueues, PerPath,
+    PipelineConfig, SetIndexFn, SmConfig, UnitConfig, WriteAllocate, WriteThrough,
 };
 
 /// Preset names.
@@ -235,132 +235,239 @@ pub fn gpgpusim_3_2_2(mut c: GpuConfig) -> GpuConfig {
 
 /// Pascal TITAN X (PAVER Table 1; GPGPU-Sim SM6_TITANX).
 ///
-/// PAVER Table 1 gives 32 warps with 2,048 threads per SM, which is inconsistent; following the
-/// spec's recommendation (paver.md A20) this preset uses 64 warps.
+/// Every value is GPGPU-Sim's `configs/tested-cfgs/SM6_TITANX/gpgpusim.config` (and its
+/// `config_pascal_islip.icnt`) with Accel-Sim's `SM6_TITANX/trace.config`, read as `gpusched
+/// sim --config gpgpusim.config,trace.config` reads them (a test checks it), except where PAVER
+/// Table 1 gives another: the 1 GHz core clock (the file: 1417 MHz). Table 1's sizes are the
+/// file's, and its 32 warps contradict its 2,048 threads (paver.md A20): 64, as the file.
 pub fn titanx() -> GpuConfig {
     GpuConfig {
         name: "titanx".into(),
         sm: SmConfig {
-            count: 28,              // PAVER T1 (L69)
-            core_clock_mhz: 1000.0, // PAVER T1 (L73); GPGPU-Sim uses 1417
-            warp_size: 32,
-            max_threads: 2048,            // PAVER T1 (L70)
-            max_warps: 64,                // paver.md A20 (Table 1's 32 contradicts 2,048 threads)
-            max_blocks: 32,               // PAVER T1 (L70)
-            registers: 65536,             // GPGPU-Sim -gpgpu_shader_registers
-            shared_mem_bytes: 96 * KB,    // PAVER T1 (L71)
-            shared_mem_banks: 32,         // GPGPU-Sim
-            schedulers: 4,                // GPGPU-Sim -gpgpu_num_sched_per_core
-            ibuffer_entries: 2,           // GPGPU-Sim
-            fetch_width: 8,               // GPGPU-Sim -gpgpu_inst_fetch_throughput
-            warp_scheduler: "gto".into(), // PAVER L308; GPGPU-Sim
+            count: 28,                    // PAVER T1 (L69); -gpgpu_n_clusters 28 x 1 core
+            core_clock_mhz: 1000.0,       // PAVER T1 (L73); the file's -gpgpu_clock_domains: 1417
+            warp_size: 32,                // -gpgpu_shader_core_pipeline 2048:32
+            max_threads: 2048,            // PAVER T1 (L70); -gpgpu_shader_core_pipeline
+            max_warps: 64,                // 2048 / 32 (paver.md A20: Table 1's 32 contradicts it)
+            max_blocks: 32,               // PAVER T1 (L70); -gpgpu_shader_cta 32
+            registers: 65536,             // -gpgpu_shader_registers
+            shared_mem_bytes: 96 * KB,    // PAVER T1 (L71); -gpgpu_shmem_size 98304
+            shared_mem_banks: 32,         // -gpgpu_shmem_num_banks
+            schedulers: 4,                // -gpgpu_num_sched_per_core
+            ibuffer_entries: 2,           // GPGPU-Sim's i-buffer (shader.cc)
+            fetch_width: 2,               // GPGPU-Sim fetches two instructions (shader.cc)
+            warp_scheduler: "gto".into(), // PAVER L308; -gpgpu_scheduler gto
             two_level_max_active: 6,
         },
-        l1i: cache(4 * KB, 128, 4, (2, 48, 4), 1), // GPGPU-Sim il1 N:8:128:4, S:2:48,4
-        l1d: cache(48 * KB, 128, 96, (256, 8, 16), 82), // PAVER T1 48 kB; GPGPU-Sim dl1 S:4:128:96, A:256:8,16; latency 82
-        l2: sectored(cache(128 * KB, 128, 16, (256, 64, 16), 120), 32), // 3 MB (PAVER T1) = 24 slices of GPGPU-Sim dl2 S:64:128:16; ROP 120
+        l1i: cache(4 * KB, 128, 4, (2, 48, 4), 1), // -gpgpu_cache:il1 N:8:128:4,L:R:f:N:L,S:2:48,4
+        // PAVER T1 48 kB; -gpgpu_cache:dl1 S:4:128:96,L:L:s:N:L,A:256:8,16:0,32; -gpgpu_l1_latency 82
+        l1d: sector_mshrs(sectored(cache(48 * KB, 128, 96, (256, 8, 16), 82), 32)),
+        // 3 MB (PAVER T1) = 24 slices of -gpgpu_cache:dl2 S:64:128:16,L:B:m:L:P,A:256:64,16:0,32
+        // (P: IPOLY set index); -gpgpu_l2_rop_latency 120
+        l2: ipoly(sector_mshrs(sectored(
+            cache(128 * KB, 128, 16, (256, 64, 16), 120),
+            32,
+        ))),
         interconnect: InterconnectConfig {
-            latency: 8,
-            flit_bytes: 40,
-            input_buffer: InterconnectConfig::DEFAULT_INPUT_BUFFER,
-        }, // latency [assumed] as gtx480; flit: GPGPU-Sim
+            latency: 8,        // [assumed] as gtx480: the papers give none
+            flit_bytes: 40,    // -icnt_flit_size
+            input_buffer: 256, // config_pascal_islip.icnt input_buffer_size (-network_mode 1)
+        },
         dram: DramConfig {
-            channels: 12,         // GPGPU-Sim -gpgpu_n_mem (384-bit GDDR5X)
-            sub_partitions: 2,    // GPGPU-Sim
-            chips_per_channel: 1, // GPGPU-Sim
-            chip_bus_bytes: 4,
-            burst_length: 8,
-            data_rate: 4, // GDDR5X
-            clock_mhz: 2500.0,
-            banks: 16,
-            row_bytes: 2048, // GPGPU-Sim address mapping: 6 column + 5 byte bits
-            scheduler_queue: 64,
-            latency: 100,
-            // GPGPU-Sim (GDDR5 scaled to 2500 MHz), except tRC: its 52 < tRAS + tRP = 53 is a
-            // rounding artefact; its DRAM model cannot activate before 53 cycles anyway.
-            timing: timing([8, 16, 37, 16, 53, 16, 6, 2, 16]),
-            peak_gbps: 480.0, // NVIDIA TITAN X (Pascal): 384-bit at 10 Gb/s
-            address_mapping: None,
-            partition_indexing: PartitionIndexing::Consecutive,
+            channels: 12,         // -gpgpu_n_mem (384-bit GDDR5X)
+            sub_partitions: 2,    // -gpgpu_n_sub_partition_per_mchannel
+            chips_per_channel: 1, // -gpgpu_n_mem_per_ctrlr
+            chip_bus_bytes: 4,    // -gpgpu_dram_buswidth
+            burst_length: 8,      // -gpgpu_dram_burst_length
+            data_rate: 4,         // -dram_data_command_freq_ratio (GDDR5X is QDR)
+            clock_mhz: 2500.0,    // -gpgpu_clock_domains
+            banks: 16,            // -gpgpu_dram_timing_opt nbk
+            row_bytes: 2048,      // the mapping's 6 column and 5 byte bits
+            scheduler_queue: 64,  // -gpgpu_frfcfs_dram_sched_queue_size
+            latency: 100,         // -dram_latency
+            // -gpgpu_dram_timing_opt RRD, RCD, RAS, RP, RC, CL, WL, CCD, WR
+            timing: timing([8, 16, 37, 16, 52, 16, 6, 2, 16]),
+            peak_gbps: 480.0, // 12 x 4 B x 4 x 2500 MHz (NVIDIA: 480 GB/s)
+            address_mapping: Some(PASCAL_MAPPING.into()), // -gpgpu_mem_addr_mapping
+            partition_indexing: PartitionIndexing::Random, // -gpgpu_memory_partition_indexing 4
             dual_bus: false,
         },
         units: UnitConfig {
-            sp_units: 4,
-            sfu_units: 4,
-            int_alu: lat(4, 1),
-            int_mul: lat(5, 1),
-            fp: lat(4, 1),
-            dp: lat(8, 8),
-            sfu: lat(20, 4),
-            shared_mem: lat(24, 1), // all: GPGPU-Sim SM6_TITANX
+            sp_units: 4,            // -gpgpu_num_sp_units
+            sfu_units: 4,           // -gpgpu_num_sfu_units
+            int_alu: lat(4, 1),     // trace.config -trace_opcode_latency_initiation_int 4,1
+            int_mul: lat(4, 1),     // the same
+            fp: lat(4, 1),          // -trace_opcode_latency_initiation_sp 4,1
+            dp: lat(20, 8),         // -trace_opcode_latency_initiation_dp 20,8
+            sfu: lat(20, 4),        // -trace_opcode_latency_initiation_sfu 20,4
+            shared_mem: lat(24, 1), // -gpgpu_smem_latency 24
         },
-        pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
-        launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
-        l1d_carveout: L1dCarveout::default(),
-        partition_queues: PartitionQueues::default(),
+        pipeline: PipelineConfig {
+            gmem_skip_l1d: true,         // -gpgpu_gmem_skip_L1D 1
+            perfect_inst_cache: true,    // -gpgpu_perfect_inst_const_cache 1
+            sector_coalescing: true,     // -gpgpu_coalesce_arch 61
+            l1d_banks: 2,                // -gpgpu_l1_banks 2
+            fetch_throughput: 8,         // -gpgpu_inst_fetch_throughput 8
+            issue_per_warp: 2,           // -gpgpu_max_insn_issue_per_warp 2
+            dual_issue_diff_units: true, // -gpgpu_dual_issue_diff_exec_units 1
+            // -gpgpu_num_reg_banks 16, -gpgpu_reg_file_port_throughput 2,
+            // -gpgpu_pipeline_widths 4,0,0,4,4,4,0,0,4,4,8
+            operand_collector: sub_core_collector(16),
+            ..PipelineConfig::default() // GPGPU-Sim 4 (shader.cc)
+        },
+        launch: LaunchConfig {
+            kernel_latency: 5000, // -gpgpu_kernel_launch_latency 5000
+            block_latency: 0,
+        },
+        l1d_carveout: L1dCarveout::default(), // the file has no adaptive carve-out
+        partition_queues: PartitionQueues {
+            enabled: true, // -gpgpu_dram_partition_queues 32:32:32:32
+            icnt_to_l2: 32,
+            l2_to_icnt: 32,
+        },
+    }
+}
+
+/// The address mapping of GPGPU-Sim's SM6_TITANX file (`-gpgpu_mem_addr_mapping`).
+const PASCAL_MAPPING: &str =
+    "dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS";
+/// The address mapping of GPGPU-Sim's SM7_TITANV file (`-gpgpu_mem_addr_mapping`).
+const VOLTA_MAPPING: &str =
+    "dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS";
+
+/// `c` with MSHR entries of sectors (a GPGPU-Sim `S:` cache keys its MSHRs by sector).
+fn sector_mshrs(mut c: CacheConfig) -> CacheConfig {
+    c.mshr_sectors = true;
+    c
+}
+
+/// `c` with GPGPU-Sim's IPOLY set index (the `P` of a cache string).
+fn ipoly(mut c: CacheConfig) -> CacheConfig {
+    c.set_index = SetIndexFn::Ipoly;
+    c
+}
+
+/// The operand collector of GPGPU-Sim's Pascal and Volta files: eight generic collector units
+/// with eight ports and eight dispatchers (`-gpgpu_enable_specialized_operand_collector 0`,
+/// `-gpgpu_operand_collector_num_{units,in_ports,out_ports}_gen 8`), sub-cores
+/// (`-gpgpu_sub_core_model 1`), two register-file ports (`-gpgpu_reg_file_port_throughput 2`),
+/// `banks` register banks (`-gpgpu_num_reg_banks`), and `-gpgpu_pipeline_widths` 4 for SP, SFU
+/// and MEM, 8 writebacks.
+fn sub_core_collector(banks: u32) -> OperandCollectorConfig {
+    let four = PerPath {
+        sp: 4,
+        sfu: 4,
+        mem: 4,
+    };
+    OperandCollectorConfig {
+        enabled: true,
+        register_banks: banks,
+        port_throughput: 2,
+        issue_widths: four.clone(),
+        dispatch_widths: four,
+        writeback_width: 8,
+        specialized: false,
+        generic_units: 8,
+        generic_ports: 8,
+        generic_dispatchers: 8,
+        sub_cores: true,
+        ..OperandCollectorConfig::default()
     }
 }
 
 /// Volta TITAN V (PAVER Table 1; GPGPU-Sim SM7_TITANV).
+///
+/// Every value is GPGPU-Sim's `configs/tested-cfgs/SM7_TITANV/gpgpusim.config` with Accel-Sim's
+/// `SM7_TITANV/trace.config`, read as `gpusched sim --config gpgpusim.config,trace.config` reads
+/// them (a test checks it), except where PAVER gives another: GTO warp scheduling (L308; the
+/// file: LRR) and Table 1's fixed 32 kB L1D beside 96 kB of shared memory (L71; the file's
+/// adaptive carve-out, `-gpgpu_adaptive_cache_config 1`, would give a kernel without shared
+/// memory the whole 128 kB).
 pub fn titanv() -> GpuConfig {
     GpuConfig {
         name: "titanv".into(),
         sm: SmConfig {
-            count: 80,              // PAVER T1 (L69)
-            core_clock_mhz: 1200.0, // PAVER T1 (L73); GPGPU-Sim
-            warp_size: 32,
-            max_threads: 2048,         // PAVER T1 (L70)
-            max_warps: 64,             // PAVER T1 (L70)
-            max_blocks: 32,            // PAVER T1 (L70)
-            registers: 65536,          // GPGPU-Sim
-            shared_mem_bytes: 96 * KB, // PAVER T1 (L71)
-            shared_mem_banks: 32,
-            schedulers: 4, // GPGPU-Sim
-            ibuffer_entries: 2,
-            fetch_width: 4,               // GPGPU-Sim -gpgpu_inst_fetch_throughput
-            warp_scheduler: "gto".into(), // PAVER L308 (GPGPU-Sim's config says lrr)
+            count: 80,                    // PAVER T1 (L69); -gpgpu_n_clusters 40 x 2 cores
+            core_clock_mhz: 1200.0,       // PAVER T1 (L73); -gpgpu_clock_domains 1200
+            warp_size: 32,                // -gpgpu_shader_core_pipeline 2048:32
+            max_threads: 2048,            // PAVER T1 (L70)
+            max_warps: 64,                // PAVER T1 (L70)
+            max_blocks: 32,               // PAVER T1 (L70); -gpgpu_shader_cta 32
+            registers: 65536,             // -gpgpu_shader_registers
+            shared_mem_bytes: 96 * KB,    // PAVER T1 (L71); -gpgpu_shmem_size 98304
+            shared_mem_banks: 32,         // -gpgpu_shmem_num_banks
+            schedulers: 4,                // -gpgpu_num_sched_per_core
+            ibuffer_entries: 2,           // GPGPU-Sim's i-buffer (shader.cc)
+            fetch_width: 2,               // GPGPU-Sim fetches two instructions (shader.cc)
+            warp_scheduler: "gto".into(), // PAVER L308 (the file: -gpgpu_scheduler lrr)
             two_level_max_active: 6,
         },
-        l1i: cache(128 * KB, 128, 16, (2, 48, 4), 1), // GPGPU-Sim il1 N:64:128:16
-        l1d: cache(32 * KB, 128, 64, (512, 8, 16), 20), // PAVER T1 32 kB; GPGPU-Sim dl1 S:4:128:64, A:512:8,16; latency 20
-        l2: sectored(cache(96 * KB, 128, 24, (192, 4, 32), 160), 32), // 4.5 MB (PAVER T1) = 48 slices of GPGPU-Sim dl2 S:32:128:24; ROP 160
+        l1i: cache(128 * KB, 128, 16, (2, 48, 4), 1), // -gpgpu_cache:il1 N:64:128:16,L:R:f:N:L,S:2:48,4
+        // PAVER T1 32 kB; -gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:8,16:0,32 (T: write
+        // through, L: allocate on a write miss); -gpgpu_l1_latency 20
+        l1d: CacheConfig {
+            write_through: WriteThrough::Allocate,
+            ..sector_mshrs(sectored(cache(32 * KB, 128, 64, (512, 8, 16), 20), 32))
+        },
+        // 4.5 MB (PAVER T1) = 48 slices of -gpgpu_cache:dl2 S:32:128:24,L:B:m:L:P,A:192:4,32:0,32;
+        // -gpgpu_l2_rop_latency 160
+        l2: ipoly(sector_mshrs(sectored(
+            cache(96 * KB, 128, 24, (192, 4, 32), 160),
+            32,
+        ))),
         interconnect: InterconnectConfig {
-            latency: 8,
-            flit_bytes: 40,
-            input_buffer: InterconnectConfig::DEFAULT_INPUT_BUFFER,
+            latency: 8,        // [assumed] as gtx480: the papers give none
+            flit_bytes: 40,    // -icnt_flit_size
+            input_buffer: 512, // -icnt_in_buffer_limit 512 (-network_mode 2)
         },
         dram: DramConfig {
-            channels: 24, // HBM2, 3 stacks (GPGPU-Sim)
-            sub_partitions: 2,
-            chips_per_channel: 1,
-            chip_bus_bytes: 16,
-            burst_length: 2,
-            data_rate: 2, // HBM is DDR
-            clock_mhz: 850.0,
-            banks: 16,
-            row_bytes: 2048, // GPGPU-Sim address mapping
-            scheduler_queue: 64,
-            latency: 100,
-            timing: timing([3, 12, 28, 12, 40, 12, 2, 1, 10]), // GPGPU-Sim (HBM at 850 MHz)
-            peak_gbps: 652.8,                                  // 24 x 16 B x 2 x 850 MHz
-            address_mapping: None,
-            partition_indexing: PartitionIndexing::Consecutive,
-            dual_bus: false,
+            channels: 24,         // -gpgpu_n_mem (HBM2, 3 stacks)
+            sub_partitions: 2,    // -gpgpu_n_sub_partition_per_mchannel
+            chips_per_channel: 1, // -gpgpu_n_mem_per_ctrlr
+            chip_bus_bytes: 16,   // -gpgpu_dram_buswidth
+            burst_length: 2,      // -gpgpu_dram_burst_length
+            data_rate: 2,         // -dram_data_command_freq_ratio (HBM is DDR)
+            clock_mhz: 850.0,     // -gpgpu_clock_domains
+            banks: 16,            // -gpgpu_dram_timing_opt nbk
+            row_bytes: 2048,      // the mapping's 6 column and 5 byte bits
+            scheduler_queue: 64,  // -gpgpu_frfcfs_dram_sched_queue_size
+            latency: 100,         // -dram_latency
+            // -gpgpu_dram_timing_opt RRD, RCD, RAS, RP, RC, CL, WL, CCD, WR
+            timing: timing([3, 12, 28, 12, 40, 12, 2, 1, 10]),
+            peak_gbps: 652.8,                             // 24 x 16 B x 2 x 850 MHz
+            address_mapping: Some(VOLTA_MAPPING.into()),  // -gpgpu_mem_addr_mapping
+            partition_indexing: PartitionIndexing::Ipoly, // -gpgpu_memory_partition_indexing 2
+            dual_bus: true,                               // -dram_dual_bus_interface 1
         },
         units: UnitConfig {
-            sp_units: 4,
-            sfu_units: 4,
-            int_alu: lat(4, 2),
-            int_mul: lat(5, 2),
-            fp: lat(5, 2),
-            dp: lat(8, 4),
-            sfu: lat(100, 8),
-            shared_mem: lat(20, 1), // all: GPGPU-Sim SM7_TITANV
+            sp_units: 4,            // -gpgpu_num_sp_units
+            sfu_units: 4,           // -gpgpu_num_sfu_units
+            int_alu: lat(2, 2),     // trace.config -trace_opcode_latency_initiation_int 2,2
+            int_mul: lat(2, 2),     // the same
+            fp: lat(2, 2),          // -trace_opcode_latency_initiation_sp 2,2
+            dp: lat(8, 4),          // -trace_opcode_latency_initiation_dp 8,4
+            sfu: lat(20, 8),        // -trace_opcode_latency_initiation_sfu 20,8
+            shared_mem: lat(20, 1), // -gpgpu_smem_latency 20
         },
-        pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
-        launch: LaunchConfig::default(),     // GPGPU-Sim option defaults: no launch latency
-        l1d_carveout: L1dCarveout::default(),
-        partition_queues: PartitionQueues::default(),
+        pipeline: PipelineConfig {
+            perfect_inst_cache: true,    // -gpgpu_perfect_inst_const_cache 1
+            sector_coalescing: true,     // -gpgpu_coalesce_arch 60
+            l1d_banks: 4,                // -gpgpu_l1_banks 4
+            fetch_throughput: 4,         // -gpgpu_inst_fetch_throughput 4
+            issue_per_warp: 1,           // -gpgpu_max_insn_issue_per_warp 1
+            dual_issue_diff_units: true, // -gpgpu_dual_issue_diff_exec_units 1
+            // -gpgpu_num_reg_banks 8, -gpgpu_reg_file_port_throughput 2,
+            // -gpgpu_pipeline_widths 4,4,4,4,4,4,4,4,4,4,8,4,4 (SP, SFU, MEM; EX_WB)
+            operand_collector: sub_core_collector(8),
+            ..PipelineConfig::default() // GPGPU-Sim 4 (shader.cc)
+        },
+        launch: LaunchConfig::default(), // the file sets no launch latency
+        l1d_carveout: L1dCarveout::default(), // PAVER T1's fixed split (see above)
+        partition_queues: PartitionQueues {
+            enabled: true, // -gpgpu_dram_partition_queues 64:64:64:64
+            icnt_to_l2: 64,
+            l2_to_icnt: 64,
+        },
     }
 }
 

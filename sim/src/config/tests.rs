@@ -405,3 +405,39 @@ fn the_unified_l1d_takes_what_shared_memory_leaves() {
     };
     assert_eq!(off.ways_for(&l1d, 0), None);
 }
+
+/// `titanx` and `titanv` are GPGPU-Sim's tested configurations with Accel-Sim's trace.config
+/// (the copies in `tests/data/gpgpusim-tested-cfgs`), read as a user's `--config a,b` reads
+/// them, but for the values PAVER's Table 1 and text give otherwise.
+#[test]
+fn the_pascal_and_volta_presets_are_gpgpu_sims_files_but_for_the_paper() {
+    let files = |gpu: &str| {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/data/gpgpusim-tested-cfgs")
+            .join(gpu);
+        let list = format!(
+            "{},{}",
+            dir.join("gpgpusim.config").display(),
+            dir.join("trace.config").display()
+        );
+        GpuConfig::load_with_notes(&list).unwrap().0
+    };
+    let file = files("SM6_TITANX");
+    let mut preset = GpuConfig::preset("titanx").unwrap();
+    assert_eq!(preset.sm.core_clock_mhz, 1000.0, "PAVER Table 1");
+    preset.sm.core_clock_mhz = file.sm.core_clock_mhz;
+    preset.name = file.name.clone();
+    assert_eq!(preset, file);
+
+    let file = files("SM7_TITANV");
+    let mut preset = GpuConfig::preset("titanv").unwrap();
+    assert_eq!(preset.sm.warp_scheduler, "gto", "PAVER L308");
+    assert!(
+        !preset.l1d_carveout.enabled,
+        "PAVER Table 1's fixed 32 kB L1D"
+    );
+    preset.sm.warp_scheduler = file.sm.warp_scheduler.clone();
+    preset.l1d_carveout = file.l1d_carveout.clone();
+    preset.name = file.name.clone();
+    assert_eq!(preset, file);
+}

@@ -75,6 +75,9 @@ pub(super) fn apply(
             crate::mem::address::Decoder::parse(m)
                 .map_err(|why| c.err_because("dramid@<bit>;<64 of D B R C S 0>", &why))?;
             cfg.dram.address_mapping = Some(m.to_string());
+            // A row holds the addresses that differ in column and byte bits only.
+            let bits = m.rsplit(';').next().unwrap_or(m);
+            cfg.dram.row_bytes = 1 << bits.chars().filter(|&b| b == 'C' || b == 'S').count();
         }
         "gpgpu_memory_partition_indexing" | "memory_partition_indexing" => {
             use crate::config::PartitionIndexing as P;

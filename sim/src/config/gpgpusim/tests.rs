@@ -19,6 +19,11 @@ fn the_sample_gtx480_file_gives_the_gtx480_preset() {
     // The preset keeps the model's own address mapping, which gives this file's channels,
     // slices and L2 sets (`mem::address` tests) but not its DRAM banks.
     want.dram.address_mapping = cfg.dram.address_mapping.clone();
+    assert_eq!(
+        cfg.dram.row_bytes, 2048,
+        "the mapping's 6 column and 5 byte bits"
+    );
+    want.dram.row_bytes = cfg.dram.row_bytes;
     // The file's `S:` L2 keys its MSHRs by sector, as GPGPU-Sim's; the preset keeps the ELF
     // thesis's 32 MSHRs of whole lines (Table 3.1).
     want.l2.mshr_sectors = true;
