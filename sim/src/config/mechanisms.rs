@@ -108,9 +108,12 @@ pub const MECHANISMS: &[Mechanism] = &[
         copy: |f, c| c.interconnect.flit_bytes = f.interconnect.flit_bytes,
     },
     Mechanism {
-        name: "icnt-input-buffer",
-        fields: "interconnect.input_buffer",
-        copy: |f, c| c.interconnect.input_buffer = f.interconnect.input_buffer,
+        name: "icnt-buffers",
+        fields: "interconnect.input_buffer, interconnect.output_buffer",
+        copy: |f, c| {
+            c.interconnect.input_buffer = f.interconnect.input_buffer;
+            c.interconnect.output_buffer = f.interconnect.output_buffer;
+        },
     },
     Mechanism {
         name: "interconnect-latency",

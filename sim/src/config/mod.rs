@@ -122,6 +122,7 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("interconnect.latency", 0, 100_000),
     ("interconnect.flit_bytes", 1, 4096),
     ("interconnect.input_buffer", 1, 4096),
+    ("interconnect.output_buffer", 0, 4096),
     ("dram.channels", 1, 64),
     ("dram.sub_partitions", 1, 16),
     ("dram.chips_per_channel", 1, 64),
@@ -847,6 +848,13 @@ pub struct InterconnectConfig {
         skip_serializing_if = "InterconnectConfig::is_default_input_buffer"
     )]
     pub input_buffer: u32,
+    /// Flits each crossbar output (a slice's, an SM's) holds, crossed and not yet taken, before
+    /// it takes no more: GPGPU-Sim's ejection plus boundary buffers of the `.icnt` file
+    /// (`ejection_buffer_size`, `vc_buf_size` when 0, and `boundary_buffer_size`: 64 + 64 on
+    /// Pascal) or `-icnt_out_buffer_limit` (`-network_mode 2`). A full output holds its inputs
+    /// back, and the output's round robin shares it among them. 0 (the presets): unbounded.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub output_buffer: u32,
 }
 
 impl InterconnectConfig {
@@ -1118,6 +1126,10 @@ impl GpuConfig {
             ("interconnect.latency", self.interconnect.latency),
             ("interconnect.flit_bytes", self.interconnect.flit_bytes),
             ("interconnect.input_buffer", self.interconnect.input_buffer),
+            (
+                "interconnect.output_buffer",
+                self.interconnect.output_buffer,
+            ),
             ("dram.channels", self.dram.channels),
             ("dram.sub_partitions", self.dram.sub_partitions),
             ("dram.chips_per_channel", self.dram.chips_per_channel),

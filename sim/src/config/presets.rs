@@ -127,6 +127,7 @@ pub fn gtx480() -> GpuConfig {
             latency: 8, // [assumed] the papers give none; GPGPU-Sim's iSLIP network is a few router cycles
             flit_bytes: 40, // GPGPU-Sim -icnt_flit_size
             input_buffer: InterconnectConfig::DEFAULT_INPUT_BUFFER, // [assumed] (GPGPU-Sim's .icnt file: 9 flits)
+            output_buffer: 0, // [assumed] unbounded (GPGPU-Sim's .icnt file: 64 + 16 flits)
         },
         dram: DramConfig {
             channels: 6,          // ELF T3.1: 6 memory partitions
@@ -238,8 +239,9 @@ pub fn gpgpusim_3_2_2(mut c: GpuConfig) -> GpuConfig {
 /// Every value is GPGPU-Sim's `configs/tested-cfgs/SM6_TITANX/gpgpusim.config` (and its
 /// `config_pascal_islip.icnt`) with Accel-Sim's `SM6_TITANX/trace.config`, read as `gpusched
 /// sim --config gpgpusim.config,trace.config` reads them (a test checks it), except where PAVER
-/// Table 1 gives another: the 1 GHz core clock (the file: 1417 MHz). Table 1's sizes are the
-/// file's, and its 32 warps contradict its 2,048 threads (paver.md A20): 64, as the file.
+/// gives another: Table 1's 1 GHz core clock (the file: 1417 MHz), and global loads cached in
+/// the L1D (the file skips it; see `gmem_skip_l1d`). Table 1's sizes are the file's, and its
+/// 32 warps contradict its 2,048 threads (paver.md A20): 64, as the file.
 pub fn titanx() -> GpuConfig {
     GpuConfig {
         name: "titanx".into(),
@@ -269,9 +271,10 @@ pub fn titanx() -> GpuConfig {
             32,
         ))),
         interconnect: InterconnectConfig {
-            latency: 8,        // [assumed] as gtx480: the papers give none
-            flit_bytes: 40,    // -icnt_flit_size
-            input_buffer: 256, // config_pascal_islip.icnt input_buffer_size (-network_mode 1)
+            latency: 8,         // [assumed] as gtx480: the papers give none
+            flit_bytes: 40,     // -icnt_flit_size
+            input_buffer: 256,  // config_pascal_islip.icnt input_buffer_size (-network_mode 1)
+            output_buffer: 128, // its ejection_buffer_size 64 + boundary_buffer_size 64
         },
         dram: DramConfig {
             channels: 12,         // -gpgpu_n_mem (384-bit GDDR5X)
@@ -303,7 +306,10 @@ pub fn titanx() -> GpuConfig {
             shared_mem: lat(24, 1), // -gpgpu_smem_latency 24
         },
         pipeline: PipelineConfig {
-            gmem_skip_l1d: true,         // -gpgpu_gmem_skip_L1D 1
+            // PAVER: the L1D caches global loads (the file: -gpgpu_gmem_skip_L1D 1). Table 1
+            // gives a 48 kB L1, and Fig. 13's L2 accesses fall with the block order (L351),
+            // which only L1D hits on global data can make happen.
+            gmem_skip_l1d: false,
             perfect_inst_cache: true,    // -gpgpu_perfect_inst_const_cache 1
             sector_coalescing: true,     // -gpgpu_coalesce_arch 61
             l1d_banks: 2,                // -gpgpu_l1_banks 2
@@ -416,9 +422,10 @@ pub fn titanv() -> GpuConfig {
             32,
         ))),
         interconnect: InterconnectConfig {
-            latency: 8,        // [assumed] as gtx480: the papers give none
-            flit_bytes: 40,    // -icnt_flit_size
-            input_buffer: 512, // -icnt_in_buffer_limit 512 (-network_mode 2)
+            latency: 8,         // [assumed] as gtx480: the papers give none
+            flit_bytes: 40,     // -icnt_flit_size
+            input_buffer: 512,  // -icnt_in_buffer_limit 512 (-network_mode 2)
+            output_buffer: 512, // -icnt_out_buffer_limit 512
         },
         dram: DramConfig {
             channels: 24,         // -gpgpu_n_mem (HBM2, 3 stacks)
@@ -500,6 +507,7 @@ pub fn gtx980() -> GpuConfig {
             latency: 8,
             flit_bytes: 40,
             input_buffer: InterconnectConfig::DEFAULT_INPUT_BUFFER,
+            output_buffer: 0,
         },
         dram: DramConfig {
             channels: 4,          // T5.2: 4 memory partitions

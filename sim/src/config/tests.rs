@@ -408,7 +408,7 @@ fn the_unified_l1d_takes_what_shared_memory_leaves() {
 
 /// `titanx` and `titanv` are GPGPU-Sim's tested configurations with Accel-Sim's trace.config
 /// (the copies in `tests/data/gpgpusim-tested-cfgs`), read as a user's `--config a,b` reads
-/// them, but for the values PAVER's Table 1 and text give otherwise.
+/// them, but for the values PAVER's Table 1, figures and text give otherwise.
 #[test]
 fn the_pascal_and_volta_presets_are_gpgpu_sims_files_but_for_the_paper() {
     let files = |gpu: &str| {
@@ -426,6 +426,11 @@ fn the_pascal_and_volta_presets_are_gpgpu_sims_files_but_for_the_paper() {
     let mut preset = GpuConfig::preset("titanx").unwrap();
     assert_eq!(preset.sm.core_clock_mhz, 1000.0, "PAVER Table 1");
     preset.sm.core_clock_mhz = file.sm.core_clock_mhz;
+    assert!(
+        !preset.pipeline.gmem_skip_l1d,
+        "PAVER Fig. 13: the L1D caches global loads"
+    );
+    preset.pipeline.gmem_skip_l1d = file.pipeline.gmem_skip_l1d;
     preset.name = file.name.clone();
     assert_eq!(preset, file);
 

@@ -36,6 +36,21 @@ use std::collections::{HashMap, VecDeque};
 
 use super::stats::{CacheCounts, DramCounts};
 
+/// A crossbar of `from` x `to` ports with the buffers of `ic`.
+fn crossbar<P>(ic: &crate::config::InterconnectConfig, from: usize, to: usize) -> Crossbar<P> {
+    let x = Crossbar::new(
+        from,
+        to,
+        ic.latency,
+        ic.flit_bytes,
+        ic.input_buffer as usize,
+    );
+    match ic.output_buffer {
+        0 => x,
+        flits => x.with_output_capacity(flits),
+    }
+}
+
 /// Requests waiting in one slice's ROP queue at most (GPGPU-Sim's queue is effectively
 /// unbounded; a bound keeps the crossbar's backpressure meaningful) [assumed].
 pub const ROP_QUEUE: usize = 64;
@@ -394,10 +409,9 @@ impl MemorySystem {
                 last_sub: cfg.dram.sub_partitions as usize - 1,
             })
             .collect();
-        let inputs = ic.input_buffer as usize;
         Self {
-            up: Crossbar::new(sms, nslices, ic.latency, ic.flit_bytes, inputs),
-            down: Crossbar::new(nslices, sms, ic.latency, ic.flit_bytes, inputs),
+            up: crossbar(ic, sms, nslices),
+            down: crossbar(ic, nslices, sms),
             slices,
             channels,
             map,

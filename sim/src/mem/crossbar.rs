@@ -41,14 +41,18 @@ pub struct Crossbar<P> {
     input_busy: Vec<Option<usize>>,
     /// Last input served by each output (round-robin pointer).
     last: Vec<usize>,
-    /// Delivered packets per output: (ready cycle, payload), in order.
-    out: Vec<VecDeque<(u64, P)>>,
+    /// Delivered packets per output: (ready cycle, flits, payload), in order.
+    out: Vec<VecDeque<(u64, u32, P)>>,
     now: u64,
     /// Per-cycle scratch: for each output, the idle inputs (bit = input) whose head packet
     /// targets it at the start of the cycle.
     want: Vec<u128>,
     /// Counters.
     pub stats: CrossbarStats,
+    /// Flits at each output: crossed, delivered or not, and not yet taken.
+    out_flits: Vec<u32>,
+    /// Flits an output holds at most ([`Crossbar::with_output_capacity`]).
+    out_capacity: u32,
 }
 
 impl<P> Crossbar<P> {
@@ -68,7 +72,19 @@ impl<P> Crossbar<P> {
             now: 0,
             want: vec![0; outputs],
             stats: CrossbarStats::default(),
+            out_flits: vec![0; outputs],
+            out_capacity: u32::MAX,
         }
+    }
+
+    /// This crossbar with outputs that hold at most `flits` flits delivered and not yet taken
+    /// (GPGPU-Sim's ejection and boundary buffers): a flit crosses to an output only while it
+    /// holds fewer, so a busy consumer holds the inputs back and the outputs' round robin
+    /// shares it among them. Unbounded (`u32::MAX`) unless set.
+    pub fn with_output_capacity(mut self, flits: u32) -> Self {
+        assert!(flits > 0);
+        self.out_capacity = flits;
+        self
     }
 
     /// Whether input `src` can take another packet.
@@ -94,7 +110,11 @@ impl<P> Crossbar<P> {
     /// Takes the next packet delivered to output `dst`, if one has arrived.
     pub fn pop(&mut self, dst: usize) -> Option<P> {
         match self.out[dst].front() {
-            Some(&(ready, _)) if ready <= self.now => self.out[dst].pop_front().map(|(_, p)| p),
+            Some(&(ready, _, _)) if ready <= self.now => {
+                let (_, flits, p) = self.out[dst].pop_front()?;
+                self.out_flits[dst] -= flits;
+                Some(p)
+            }
             _ => None,
         }
     }
@@ -103,7 +123,7 @@ impl<P> Crossbar<P> {
     /// output and not yet taken.
     pub fn payloads(&self) -> impl Iterator<Item = &P> {
         let queued = self.inputs.iter().flatten().map(|p| &p.payload);
-        queued.chain(self.out.iter().flatten().map(|(_, p)| p))
+        queued.chain(self.out.iter().flatten().map(|(_, _, p)| p))
     }
 
     /// Current cycle.
@@ -140,7 +160,8 @@ impl<P> Crossbar<P> {
         let mut sent = 0u128;
         for k in 0..n_out {
             let dst = (first_out + k) % n_out;
-            if self.busy[dst].is_none() {
+            let room = self.out_flits[dst] < self.out_capacity;
+            if self.busy[dst].is_none() && room {
                 // Round robin over the inputs that want this output, after the last served.
                 let cand = self.want[dst] & !sent;
                 if cand != 0 {
@@ -155,12 +176,14 @@ impl<P> Crossbar<P> {
                     }
                 }
             }
-            if let Some((src, left)) = self.busy[dst] {
+            if let Some((src, left)) = self.busy[dst].filter(|_| room) {
                 self.stats.flits += 1;
+                self.out_flits[dst] += 1;
                 sent |= 1 << src;
                 if left == 1 {
                     let p = self.inputs[src].pop_front().expect("streaming packet");
-                    self.out[dst].push_back((self.now + 1 + self.latency, p.payload));
+                    let ready = self.now + 1 + self.latency;
+                    self.out[dst].push_back((ready, p.flits, p.payload));
                     self.stats.packets += 1;
                     self.busy[dst] = None;
                     self.input_busy[src] = None;
@@ -206,6 +229,35 @@ mod tests {
             "4 flit cycles, then 8 cycles of latency"
         );
         assert_eq!(x.stats.flits, 4);
+    }
+
+    /// A full output takes no flit: the inputs wait, and once its consumer takes a packet the
+    /// output's round robin, not the order of arrival, decides who goes next.
+    #[test]
+    fn a_full_output_holds_its_inputs_back() {
+        let mut x = Crossbar::new(2, 1, 0, 32, 8).with_output_capacity(2);
+        for i in 0..4 {
+            assert!(x.push(0, 0, 32, i));
+        }
+        assert!(x.push(1, 0, 32, 100));
+        for _ in 0..10 {
+            x.cycle();
+        }
+        assert_eq!(x.payloads().count(), 5, "nothing lost");
+        assert_eq!(x.stats.packets, 2, "two flits fill the output");
+        assert_eq!((x.pop(0), x.pop(0), x.pop(0)), (Some(0), Some(100), None));
+        x.cycle();
+        x.cycle();
+        assert_eq!((x.pop(0), x.pop(0)), (Some(1), Some(2)));
+        // Unbounded (the default), everything crosses at once.
+        let mut y = Crossbar::new(2, 1, 0, 32, 8);
+        for i in 0..4 {
+            assert!(y.push(0, 0, 32, i));
+        }
+        for _ in 0..10 {
+            y.cycle();
+        }
+        assert_eq!(y.stats.packets, 4);
     }
 
     #[test]

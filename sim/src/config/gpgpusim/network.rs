@@ -6,10 +6,13 @@
 //! - `-network_mode 1` (intersim2, iSLIP): the `-inter_config_file` names a BookSim-style file
 //!   (`key = value;`, `//` comments) whose `input_buffer_size` is the flits an SM's or a memory
 //!   node's injection queue holds (`interconnect_interface.cpp`, `HasBuffer`; 9 when the file
-//!   sets none or 0). The file is looked for beside the configuration file naming it (GPGPU-Sim
-//!   opens it from the working directory, which Accel-Sim's runs set to that directory).
+//!   sets none or 0), and whose `ejection_buffer_size` (`vc_buf_size` when 0, itself 8 by
+//!   default) and `boundary_buffer_size` (16 by default; `intersim_config.cpp`) are the flits
+//!   an output holds before the network stops delivering to it. The file is looked for beside
+//!   the configuration file naming it (GPGPU-Sim opens it from the working directory, which
+//!   Accel-Sim's runs set to that directory).
 //! - `-network_mode 2` (the local crossbar, `local_interconnect.cc`): `-icnt_in_buffer_limit`
-//!   packets (default 64).
+//!   and `-icnt_out_buffer_limit` packets (64 each by default).
 //!
 //! A request is one flit, so flits and packets agree on reads; the model counts packets.
 
@@ -20,8 +23,11 @@ use std::path::Path;
 
 /// GPGPU-Sim's `input_buffer_size` when the `.icnt` file sets none (flits).
 const ISLIP_DEFAULT: u32 = 9;
-/// GPGPU-Sim's `-icnt_in_buffer_limit` default (packets).
+/// GPGPU-Sim's `-icnt_in_buffer_limit` and `-icnt_out_buffer_limit` default (packets).
 const LOCAL_DEFAULT: u32 = 64;
+/// BookSim's `vc_buf_size` and intersim's `boundary_buffer_size` defaults (flits).
+const VC_BUF_DEFAULT: u32 = 8;
+const BOUNDARY_DEFAULT: u32 = 16;
 /// The largest input buffer the model takes (`interconnect.input_buffer`'s range).
 const MAX: u32 = 4096;
 
@@ -31,6 +37,7 @@ pub(super) struct Network {
     mode: Option<(usize, i64)>,
     file: Option<(usize, String)>,
     in_buffer_limit: Option<(usize, u32)>,
+    out_buffer_limit: Option<(usize, u32)>,
 }
 
 impl Network {
@@ -45,20 +52,23 @@ impl Network {
             "icnt_in_buffer_limit" | "inct_in_buffer_limit" => {
                 self.in_buffer_limit = Some((c.line, c.u32()?));
             }
+            "icnt_out_buffer_limit" | "inct_out_buffer_limit" => {
+                self.out_buffer_limit = Some((c.line, c.u32()?));
+            }
             _ => {}
         }
         Ok(())
     }
 
-    /// Sets `cfg.interconnect.input_buffer` from what the file `path` said (nothing when it
-    /// set no `-network_mode`), noting an `.icnt` file that is not there.
+    /// Sets `cfg.interconnect.input_buffer` and `.output_buffer` from what the file `path`
+    /// said (nothing when it set no `-network_mode`), noting an `.icnt` file that is not there.
     pub(super) fn apply(
         self,
         path: &Path,
         cfg: &mut GpuConfig,
         notes: &mut Notes,
     ) -> Result<(), ConfigError> {
-        let buffer = match self.mode {
+        let (input, output) = match self.mode {
             Some((_, 1)) => {
                 let Some((line, name)) = self.file else {
                     return Ok(());
@@ -77,19 +87,34 @@ impl Network {
                     });
                     return Ok(());
                 };
-                input_buffer_size(&text, &icnt)?
+                let key = |k: &str| icnt_value(&text, &icnt, k);
+                let input = key("input_buffer_size")?.filter(|&(v, _)| v > 0);
+                let input = match input {
+                    Some((v, l)) => checked(v, &icnt, l)?,
+                    None => ISLIP_DEFAULT,
+                };
+                let vc = key("vc_buf_size")?.map_or(VC_BUF_DEFAULT, |(v, _)| v);
+                let eject = key("ejection_buffer_size")?.map_or(0, |(v, _)| v);
+                let eject = if eject == 0 { vc } else { eject };
+                let boundary = key("boundary_buffer_size")?.map_or(BOUNDARY_DEFAULT, |(v, _)| v);
+                let line = key("boundary_buffer_size")?.map_or(1, |(_, l)| l);
+                (input, checked(eject.saturating_add(boundary), &icnt, line)?)
             }
-            Some((_, 2)) => match self.in_buffer_limit {
-                Some((line, v)) => {
-                    notes.forget("-icnt_in_buffer_limit");
-                    notes.forget("-inct_in_buffer_limit");
-                    checked(v, path, line)?
-                }
-                None => LOCAL_DEFAULT,
-            },
+            Some((_, 2)) => {
+                notes.forget("-icnt_in_buffer_limit");
+                notes.forget("-inct_in_buffer_limit");
+                notes.forget("-icnt_out_buffer_limit");
+                notes.forget("-inct_out_buffer_limit");
+                let limit = |v: Option<(usize, u32)>| match v {
+                    Some((line, v)) => checked(v, path, line),
+                    None => Ok(LOCAL_DEFAULT),
+                };
+                (limit(self.in_buffer_limit)?, limit(self.out_buffer_limit)?)
+            }
             _ => return Ok(()),
         };
-        cfg.interconnect.input_buffer = buffer;
+        cfg.interconnect.input_buffer = input;
+        cfg.interconnect.output_buffer = output;
         Ok(())
     }
 }
@@ -106,28 +131,25 @@ fn checked(v: u32, path: &Path, line: usize) -> Result<u32, ConfigError> {
     .at(path, Some(line)))
 }
 
-/// `input_buffer_size` of a BookSim-style `.icnt` file at `icnt` ([`ISLIP_DEFAULT`] when absent
-/// or 0).
-fn input_buffer_size(text: &str, icnt: &Path) -> Result<u32, ConfigError> {
+/// The value of integer `key` in a BookSim-style `.icnt` file at `icnt` (`key = <n>;`), with
+/// its line; `None` when the file does not set it.
+fn icnt_value(text: &str, icnt: &Path, key: &str) -> Result<Option<(u32, usize)>, ConfigError> {
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split("//").next().unwrap_or_default().trim();
-        let Some((key, value)) = line.split_once('=') else {
+        let Some((k, value)) = line.split_once('=') else {
             continue;
         };
-        if key.trim() != "input_buffer_size" {
+        if k.trim() != key {
             continue;
         }
         let value = value.trim().trim_end_matches(';').trim();
         let v = value.parse::<u32>().map_err(|_| ConfigError::Syntax {
             path: icnt.display().to_string(),
             line: i + 1,
-            expected: "`input_buffer_size = <flits>;`".into(),
+            expected: format!("`{key} = <flits>;`"),
             found: format!("`{}`", raw.trim()),
         })?;
-        return match v {
-            0 => Ok(ISLIP_DEFAULT),
-            v => checked(v, icnt, i + 1),
-        };
+        return Ok(Some((v, i + 1)));
     }
-    Ok(ISLIP_DEFAULT)
+    Ok(None)
 }

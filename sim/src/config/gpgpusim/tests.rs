@@ -430,58 +430,69 @@ fn operand_collector_options_set_its_sizes() {
     assert!(e.contains("register_banks") && e.contains("1..=64"), "{e}");
 }
 
-/// The crossbar's input buffers come from the network GPGPU-Sim runs: the `.icnt` file's
-/// `input_buffer_size` beside the configuration (`-network_mode 1`; 9 when it sets none), or
-/// `-icnt_in_buffer_limit` (`-network_mode 2`; 64 by default); a missing `.icnt` file keeps the
-/// base's with a note, a bad value is an error at its own file and line.
+/// The crossbar's input and output buffers come from the network GPGPU-Sim runs: the `.icnt`
+/// file's `input_buffer_size` (9 when it sets none) and ejection plus boundary buffers beside
+/// the configuration (`-network_mode 1`), or `-icnt_in_buffer_limit` and
+/// `-icnt_out_buffer_limit` (`-network_mode 2`; 64 each by default); a missing `.icnt` file
+/// keeps the base's with a note, a bad value is an error at its own file and line.
 #[test]
-fn the_network_sets_the_crossbar_input_buffers() {
+fn the_network_sets_the_crossbar_buffers() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("gpgpusim.config");
+    let icnt = dir.path().join("net.icnt");
     let read = |text: &str| parse(text, &cfg, &presets::gtx480());
+    let buffers = |c: &GpuConfig| (c.interconnect.input_buffer, c.interconnect.output_buffer);
     let islip = "-network_mode 1\n-inter_config_file net.icnt\n";
-    std::fs::write(
-        dir.path().join("net.icnt"),
-        "// x\ninput_buffer_size = 256;\n",
-    )
-    .unwrap();
-    assert_eq!(read(islip).unwrap().config.interconnect.input_buffer, 256);
-    std::fs::write(dir.path().join("net.icnt"), "vc_buf_size = 64;\n").unwrap();
-    assert_eq!(read(islip).unwrap().config.interconnect.input_buffer, 9);
-    std::fs::write(dir.path().join("net.icnt"), "\ninput_buffer_size = many;\n").unwrap();
+    let pascal =
+        "// x\ninput_buffer_size = 256;\nejection_buffer_size = 64;\nboundary_buffer_size = 64;\n";
+    std::fs::write(&icnt, pascal).unwrap();
+    assert_eq!(buffers(&read(islip).unwrap().config), (256, 128));
+    std::fs::write(&icnt, "vc_buf_size = 64;\n").unwrap();
+    assert_eq!(
+        buffers(&read(islip).unwrap().config),
+        (9, 64 + 16),
+        "GTX480's file"
+    );
+    std::fs::write(&icnt, "k = 52;\n").unwrap();
+    assert_eq!(
+        buffers(&read(islip).unwrap().config),
+        (9, 8 + 16),
+        "BookSim's defaults"
+    );
+    std::fs::write(&icnt, "\ninput_buffer_size = many;\n").unwrap();
     match read(islip) {
         Err(ConfigError::Syntax { path, line, .. }) => {
             assert!(path.ends_with("net.icnt") && line == 2, "{path}:{line}")
         }
         other => panic!("{other:?}"),
     }
-    std::fs::write(dir.path().join("net.icnt"), "input_buffer_size = 5000;\n").unwrap();
+    std::fs::write(&icnt, "input_buffer_size = 5000;\n").unwrap();
     let e = read(islip).unwrap_err().to_string();
     assert!(e.contains("net.icnt") && e.contains("1..=4096"), "{e}");
-    std::fs::remove_file(dir.path().join("net.icnt")).unwrap();
+    std::fs::remove_file(&icnt).unwrap();
     let p = read(islip).unwrap();
-    assert_eq!(p.config.interconnect.input_buffer, 8, "the base's");
+    assert_eq!(buffers(&p.config), (8, 0), "the base's");
     let note = p
         .notes
         .unmodelled
         .iter()
         .find(|u| u.option == "-inter_config_file");
     assert!(note.is_some_and(|u| u.line == 2), "{:?}", p.notes);
-    let local = read("-network_mode 2\n-icnt_in_buffer_limit 512\n").unwrap();
-    assert_eq!(local.config.interconnect.input_buffer, 512);
+    let local = "-network_mode 2\n-icnt_in_buffer_limit 512\n-icnt_out_buffer_limit 32\n";
+    let local = read(local).unwrap();
+    assert_eq!(buffers(&local.config), (512, 32));
     assert!(local
         .notes
         .unmodelled
         .iter()
         .all(|u| !u.option.contains("buffer")));
-    let local = read("-network_mode 2\n").unwrap();
-    assert_eq!(local.config.interconnect.input_buffer, 64);
+    assert_eq!(
+        buffers(&read("-network_mode 2\n").unwrap().config),
+        (64, 64)
+    );
     let e = read("-icnt_in_buffer_limit 0\n-network_mode 2\n").unwrap_err();
     assert!(e.to_string().contains(":1"), "{e}");
     let no_mode = read("-icnt_in_buffer_limit 512\n").unwrap();
-    assert_eq!(
-        no_mode.config.interconnect.input_buffer, 8,
-        "no network named"
-    );
+    assert_eq!(buffers(&no_mode.config), (8, 0), "no network named");
     assert_eq!(unmodelled(&no_mode.notes), ["-icnt_in_buffer_limit"]);
 }
