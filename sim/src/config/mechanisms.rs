@@ -166,7 +166,7 @@ pub const MECHANISMS: &[Mechanism] = &[
     Mechanism {
         name: "partition-queues",
         fields: "partition_queues",
-        copy: |f, c| c.partition_queues = f.partition_queues.clone(),
+        copy: |f, c| c.partition_queues = f.partition_queues,
     },
     Mechanism {
         name: "pipeline-other",

@@ -369,7 +369,7 @@ fn sub_core_collector(banks: u32) -> OperandCollectorConfig {
         enabled: true,
         register_banks: banks,
         port_throughput: 2,
-        issue_widths: four.clone(),
+        issue_widths: four,
         dispatch_widths: four,
         writeback_width: 8,
         specialized: false,

@@ -37,7 +37,7 @@
 //! | `-gpgpu_coalesce_arch` (40 and above: 32 B sectors, sectored L1D) | `pipeline.sector_coalescing` |
 //! | `-gpgpu_adaptive_cache_config`, `-gpgpu_unified_l1d_size`, `-gpgpu_shmem_option` | `l1d_carveout.enabled`, `.unified_kb`, `.shared_options_kb` |
 //! | `-gpgpu_num_sp_units`, `-gpgpu_num_sfu_units`, `-icnt_flit_size` | `units.sp_units`, `units.sfu_units`, `interconnect.flit_bytes` |
-//! | `-network_mode 1` with the `input_buffer_size` of its `-inter_config_file` (beside the configuration file), `-network_mode 2` with `-icnt_in_buffer_limit` | `interconnect.input_buffer` ([`network`]) |
+//! | `-network_mode 1` with the `input_buffer_size`, `ejection_buffer_size` (or `vc_buf_size`) and `boundary_buffer_size` of its `-inter_config_file` (beside the configuration file), `-network_mode 2` with `-icnt_in_buffer_limit` and `-icnt_out_buffer_limit` | `interconnect.input_buffer`, `interconnect.output_buffer` ([`network`]) |
 //! | `-ptx_opcode_latency_{int,fp,dp,sfu}`, `-ptx_opcode_initiation_{int,fp,dp,sfu}` | `units.*` (int: ADD and MAD; fp: MAD; dp: ADD) |
 //! | `-gpgpu_num_reg_banks`, `-gpgpu_reg_file_port_throughput`, `-gpgpu_operand_collector_num_units_{sp,sfu,mem}` | `pipeline.operand_collector.register_banks`, `.port_throughput`, `.units`; any of these options, or `-gpgpu_pipeline_widths`, also sets `.enabled` (the file describes GPGPU-Sim's collector, so the collector model runs) |
 //! | `-gpgpu_pipeline_widths <ID_OC_SP>,<ID_OC_DP>,<ID_OC_INT>,<ID_OC_SFU>,<ID_OC_MEM>,<OC_EX_SP>,<OC_EX_DP>,<OC_EX_INT>,<OC_EX_SFU>,<OC_EX_MEM>,<EX_WB>` | `pipeline.operand_collector.issue_widths`, `.dispatch_widths` (SP, SFU, MEM), `.writeback_width` (the DP and INT sets are not modelled: GPGPU-Sim without DP and INT units) |
