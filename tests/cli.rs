@@ -1222,6 +1222,38 @@ fn calibrate_meets_its_targets_on_the_shipped_reference_set() {
         r.to_str().unwrap(),
         "--json",
     ]));
+    assert_eq!(check_calibration_targets(&v, 3), [150, 150, 150]);
+    check_the_calibration_page(&v);
+}
+
+/// On the Pascal and Volta reference sets kept in `reference/` (each trace exported again and
+/// checked against its recorded digest), issue 60's targets: every run within 20%, mean
+/// |error| at most 8%, the same fastest scheduler on at least 80% of the traces where
+/// Accel-Sim's schedulers differ by more than 3%, L1D and L2 read misses and DRAM bytes read
+/// within 10% on every run.
+#[test]
+fn calibrate_meets_its_targets_on_the_pascal_and_volta_sets() {
+    // Pascal's global loads skip the L1D: no L1D read misses on either side.
+    for (set, counted) in [
+        ("reference/SM6_TITANX", [0, 150, 150]),
+        ("reference/SM7_QV100", [150, 150, 150]),
+    ] {
+        let r = Path::new(env!("CARGO_MANIFEST_DIR")).join(set);
+        let v = json(&gpusched(&[
+            "calibrate",
+            "--reference",
+            r.to_str().unwrap(),
+            "--json",
+        ]));
+        assert_eq!(check_calibration_targets(&v, 4), counted, "{set}");
+    }
+}
+
+/// The calibration targets on `calibrate --json`'s `v` (150 runs); the fastest scheduler the
+/// same on at least `num` / `num + 1` of the traces compared (3/4 for the GTX 480 set's
+/// documented 15 of 19, 4/5 for issue 60's 80%). Returns how many runs had each of the L1D,
+/// L2 and DRAM counters on both sides (each checked within 10%).
+fn check_calibration_targets(v: &serde_json::Value, num: u64) -> [usize; 3] {
     let runs = v["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 150);
     for run in runs {
@@ -1235,19 +1267,24 @@ fn calibrate_meets_its_targets_on_the_shipped_reference_set() {
         v["fastest_agree"].as_u64().unwrap(),
         v["fastest_compared"].as_u64().unwrap(),
     );
-    assert!(4 * agree >= 3 * compared, "{agree} of {compared}");
-    // L1D and L2 read misses and DRAM bytes read within 10% on every run.
+    assert!((num + 1) * agree >= num * compared, "{agree} of {compared}");
+    // L1D and L2 read misses and DRAM bytes read within 10% on every run where both sides
+    // count them (global loads that skip the L1D leave its column empty).
+    let mut counted = [0; 3];
     for run in runs {
-        for counter in ["l1d_read_misses", "l2_read_misses", "dram_read_bytes"] {
+        for (k, counter) in ["l1d_read_misses", "l2_read_misses", "dram_read_bytes"]
+            .into_iter()
+            .enumerate()
+        {
             let p = &run[counter];
-            let (o, r) = (
-                p["ours"].as_f64().unwrap(),
-                p["reference"].as_f64().unwrap(),
-            );
+            let (Some(o), Some(r)) = (p["ours"].as_f64(), p["reference"].as_f64()) else {
+                continue;
+            };
             assert!((o - r).abs() <= 0.1 * r, "{counter}: {run}");
+            counted[k] += 1;
         }
     }
-    check_the_calibration_page(&v);
+    counted
 }
 
 /// Checks that the calibration page's "now" column states what `calibrate --json` (`v`, the
