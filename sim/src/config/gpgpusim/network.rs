@@ -1,4 +1,4 @@
-//! The interconnect's input buffers from GPGPU-Sim's network options: the one part of
+//! The interconnect's input and output buffers from GPGPU-Sim's network options: the part of
 //! GPGPU-Sim's interconnect this model takes from a file besides the flit size (its crossbar
 //! stands for both of GPGPU-Sim's networks, so `-network_mode` itself stays noted as not
 //! modelled).
@@ -28,8 +28,12 @@ const LOCAL_DEFAULT: u32 = 64;
 /// BookSim's `vc_buf_size` and intersim's `boundary_buffer_size` defaults (flits).
 const VC_BUF_DEFAULT: u32 = 8;
 const BOUNDARY_DEFAULT: u32 = 16;
-/// The largest input buffer the model takes (`interconnect.input_buffer`'s range).
+/// The largest buffer the model takes (the range of `interconnect.input_buffer` and
+/// `.output_buffer`).
 const MAX: u32 = 4096;
+/// The fields [`checked`] names.
+const INPUT: &str = "interconnect.input_buffer";
+const OUTPUT: &str = "interconnect.output_buffer";
 
 /// The network options one file set, with the lines that set them.
 #[derive(Default)]
@@ -90,26 +94,28 @@ impl Network {
                 let key = |k: &str| icnt_value(&text, &icnt, k);
                 let input = key("input_buffer_size")?.filter(|&(v, _)| v > 0);
                 let input = match input {
-                    Some((v, l)) => checked(v, &icnt, l)?,
+                    Some((v, l)) => checked(INPUT, v, &icnt, l)?,
                     None => ISLIP_DEFAULT,
                 };
                 let vc = key("vc_buf_size")?.map_or(VC_BUF_DEFAULT, |(v, _)| v);
                 let eject = key("ejection_buffer_size")?.map_or(0, |(v, _)| v);
                 let eject = if eject == 0 { vc } else { eject };
-                let boundary = key("boundary_buffer_size")?.map_or(BOUNDARY_DEFAULT, |(v, _)| v);
-                let line = key("boundary_buffer_size")?.map_or(1, |(_, l)| l);
-                (input, checked(eject.saturating_add(boundary), &icnt, line)?)
+                let (boundary, line) =
+                    key("boundary_buffer_size")?.unwrap_or((BOUNDARY_DEFAULT, 1));
+                let output = checked(OUTPUT, eject.saturating_add(boundary), &icnt, line)?;
+                (input, output)
             }
             Some((_, 2)) => {
                 notes.forget("-icnt_in_buffer_limit");
                 notes.forget("-inct_in_buffer_limit");
                 notes.forget("-icnt_out_buffer_limit");
                 notes.forget("-inct_out_buffer_limit");
-                let limit = |v: Option<(usize, u32)>| match v {
-                    Some((line, v)) => checked(v, path, line),
+                let limit = |field, v: Option<(usize, u32)>| match v {
+                    Some((line, v)) => checked(field, v, path, line),
                     None => Ok(LOCAL_DEFAULT),
                 };
-                (limit(self.in_buffer_limit)?, limit(self.out_buffer_limit)?)
+                let input = limit(INPUT, self.in_buffer_limit)?;
+                (input, limit(OUTPUT, self.out_buffer_limit)?)
             }
             _ => return Ok(()),
         };
@@ -119,16 +125,12 @@ impl Network {
     }
 }
 
-/// `v` if the model takes it as an input buffer, else the error at `path`, `line`.
-fn checked(v: u32, path: &Path, line: usize) -> Result<u32, ConfigError> {
+/// `v` if the model takes it as buffer `field`, else the error at `path`, `line`.
+fn checked(field: &str, v: u32, path: &Path, line: usize) -> Result<u32, ConfigError> {
     if (1..=MAX).contains(&v) {
         return Ok(v);
     }
-    Err(super::super::field(
-        "interconnect.input_buffer",
-        format!("an input buffer of {v} packets; must be in 1..={MAX}"),
-    )
-    .at(path, Some(line)))
+    Err(super::super::field(field, format!("{v}; must be in 1..={MAX}")).at(path, Some(line)))
 }
 
 /// The value of integer `key` in a BookSim-style `.icnt` file at `icnt` (`key = <n>;`), with

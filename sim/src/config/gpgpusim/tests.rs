@@ -469,6 +469,17 @@ fn the_network_sets_the_crossbar_buffers() {
     std::fs::write(&icnt, "input_buffer_size = 5000;\n").unwrap();
     let e = read(islip).unwrap_err().to_string();
     assert!(e.contains("net.icnt") && e.contains("1..=4096"), "{e}");
+    assert!(e.contains("interconnect.input_buffer"), "{e}");
+    std::fs::write(
+        &icnt,
+        "ejection_buffer_size = 4090;\nboundary_buffer_size = 64;\n",
+    )
+    .unwrap();
+    let e = read(islip).unwrap_err().to_string();
+    assert!(
+        e.contains("interconnect.output_buffer") && e.contains("net.icnt:2"),
+        "{e}"
+    );
     std::fs::remove_file(&icnt).unwrap();
     let p = read(islip).unwrap();
     assert_eq!(buffers(&p.config), (8, 0), "the base's");
