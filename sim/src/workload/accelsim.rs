@@ -26,6 +26,7 @@
 
 mod blocks;
 mod lines;
+mod memo;
 mod parse;
 
 pub use blocks::BlockSet;
@@ -353,8 +354,20 @@ struct Opcodes {
     names: Vec<String>,
     /// The names as read (bytes), by id.
     raw: Vec<Box<[u8]>>,
+    /// [`opcode_key`] of each name, by id.
+    keys: Vec<(u64, usize)>,
     ids: HashMap<Box<[u8]>, u16>,
     table: OpcodeTable,
+}
+
+/// An opcode name's first eight bytes (zero-padded) and its length: equal for equal names,
+/// and for names of at most eight bytes only for equal names.
+#[inline]
+fn opcode_key(name: &[u8]) -> (u64, usize) {
+    let mut head = [0u8; 8];
+    let n = name.len().min(8);
+    head[..n].copy_from_slice(&name[..n]);
+    (u64::from_le_bytes(head), name.len())
 }
 
 impl Opcodes {
@@ -362,7 +375,11 @@ impl Opcodes {
     fn intern(&mut self, name: &[u8]) -> Option<u16> {
         // A kernel uses few opcodes: comparing them beats hashing.
         if self.names.len() <= 32 {
-            if let Some(id) = self.raw.iter().position(|n| **n == *name) {
+            let key = opcode_key(name);
+            let same = |(id, k): (usize, &(u64, usize))| {
+                (*k == key && (key.1 <= 8 || *self.raw[id] == *name)).then_some(id)
+            };
+            if let Some(id) = self.keys.iter().enumerate().find_map(same) {
                 return Some(id as u16);
             }
         } else if let Some(&id) = self.ids.get(name) {
@@ -371,6 +388,7 @@ impl Opcodes {
         let id = u16::try_from(self.names.len()).ok()?;
         self.names.push(String::from_utf8_lossy(name).into_owned());
         self.raw.push(name.into());
+        self.keys.push(opcode_key(name));
         self.ids.insert(name.into(), id);
         self.table.update(&self.names);
         Some(id)
@@ -388,6 +406,8 @@ pub struct KernelTrace {
     opcodes: Opcodes,
     /// The instruction being parsed (its lists are reused from line to line).
     scratch: TraceInst,
+    /// Lines decoded before, by their bytes.
+    memo: memo::LineMemo,
     blocks_read: u64,
 }
 
@@ -465,6 +485,7 @@ impl KernelTrace {
                 mem_width: 0,
                 addrs: Vec::with_capacity(WARP_SIZE),
             },
+            memo: memo::LineMemo::default(),
             blocks_read: 0,
         };
         k.read_header()?;
@@ -833,11 +854,15 @@ impl KernelTrace {
             return Err(self.syntax(&what(), ""));
         };
         let line = self.lines.text(r);
+        if self.memo.get(line, &mut self.scratch) {
+            return Ok(());
+        }
         let at = self.lines.line_no();
         match parse::inst(line, self.header.lineinfo, &mut self.scratch) {
             Ok(op) => match self.opcodes.intern(op) {
                 Some(id) => {
                     self.scratch.opcode = id;
+                    self.memo.put(line, &self.scratch);
                     Ok(())
                 }
                 None => Err(TraceError::Invalid {

@@ -4,6 +4,8 @@
 
 use super::{TraceInst, MAX_MEM_WIDTH, MAX_REG, MAX_REGS};
 
+mod fast;
+
 /// Register list of an instruction line.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum RegKind {
@@ -331,8 +333,22 @@ fn regs<'a>(tok: &mut Tokens<'a>, kind: RegKind, out: &mut Vec<u16>) -> Result<(
 
 /// Parses the instruction line `line` into `out` (its lists cleared first; `out.opcode` is
 /// left to the caller) and returns the opcode's text. `lineinfo`: the line starts with a
-/// source line number.
+/// source line number. The common form is read in one pass ([`fast::inst`]); any other line
+/// by the careful reader, which names what is wrong.
 pub(super) fn inst<'a>(
+    line: &'a [u8],
+    lineinfo: bool,
+    out: &mut TraceInst,
+) -> Result<&'a [u8], Bad<'a>> {
+    match fast::inst(line, lineinfo, out) {
+        Some(opcode) => Ok(opcode),
+        None => careful_inst(line, lineinfo, out),
+    }
+}
+
+/// [`inst`] token by token: any ASCII white space between tokens, every register and number
+/// form, and the expectation that failed for a malformed line.
+fn careful_inst<'a>(
     line: &'a [u8],
     lineinfo: bool,
     out: &mut TraceInst,
