@@ -103,6 +103,11 @@ impl<'a> Addrs<'a> {
             let d = |k: usize| addrs[k].wrapping_sub(addrs[k - 1]);
             let inner = d(1);
             let group = (2..n).find(|&k| d(k) != inner).unwrap_or(n);
+            if group == n {
+                // One stride throughout: every step was compared already.
+                pool.extend_from_slice(&[addrs[0], inner, 0, n as u64]);
+                return true;
+            }
             let outer = if group < n {
                 addrs[group].wrapping_sub(addrs[0])
             } else {

@@ -76,6 +76,12 @@ fn hex_word(t: &[u8]) -> Option<u64> {
     }
 }
 
+/// A base address as [`hex`] reads it ([`hex_word`] first: the same value where it reads one).
+#[inline]
+fn base_address(t: &[u8]) -> Option<u64> {
+    hex_word(t).or_else(|| hex(t))
+}
+
 /// A decimal token of one to three digits.
 #[inline]
 fn small_dec(t: &[u8]) -> Option<u64> {
@@ -131,14 +137,14 @@ pub(super) fn inst<'a>(line: &'a [u8], lineinfo: bool, out: &mut TraceInst) -> O
                 }
             }
             b"1" => {
-                let base = hex(w.next()?)?;
+                let base = base_address(w.next()?)?;
                 let stride = signed(w.next()?)?;
                 out.addrs.extend(
                     (0..active as i64).map(|k| base.wrapping_add(k.wrapping_mul(stride) as u64)),
                 );
             }
             b"2" => {
-                let mut a = hex(w.next()?)?;
+                let mut a = base_address(w.next()?)?;
                 if active > 0 {
                     out.addrs.push(a);
                 }
