@@ -119,7 +119,7 @@ fn main() {
     list.extend(models.iter().map(|m| model_unit(&verilator, &rtl, m)));
     list.push(runtime_unit(&root));
     units::build(&verilator, &root, &target.join("verilated"), list);
-    println!("cargo:rustc-link-lib=stdc++");
+    units::link_cxx_runtime(&root);
     // The whole-library cache of earlier versions of this script.
     let _ = fs::remove_dir_all(target.join("verilated-bridges"));
     let mut table = rust_table(&models, true);

@@ -156,6 +156,26 @@ fn cc_build(root: &Path, out: &Path, opt: u32) -> cc::Build {
     b
 }
 
+/// Links the C++ standard library the units need: its archive when the compiler has one (a
+/// `gpusched` process then starts about a millisecond sooner: no shared library to load and
+/// bind at each run, which short simulations feel), else the shared library.
+pub(crate) fn link_cxx_runtime(root: &Path) {
+    let cxx = cc_build(root, Path::new("."), HOT_OPT).get_compiler();
+    let archive = Command::new(cxx.path())
+        .arg("-print-file-name=libstdc++.a")
+        .output()
+        .ok()
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .filter(|p| p.is_absolute() && p.is_file());
+    match archive.as_deref().and_then(Path::parent) {
+        Some(dir) => {
+            println!("cargo:rustc-link-search=native={}", dir.display());
+            println!("cargo:rustc-link-lib=static=stdc++");
+        }
+        None => println!("cargo:rustc-link-lib=stdc++"),
+    }
+}
+
 /// What every unit's key shares: the compiler's command line at each optimisation level (as
 /// [`cc_build`] makes it: the flags, not a description of them), the unity bound, and the
 /// versions of the compiler and Verilator.
