@@ -78,7 +78,7 @@ impl LineMemo {
     /// not kept.
     #[inline]
     pub(super) fn get(&self, line: &[u8], out: &mut TraceInst) -> bool {
-        if line.len() > MAX_KEPT_LINE || self.entries.is_empty() {
+        if line.is_empty() || line.len() > MAX_KEPT_LINE || self.entries.is_empty() {
             return false;
         }
         let e = &self.entries[hash(line) & (ENTRIES - 1)];
@@ -148,6 +148,11 @@ mod tests {
         let mut out = inst(9, &[1, 2, 3], &[4], &[7, 9]);
         let a = b"0028 ffffffff 1 R5 FFMA 2 R4 R5 0";
         assert!(!m.get(a, &mut out), "empty table");
+        m.put(b"0030 ffffffff 0 BRA 0 0", &inst(0x30, &[], &[], &[]));
+        assert!(
+            !m.get(b"", &mut out),
+            "an empty line matches no unused entry"
+        );
         m.put(a, &inst(0x28, &[5], &[4, 5], &[]));
         assert!(m.get(a, &mut out));
         assert_eq!(out, inst(0x28, &[5], &[4, 5], &[]));
