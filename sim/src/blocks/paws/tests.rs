@@ -132,7 +132,7 @@ fn run(mut golden: Golden, seed: u64, cycles: usize) -> Result<usize, String> {
         let o = golden.step(&i);
         let scope = golden.lists.as_ref().map(|l| {
             let mask = l.active().iter().fold(0u64, |m, &w| m | 1 << w);
-            let all = l.pending().iter().fold(mask, |m, &w| m | 1 << w);
+            let all = l.pending().fold(mask, |m, w| m | 1 << w);
             assert_eq!(all, p.warp_mask(), "cycle {c}: P-TL1");
             // A promotion changes the active set; the next cycle sorts (and promotes nothing).
             let order = match p.levels {

@@ -333,11 +333,12 @@ proptest! {
             let i = s.next(prev.as_ref());
             let live = a.live;
             let eligible = i.ready & live;
-            let before = a.lists.as_ref().map(|l| (l.active().to_vec(), l.pending().to_vec()));
+            let before = a.lists.as_ref().map(|l| (l.active().to_vec(), l.pending().collect::<Vec<_>>()));
             let o = a.step(&i);
             if let (Some(l), Some((act, pend))) = (&a.lists, before) {
                 let waiting = (i.long_stall | !live) & p.warp_mask();
-                let after = (l.active(), l.pending());
+                let pend_after: Vec<u8> = l.pending().collect();
+                let after = (l.active(), &pend_after[..]);
                 let may_sort = promoted && policy.list_order() == Some(ListOrder::SortAtPromotion);
                 promoted = list_step_is_as_specified((&act, &pend), waiting, after, may_sort)?;
             }
@@ -353,7 +354,7 @@ proptest! {
             if let Some(l) = &a.lists {
                 prop_assert_eq!(o.active.count_ones() as usize, k);
                 let mut seen = 0u64;
-                for &w in l.active().iter().chain(l.pending()) {
+                for w in l.active().iter().copied().chain(l.pending()) {
                     seen |= 1 << w;
                 }
                 prop_assert_eq!(seen, p.warp_mask());

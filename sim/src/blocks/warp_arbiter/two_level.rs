@@ -50,8 +50,12 @@ pub struct TwoLevelLists {
     plen: usize,
     /// The active list, `k` entries, in priority order.
     act: [u8; 64],
-    /// The pending FIFO, `plen` entries, its front at index 0.
+    /// The pending FIFO, `plen` entries, as a ring: its front at index `head`. The FIFO
+    /// always holds `plen` warps (a cycle pops as many as it pushes), so a cycle's demoted
+    /// warps take the slots its promoted ones left.
     pend: [u8; 64],
+    /// Index of the pending FIFO's front in `pend` (`< plen`).
+    head: usize,
     /// The warps of the active list, as a mask (derived from `act`, kept with it).
     act_mask: u64,
     order: ListOrder,
@@ -71,6 +75,7 @@ impl TwoLevelLists {
             plen: warps - max_active,
             act: [0; 64],
             pend: [0; 64],
+            head: 0,
             act_mask: 0,
             order,
             sort_pending: false,
@@ -88,6 +93,7 @@ impl TwoLevelLists {
         for j in 0..self.plen {
             self.pend[j] = (self.k + j) as u8;
         }
+        self.head = 0;
         self.act_mask = crate::block::low_bits(self.k);
         self.sort_pending = false;
         self.ranks = [0; 64];
@@ -103,10 +109,10 @@ impl TwoLevelLists {
         key: impl Fn(u8) -> (u32, u64),
     ) -> (Option<u8>, u64) {
         let k = self.k;
-        let mut list = [0u8; 64];
+        // Whole-array copies (no length-dependent copy); entries from `k` on are unused.
+        let mut list = self.act;
         if self.sort_pending {
             self.sort_pending = false;
-            list[..k].copy_from_slice(&self.act[..k]);
             let ranks = &self.ranks;
             list[..k].sort_unstable_by_key(|&w| (ranks[w as usize], key(w).1));
         } else {
@@ -118,33 +124,36 @@ impl TwoLevelLists {
                 }
             }
         }
-        let list = &mut list[..k];
         if self.order == ListOrder::SmallestKey {
-            self.act[..k].copy_from_slice(list);
-            let grant = (list.iter().copied())
+            self.act = list;
+            let grant = (list[..k].iter().copied())
                 .filter(|&w| eligible >> w & 1 == 1)
                 .min_by_key(|&w| key(w));
             return (grant, self.act_mask);
         }
-        match list.iter().position(|&w| eligible >> w & 1 == 1) {
+        match list[..k].iter().position(|&w| eligible >> w & 1 == 1) {
             Some(j) => {
-                list.rotate_left(j + 1);
-                self.act[..k].copy_from_slice(list);
+                // Rotate so that the granted entry ends the list.
+                let mut at = j + 1;
+                for slot in &mut self.act[..k] {
+                    at = if at == k { 0 } else { at };
+                    *slot = list[at];
+                    at += 1;
+                }
                 (Some(self.act[k - 1]), self.act_mask)
             }
             None => {
-                self.act[..k].copy_from_slice(list);
+                self.act = list;
                 (None, self.act_mask)
             }
         }
     }
 
-    /// Steps 1-2: writes the active list after demotion and promotion into `list` (and the
-    /// FIFO into its ring); whether any warp was promoted.
+    /// Steps 1-2 on `list` (the active list on entry): writes the active list after demotion
+    /// and promotion into it (and the FIFO into its ring); whether any warp was promoted.
     fn demote_and_promote(&mut self, waiting: u64, list: &mut [u8; 64]) -> bool {
         let k = self.k;
         if self.act_mask & waiting == 0 {
-            list[..k].copy_from_slice(&self.act[..k]);
             return false;
         }
         // Kept warps in order into `list`, demoted ones in order to the FIFO's back; as many
@@ -160,14 +169,17 @@ impl TwoLevelLists {
                 kept += 1;
             }
         }
-        list[kept..k].copy_from_slice(&self.pend[..ndem]);
-        let plen = self.plen;
         self.act_mask &= !waiting;
-        for &w in &list[kept..k] {
-            self.act_mask |= 1 << w;
+        // Popping `ndem` from the front and pushing `ndem` at the back of a full ring: the
+        // pushed warps take the popped ones' slots, in order.
+        let (plen, mut h) = (self.plen, self.head);
+        for (to, &d) in list[kept..k].iter_mut().zip(&demoted[..ndem]) {
+            *to = self.pend[h];
+            self.act_mask |= 1 << *to;
+            self.pend[h] = d;
+            h = if h + 1 == plen { 0 } else { h + 1 };
         }
-        self.pend.copy_within(ndem..plen, 0);
-        self.pend[plen - ndem..plen].copy_from_slice(&demoted[..ndem]);
+        self.head = h;
         true
     }
 
@@ -177,8 +189,9 @@ impl TwoLevelLists {
     }
 
     /// The pending FIFO, from its front.
-    pub fn pending(&self) -> &[u8] {
-        &self.pend[..self.plen]
+    pub fn pending(&self) -> impl Iterator<Item = u8> + '_ {
+        let (front, back) = self.pend[..self.plen].split_at(self.head);
+        back.iter().chain(front).copied()
     }
 
     /// The lists' state for waveforms, `id_bits`-wide warp ids: `act_<s>`, `pend_<j>` (from
@@ -198,7 +211,7 @@ impl TwoLevelLists {
     /// The values of [`Self::state_specs`], appended to `out`.
     pub fn state_values(&self, out: &mut Vec<u64>) {
         out.extend(self.act[..self.k].iter().map(|&w| u64::from(w)));
-        out.extend(self.pend[..self.plen].iter().map(|&w| u64::from(w)));
+        out.extend(self.pending().map(u64::from));
         if self.order == ListOrder::SortAtPromotion {
             out.push(u64::from(self.sort_pending));
         }

@@ -324,7 +324,11 @@ impl Sm<'_> {
     fn issue_sequential(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
         for s in self.issue_order(now) {
             let scan = self.scan(s, now);
-            let ready = scan.ready(self.free_units(now, s));
+            // No warp passes the scoreboard: none is ready whatever the units.
+            let ready = match scan.any_operands() {
+                true => scan.ready(self.free_units(now, s)),
+                false => 0,
+            };
             let grant = self.step_arbiter(s, ready, scan.long_stall)?;
             self.take_grant(s, grant, ready, &scan, now, issued)?;
         }

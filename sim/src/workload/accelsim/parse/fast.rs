@@ -55,6 +55,30 @@ impl<'a> Words<'a> {
         Some(word)
     }
 
+    /// The next token when it is `0x` and sixteen hexadecimal digits followed by one space
+    /// and a token, or by the line's end (an address as Accel-Sim writes them), read without
+    /// searching for its end; `None`, nothing consumed, for any other next token (then
+    /// [`Words::next`] reads it). `high` holds the last high eight digits read and their value:
+    /// the addresses of a warp's lanes mostly share them, and are then not converted again.
+    #[inline]
+    fn full_address(&mut self, high: &mut (u64, u64)) -> Option<u64> {
+        let r = self.rest;
+        let digits = r.strip_prefix(b"0x")?.get(..16)?;
+        let rest = match &r[18..] {
+            [] => &r[18..],
+            [b' ', next, ..] if *next > b' ' => &r[19..],
+            _ => return None,
+        };
+        let word = |i: usize| u64::from_le_bytes(digits[i..i + 8].try_into().expect("8 bytes"));
+        let hi = word(0);
+        if hi != high.0 {
+            *high = (hi, hex8(hi)?);
+        }
+        let v = high.1 << 32 | hex8(word(8))?;
+        self.rest = rest;
+        Some(v)
+    }
+
     /// The line has no token left.
     fn done(&self) -> bool {
         self.rest.is_empty()
@@ -132,8 +156,14 @@ pub(super) fn inst<'a>(line: &'a [u8], lineinfo: bool, out: &mut TraceInst) -> O
         let active = out.mask.count_ones() as usize;
         match w.next()? {
             b"0" => {
+                // No eight ASCII digits read as a zero word: the first address converts.
+                let mut high = (0, 0);
                 for _ in 0..active {
-                    out.addrs.push(hex_word(w.next()?)?);
+                    let a = match w.full_address(&mut high) {
+                        Some(a) => a,
+                        None => hex_word(w.next()?)?,
+                    };
+                    out.addrs.push(a);
                 }
             }
             b"1" => {
