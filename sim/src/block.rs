@@ -178,6 +178,41 @@ pub trait Block {
     /// One clock cycle: outputs are a function of the state before the edge and `inp`
     /// (Mealy); then the state is updated at the rising edge.
     fn step(&mut self, inp: &Self::In) -> Self::Out;
+    /// `Some(out)` only if a [`Block::step`] with `inp` now would return `out` and leave the
+    /// state as it is (an idle cycle the GPU model may skip); `None` says nothing. The default
+    /// never answers; [`holds_is_exact`] checks an answer against a step.
+    fn holds(&self, inp: &Self::In) -> Option<Self::Out> {
+        let _ = inp;
+        None
+    }
+}
+
+/// Whether `block`'s [`Block::holds`] is exact for `inp`: `Ok(true)` if it answered and a step
+/// gives that output and leaves the state unchanged, `Ok(false)` if it did not answer, an
+/// error naming the difference otherwise. `block` is not changed.
+pub fn holds_is_exact<B>(block: &B, inp: &B::In) -> Result<bool, String>
+where
+    B: Block + Inspect + Clone,
+{
+    let Some(held) = block.holds(inp) else {
+        return Ok(false);
+    };
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    block.state_values(&mut before);
+    let mut stepped = block.clone();
+    let out = stepped.step(inp);
+    stepped.state_values(&mut after);
+    if out != held {
+        return Err(format!(
+            "holds answered {held:?}, a step gives {out:?} (input {inp:?})"
+        ));
+    }
+    if before != after {
+        return Err(format!(
+            "holds answered for {inp:?}, but a step changes the state {before:?} -> {after:?}"
+        ));
+    }
+    Ok(true)
 }
 
 /// Read access to a golden model's internal state, for waveforms (`<block>.golden.vcd`).
@@ -227,6 +262,9 @@ pub trait BlockKind: 'static {
     fn manifest_params(params: &Self::Params) -> Vec<(&'static str, u64)>;
     /// Whether the block did something this cycle (a sanity figure of a stimulus run).
     fn busy(out: &Self::Out) -> bool;
+    /// Whether the golden model answers [`Block::holds`], so that the GPU model skips the
+    /// steps of its repeated idle cycles ([`crate::gpu::sites::Slot`]).
+    const HOLDS: bool = false;
     /// A short human description of `params`, for errors.
     fn describe(params: &Self::Params) -> String {
         format!("{params:?}")

@@ -256,4 +256,42 @@ mod tests {
         }
         visit_all(&mut Check);
     }
+
+    /// Every kind that declares [`BlockKind::HOLDS`]: on every variant, under its stimulus, a
+    /// `holds` answer for the cycle's input and for the last cycle's input repeated (what the
+    /// GPU model asks) is what a step gives, and leaves the state as it was; some are answered.
+    #[test]
+    fn every_holds_answer_is_exact_under_stimulus() {
+        use crate::block::{holds_is_exact, Block as _, Stimulus as _};
+        struct Check(Vec<&'static str>);
+        impl KindVisitor for Check {
+            fn visit<K: BlockKind>(&mut self) {
+                if !K::HOLDS {
+                    return;
+                }
+                self.0.push(K::NAME);
+                for (pol, pre) in BlockInfo::of::<K>().variants() {
+                    let p = K::params(pol, pre);
+                    let mut g = K::golden(&p);
+                    let mut stim = K::stimulus(&p, 5);
+                    let (mut prev_out, mut prev_in, mut answered) = (None, None, 0);
+                    for cycle in 0..4000 {
+                        let inp = stim.next(prev_out.as_ref());
+                        for i in [Some(&inp), prev_in.as_ref()].into_iter().flatten() {
+                            let what = format!("{} {pol} {pre} cycle {cycle}", K::NAME);
+                            answered += holds_is_exact(&g, i)
+                                .unwrap_or_else(|e| panic!("{what}: {e}"))
+                                as usize;
+                        }
+                        prev_out = Some(g.step(&inp));
+                        prev_in = Some(inp);
+                    }
+                    assert!(answered > 0, "{} {pol} {pre}: none answered", K::NAME);
+                }
+            }
+        }
+        let mut c = Check(vec![]);
+        visit_all(&mut c);
+        assert_eq!(c.0, ["warp_arbiter", "sm_alloc"]);
+    }
 }

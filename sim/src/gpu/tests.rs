@@ -556,6 +556,80 @@ fn suite_and_traces(size: &str) -> Vec<(String, Opener)> {
     v
 }
 
+/// A golden block stepped every cycle (its [`crate::block::Block::holds`] hidden).
+struct Stepped<B>(B);
+
+impl<B: crate::block::Block> Port<B::In, B::Out> for Stepped<B> {
+    fn step(&mut self, inp: &B::In) -> Result<B::Out, BlockFault> {
+        Ok(self.0.step(inp))
+    }
+}
+
+/// A planted fault: the golden arbiter, but it claims every cycle without a launch or an exit
+/// would grant nothing and change nothing.
+struct HoldsWhenQuiet(arbiter::Golden);
+
+impl Port<ArbiterIn, ArbiterOut> for HoldsWhenQuiet {
+    fn step(&mut self, inp: &ArbiterIn) -> Result<ArbiterOut, BlockFault> {
+        Ok(crate::block::Block::step(&mut self.0, inp))
+    }
+    fn holds(&self, inp: &ArbiterIn) -> Option<ArbiterOut> {
+        (inp.launch | inp.exit == 0).then(ArbiterOut::default)
+    }
+}
+
+/// `opts`'s run of `w` with every arbiter from `arbiter` and every allocator stepped each
+/// cycle, as JSON (`Err`: the run's error).
+fn run_stepped(
+    w: &mut dyn WorkloadSource,
+    opts: SimOptions,
+    arbiter: fn(arbiter::Golden) -> SitePort<'static, arbiter::Kind>,
+) -> Result<serde_json::Value, String> {
+    use crate::blocks::sm_alloc;
+    let arbiters = Override::<_, arbiter::Kind, _>::new(GoldenBlocks, move |_, p| {
+        Ok(arbiter(arbiter::Golden::new(*p)))
+    });
+    let mut f = Override::<_, sm_alloc::Kind, _>::new(arbiters, |_, p| {
+        Ok(Box::new(Stepped(sm_alloc::Golden::new(*p))) as SitePort<'_, sm_alloc::Kind>)
+    });
+    let mut gpu = Gpu::new(&gtx480(), opts, &mut f).map_err(|e| e.to_string())?;
+    let r = gpu.run(w, &mut |_| {}).map_err(|e| e.to_string())?;
+    Ok(serde_json::to_value(&r).unwrap())
+}
+
+/// The GPU model skips the steps of blocks that hold ([`super::sites::Slot`]); the same runs
+/// with every block stepped every cycle give the same report, field for field.
+#[test]
+fn skipping_held_steps_changes_no_statistic() {
+    let policies = [
+        "--warp-sched gto",
+        "--warp-sched lrr",
+        "--warp-sched two_level",
+        "--warp-sched two_level_gto",
+        "--warp-sched gto --paired-issue",
+        "--warp-sched two_level --paired-issue",
+    ];
+    let stepped = |g| Box::new(Stepped(g)) as SitePort<'static, arbiter::Kind>;
+    let planted = |g| Box::new(HoldsWhenQuiet(g)) as SitePort<'static, arbiter::Kind>;
+    let (mut caught, mut runs) = (0, 0);
+    for (name, open) in suite_and_traces("small") {
+        for args in policies {
+            runs += 1;
+            let what = format!("{name} {args}");
+            let skipping = run(&mut *open(), opts(args));
+            let every = run_stepped(&mut *open(), opts(args), stepped).unwrap();
+            assert_eq!(serde_json::to_value(&skipping).unwrap(), every, "{what}");
+            // The comparison sees a wrong answer: a run, or an error, that differs.
+            let wrong = run_stepped(&mut *open(), opts(args), planted);
+            caught += (wrong.as_ref() != Ok(&every)) as usize;
+        }
+    }
+    assert!(
+        caught * 4 >= runs * 3,
+        "the planted fault changed {caught} of {runs} runs"
+    );
+}
+
 #[test]
 fn elf_with_an_empty_table_runs_exactly_as_gto_with_paired_issue() {
     // SCH-4 inside the GPU: every WPT entry stays 255, so ELF's select is GTO's; with

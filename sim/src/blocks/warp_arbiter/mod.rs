@@ -390,6 +390,38 @@ impl Block for Golden {
             active,
         }
     }
+
+    /// Answers for a cycle without launches or exits in which no warp is granted, or the
+    /// warp granted is the one the state already names as the last grant (GTO's greedy warp;
+    /// LRR's only eligible warp; two-level's last active entry, whose rotation keeps the list).
+    fn holds(&self, inp: &ArbiterIn) -> Option<ArbiterOut> {
+        let m = self.params.warp_mask();
+        if (inp.launch | inp.exit) & m != 0 {
+            return None;
+        }
+        let eligible = inp.ready & self.live & m;
+        let again = self.last_valid && eligible >> self.last & 1 == 1;
+        let (grant, active) = match self.params.policy {
+            Policy::Lrr | Policy::Gto if eligible == 0 => (None, self.live),
+            Policy::Gto if again => (Some(self.last), self.live),
+            Policy::Lrr if again && eligible == 1 << self.last => (Some(self.last), self.live),
+            Policy::Lrr | Policy::Gto => return None,
+            Policy::TwoLevel | Policy::TwoLevelGto => {
+                let waiting = (inp.long_stall & m) | (!self.live & m);
+                let lists = self.lists.as_ref()?;
+                let grant = lists.holds(eligible, waiting)?;
+                if grant.is_some_and(|g| !(self.last_valid && g == self.last)) {
+                    return None;
+                }
+                (grant, lists.active_mask())
+            }
+        };
+        Some(ArbiterOut {
+            grant_valid: grant.is_some(),
+            grant_warp: grant.unwrap_or(0),
+            active,
+        })
+    }
 }
 
 impl Inspect for Golden {
@@ -482,6 +514,7 @@ impl crate::block::BlockKind for Kind {
     fn busy(out: &ArbiterOut) -> bool {
         out.grant_valid
     }
+    const HOLDS: bool = true;
     fn describe(p: &Params) -> String {
         match p.policy {
             Policy::TwoLevel | Policy::TwoLevelGto => format!(

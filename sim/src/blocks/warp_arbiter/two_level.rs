@@ -149,6 +149,30 @@ impl TwoLevelLists {
         }
     }
 
+    /// The grant of a [`Self::step`] over `eligible` and `waiting` that would leave the lists
+    /// as they are: no sort due, no active warp waiting (so none demoted), and either no
+    /// eligible active warp or, under inner LRR, the last active entry the first eligible one
+    /// (its rotation keeps the list). `None` when the step would change the lists (or the
+    /// answer needs the key).
+    pub fn holds(&self, eligible: u64, waiting: u64) -> Option<Option<u8>> {
+        if self.sort_pending || self.act_mask & waiting != 0 {
+            return None;
+        }
+        if eligible & self.act_mask == 0 {
+            return Some(None);
+        }
+        let k = self.k;
+        let last = self.act[k - 1];
+        let before_last = self.act[..k - 1].iter().fold(0u64, |m, &w| m | 1 << w);
+        let rotates = self.order != ListOrder::SmallestKey;
+        (rotates && eligible & before_last == 0).then_some(Some(last))
+    }
+
+    /// The active list as a mask.
+    pub fn active_mask(&self) -> u64 {
+        self.act_mask
+    }
+
     /// Steps 1-2 on `list` (the active list on entry): writes the active list after demotion
     /// and promotion into it (and the FIFO into its ring); whether any warp was promoted.
     fn demote_and_promote(&mut self, waiting: u64, list: &mut [u8; 64]) -> bool {

@@ -30,11 +30,21 @@ pub type BlockFault = Box<dyn std::error::Error + Send + Sync>;
 pub trait Port<I, O> {
     /// One clock cycle; an error stops the simulation.
     fn step(&mut self, inp: &I) -> Result<O, BlockFault>;
+    /// `Some(out)` only if a step with `inp` now would return `out` and change nothing, so
+    /// that the caller may skip it ([`Block::holds`]). The default never answers: a port that
+    /// must see every cycle (a lockstep pair, a probe) keeps it.
+    fn holds(&self, inp: &I) -> Option<O> {
+        let _ = inp;
+        None
+    }
 }
 
 impl<B: Block> Port<B::In, B::Out> for B {
     fn step(&mut self, inp: &B::In) -> Result<B::Out, BlockFault> {
         Ok(Block::step(self, inp))
+    }
+    fn holds(&self, inp: &B::In) -> Option<B::Out> {
+        Block::holds(self, inp)
     }
 }
 
@@ -163,11 +173,21 @@ where
 }
 
 /// A block at its site: steps it and names the site in its errors.
+///
+/// A block that declares [`BlockKind::HOLDS`] is not stepped in a cycle whose inputs repeat
+/// the last cycle's once its port has said ([`Port::holds`]) that a step with them changes
+/// nothing: the slot answers the held output itself (most cycles of a waiting scheduler or an
+/// allocator with nothing to place). The port is asked once per run of repeated inputs.
 pub struct Slot<'a, K: BlockKind> {
     site: Site,
     port: SitePort<'a, K>,
+    /// The inputs and outputs of the last cycle (`None` before the first).
+    last: Option<(K::In, K::Out)>,
+    /// The port said a step with `last`'s inputs changes nothing and gives its outputs.
+    held: bool,
+    /// The port was asked about `last`'s inputs.
+    asked: bool,
 }
-
 impl<'a, K: Provided> Slot<'a, K> {
     /// The block of kind `K` for `site`, from `provider`.
     pub fn new(
@@ -181,7 +201,13 @@ impl<'a, K: Provided> Slot<'a, K> {
                 source,
             }
         })?;
-        Ok(Self { site, port })
+        Ok(Self {
+            site,
+            port,
+            last: None,
+            held: false,
+            asked: false,
+        })
     }
 }
 
@@ -189,6 +215,31 @@ impl<K: BlockKind> Slot<'_, K> {
     /// One cycle of the block.
     #[inline]
     pub fn step(&mut self, inp: &K::In) -> Result<K::Out, SimError> {
+        if !K::HOLDS {
+            return self.step_port(inp);
+        }
+        match &self.last {
+            Some((last_in, last_out)) if last_in == inp => {
+                if self.held {
+                    return Ok(last_out.clone());
+                }
+                if !std::mem::replace(&mut self.asked, true) {
+                    if let Some(out) = self.port.holds(inp) {
+                        self.held = true;
+                        self.last = Some((inp.clone(), out.clone()));
+                        return Ok(out);
+                    }
+                }
+            }
+            _ => self.asked = false,
+        }
+        let out = self.step_port(inp)?;
+        self.held = false;
+        self.last = Some((inp.clone(), out.clone()));
+        Ok(out)
+    }
+
+    fn step_port(&mut self, inp: &K::In) -> Result<K::Out, SimError> {
         self.port.step(inp).map_err(|source| SimError::Block {
             site: self.site.to_string(),
             source,
