@@ -7,7 +7,7 @@
 //! [sweep]
 //! name = "elf-small"
 //! workloads = ["bfs", "km", "trace:../shared/traces/vectoradd-100-32"]
-//! sizes = ["small"]                # built-in and suite kernels only
+//! sizes = ["small"]                # built-in and suite kernels only (`paper`: suite only)
 //! configs = ["gtx480"]             # presets or files (relative to the spec)
 //! metrics = ["cycles", "ipc", "l1d.misses"]
 //!
@@ -242,10 +242,11 @@ fn check_axes(place: &Place<'_>, t: &SweepTable) -> Result<(), SpecError> {
             return Err(place.err(what, what, format!("`{what}` is empty")));
         }
     }
+    let sizes = crate::workload::synth::sizes();
     for s in &t.sizes {
-        if !["small", "medium", "large"].contains(&s.as_str()) {
+        if !sizes.contains(&s.as_str()) {
             let q = crate::input::quote(s);
-            let message = format!("unknown size `{q}`; choose small, medium, large");
+            let message = format!("unknown size `{q}`; choose {}", sizes.join(", "));
             return Err(place.err("sizes", s, message));
         }
     }

@@ -43,7 +43,8 @@ pub struct SimArgs {
     /// the sweep engine) and report each kernel's normalized turnaround, ANTT and STP.
     #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "isolated-runs")]
     isolated: Option<PathBuf>,
-    /// Size of a built-in workload: small, medium, large.
+    /// Size of a named workload: small, medium, large; `paper` (seed 000's benchmarks at the
+    /// thesis's inputs, every launch: `gpusched workloads --size paper`).
     #[arg(long, default_value = "small")]
     size: String,
     #[command(flatten)]

@@ -38,7 +38,8 @@ enum Action {
         /// Workload name (see `gpusched workloads`).
         #[arg(long)]
         workload: String,
-        /// Size: small, medium, large.
+        /// Size: small, medium, large; `paper` (every launch of a seed 000 benchmark at the
+        /// thesis's input).
         #[arg(long, default_value = "small")]
         size: String,
         /// Output directory (created if needed).

@@ -15,7 +15,8 @@ use std::process::ExitCode;
 /// Arguments of `gpusched workloads`.
 #[derive(Args)]
 pub struct WorkloadsArgs {
-    /// Only this size (small, medium, large); default: all three.
+    /// Only this size (small, medium, large; `paper`: seed 000's benchmarks at the thesis's
+    /// inputs, their launches and blocks); default: the first three.
     #[arg(long)]
     size: Option<String>,
     /// Print a JSON array.
@@ -76,13 +77,71 @@ fn size_row(name: &str, size: &str, cfg: &GpuConfig) -> Result<SizeRow> {
     })
 }
 
+/// One benchmark at the paper's input (`--size paper`).
+#[derive(Serialize)]
+struct PaperRow {
+    name: &'static str,
+    input: &'static str,
+    /// Kernel launches, in order (each name with its count).
+    launches: Vec<(String, usize)>,
+    /// Thread blocks over every launch.
+    blocks: u64,
+}
+
+/// `--size paper`: each benchmark's launches and blocks (counted from its launches, which a
+/// unit test holds to Table 4.2's).
+fn paper(json: bool) -> Result<ExitCode> {
+    let mut rows = vec![];
+    for e in synth::paper::PAPER {
+        let mut launches: Vec<(String, usize)> = vec![];
+        let mut blocks = 0;
+        for d in (e.build)() {
+            blocks += d.grid.x as u64 * d.grid.y as u64 * d.grid.z as u64;
+            match launches.iter_mut().find(|(n, _)| *n == d.name) {
+                Some((_, k)) => *k += 1,
+                None => launches.push((d.name, 1)),
+            }
+        }
+        rows.push(PaperRow {
+            name: e.name,
+            input: e.input,
+            launches,
+            blocks,
+        });
+    }
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!("{:<10} {:>8} {:>8}  launches", "workload", "kernels", "TBs");
+    for r in &rows {
+        let n: usize = r.launches.iter().map(|l| l.1).sum();
+        let names: Vec<String> = r
+            .launches
+            .iter()
+            .map(|(k, c)| format!("{k} x{c}"))
+            .collect();
+        outln!(
+            "{:<10} {:>8} {:>8}  {}",
+            r.name,
+            n,
+            r.blocks,
+            names.join(", ")
+        );
+    }
+    outln!("\n`--json` adds each input and how Table 4.2's counts give it.");
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs `workloads`.
 pub fn run(a: WorkloadsArgs) -> Result<ExitCode> {
+    if a.size.as_deref() == Some(synth::paper::SIZE) {
+        return paper(a.json);
+    }
     let sizes: Vec<&'static str> = match &a.size {
-        Some(s) => vec![*suite::SIZES
-            .iter()
-            .find(|x| *x == s)
-            .ok_or_else(|| anyhow::anyhow!("unknown size `{s}`; sizes: small, medium, large"))?],
+        Some(s) => vec![*suite::SIZES.iter().find(|x| *x == s).ok_or_else(|| {
+            anyhow::anyhow!("unknown size `{s}`; sizes: {}", synth::sizes().join(", "))
+        })?],
         None => suite::SIZES.to_vec(),
     };
     let cfg = GpuConfig::preset("gtx480")?;

@@ -49,7 +49,14 @@ pub fn open_named(
     if builtin::NAMES.contains(&name) {
         return Ok(Box::new(builtin::workload(name, size)?));
     }
-    Ok(Box::new(synth::workload(synth::build(name, size)?)))
+    let mut defs = synth::kernels(name, size)?;
+    if defs.len() == 1 {
+        return Ok(Box::new(synth::workload(defs.remove(0))));
+    }
+    Ok(Box::new(synth::Sequence::new(
+        format!("{name}_{size}"),
+        defs,
+    )))
 }
 
 /// Threads per warp.

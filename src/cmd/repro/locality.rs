@@ -143,6 +143,10 @@ pub struct Results {
     pub geomean: Vec<(String, Vec<f64>)>,
     /// The thesis's headline figures beside ours.
     pub comparisons: Vec<Comparison>,
+    /// Workloads of the experiment left out because they have no workload at this size (at
+    /// `paper`, those without a `paper` size).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
 }
 
 fn cell(r: &serde_json::Value) -> Result<Cell> {
@@ -187,6 +191,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         .flat_map(|(_, ws)| ws.iter().map(|w| (w.to_string(), None)))
         .collect();
     keep_only(&mut workloads, |w| &w.0, &a.only, "workload")?;
+    let left_out = without_size(&mut workloads, size)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let measure: &Measure<'_> = &|configs, headline_only, sweep| {
         let cols: Vec<Column> = columns()
@@ -198,7 +203,8 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         let mut measured = vec![];
         for (c, reports) in configs.iter().zip(tables) {
             let rows = rows(&workloads, &reports)?;
-            let results = summarize(&load_config(c)?.name, size, cols.clone(), rows);
+            let mut results = summarize(&load_config(c)?.name, size, cols.clone(), rows);
+            results.left_out = left_out.clone();
             let headlines = results
                 .comparisons
                 .iter()
@@ -228,6 +234,26 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     };
     let title = "Locality-aware dispatch and warp scheduling (seed 000) on two simulators";
     run_configs(a, ("locality", title, size), out, measure)
+}
+
+/// At size `paper`, removes the workloads without one from `workloads` and returns their
+/// names; an error when none is left.
+fn without_size(workloads: &mut Vec<(String, Option<PathBuf>)>, size: &str) -> Result<Vec<String>> {
+    use gpusim::workload::synth::paper;
+    if size != paper::SIZE {
+        return Ok(vec![]);
+    }
+    let (keep, out): (Vec<_>, Vec<_>) = std::mem::take(workloads)
+        .into_iter()
+        .partition(|w| paper::find(&w.0).is_some());
+    if keep.is_empty() {
+        anyhow::bail!(
+            "none of these workloads has a `paper` size; those with one: {}",
+            paper::names().join(", ")
+        );
+    }
+    *workloads = keep;
+    Ok(out.into_iter().map(|w| w.0).collect())
 }
 
 /// The rows of `reports` (per workload, one report per column, the baseline first).
@@ -322,6 +348,7 @@ pub fn summarize(config: &str, size: &str, columns: Vec<Column>, rows: Vec<Row>)
         rows,
         geomean: geomean_rows,
         comparisons,
+        left_out: vec![],
     }
 }
 
@@ -337,6 +364,14 @@ pub fn markdown(r: &Results) -> String {
         "# Locality-aware dispatch and warp scheduling (seed 000) on `{}`, suite size `{}`\n",
         r.config, r.size
     );
+    if !r.left_out.is_empty() {
+        let _ = writeln!(
+            s,
+            "Left out of every row and mean: {} (no `{}` size yet).\n",
+            r.left_out.join(", "),
+            r.size
+        );
+    }
     let _ = writeln!(s, "## The thesis's figures beside ours\n");
     let _ = writeln!(s, "| comparison | over | thesis | ours | thesis source |");
     let _ = writeln!(s, "|---|---|---:|---:|---|");

@@ -66,7 +66,8 @@ pub struct ReproArgs {
     experiment: Experiment,
     /// Size of the suite kernels: small, medium, large (default: medium for elf; large for
     /// locality, maestro and paver, whose effects need several waves of thread blocks; small
-    /// for chimera).
+    /// for chimera); locality also `paper`: the thesis's inputs, every launch (the benchmarks
+    /// with a `paper` size: `gpusched workloads --size paper`).
     #[arg(long)]
     size: Option<String>,
     /// GPU configuration, preset or file (default: elf and locality run on two presets side by
@@ -404,20 +405,22 @@ fn cell(r: &serde_json::Value) -> Result<Cell> {
 pub const MIN_WAVES: f64 = 4.0;
 
 /// Waves of thread blocks in a run (its report, `gpusched sim --json`): per kernel, its blocks
-/// over what the GPU holds at once (blocks per SM at its occupancy times the SMs), summed over
-/// the kernels.
+/// over what the GPU holds at once (blocks per SM at its occupancy times the SMs); over several
+/// kernels, their mean weighted by blocks (a launch sequence of one-wave kernels is one wave:
+/// each launch's dispatch order is all that can matter).
 fn waves(r: &serde_json::Value) -> Result<f64> {
     let sms = r["sms"].as_array().map_or(0, Vec::len).max(1) as f64;
     let kernels = r["kernels"]
         .as_array()
         .ok_or_else(|| anyhow::anyhow!("a report without `kernels`"))?;
-    Ok(kernels
-        .iter()
-        .map(|k| {
-            let held = k["occupancy"]["blocks"].as_u64().unwrap_or(1).max(1) as f64 * sms;
-            k["blocks"].as_u64().unwrap_or(0) as f64 / held
-        })
-        .sum())
+    let (mut weighted, mut blocks) = (0.0, 0.0);
+    for k in kernels {
+        let held = k["occupancy"]["blocks"].as_u64().unwrap_or(1).max(1) as f64 * sms;
+        let b = k["blocks"].as_u64().unwrap_or(0) as f64;
+        weighted += b * b / held;
+        blocks += b;
+    }
+    Ok(if blocks > 0.0 { weighted / blocks } else { 0.0 })
 }
 
 /// Geometric mean of `xs` (1.0 when empty).
@@ -676,7 +679,7 @@ mod tests {
         }
     }
 
-    /// Waves: each kernel's blocks over its occupancy times the SMs, summed.
+    /// Waves: each kernel's blocks over its occupancy times the SMs, weighted by blocks.
     #[test]
     fn waves_count_blocks_over_what_the_gpu_holds() {
         let r = serde_json::json!({
@@ -686,7 +689,10 @@ mod tests {
                 {"blocks": 3, "occupancy": {"blocks": 1}}
             ]
         });
-        assert_eq!(waves(&r).unwrap(), 3.0 + 1.5);
+        // 36 blocks in 3 waves, 3 in 1.5: (36 x 3 + 3 x 1.5) / 39.
+        assert_eq!(waves(&r).unwrap(), (36.0 * 3.0 + 3.0 * 1.5) / 39.0);
+        let one = serde_json::json!({"sms": [{}], "kernels": [{"blocks": 8, "occupancy": {"blocks": 2}}]});
+        assert_eq!(waves(&one).unwrap(), 4.0);
         assert!(waves(&serde_json::json!({})).is_err());
     }
 }

@@ -51,6 +51,10 @@ fn bad_mixes_name_the_file_line_and_field() {
             "[[kernel]]\nworkload = \"mm\"\nsize = \"huge\"\n",
             "m.toml:3: workload: unknown size `huge`",
         ),
+        (
+            "[[kernel]]\nworkload = \"lud\"\nsize = \"paper\"\n",
+            "m.toml:3: size: a mix entry launches one kernel; size `paper` is",
+        ),
         ("[[kernel]]\ntrace = \"/no/such\"\n", "m.toml:2: trace: "),
         (
             "[[kernel]]\nworkload = \"mm\"\nperiod = 0\narrival = 0\n",

@@ -7,41 +7,100 @@
 //!   barriers and exit.
 //! * [`interp`]: the interpreter (a SIMT reconvergence stack per warp), deterministic.
 //! * [`suite`]: the kernels that mirror the papers' benchmarks, in three sizes.
+//! * [`paper`]: seed 000's benchmarks at the thesis's inputs (size `paper`): every launch of
+//!   the benchmark's host code.
 
 pub mod interp;
 pub mod ir;
+pub mod paper;
 pub mod suite;
 
 pub use interp::SynthKernel;
 pub use ir::{Addr, CmpOp, Cond, Expr, Inst, Op, Program, Space, SynthDef, Var};
 
-use crate::workload::kernel::{SingleKernel, WorkloadError};
+use crate::workload::kernel::{KernelSource, SingleKernel, WorkloadError, WorkloadSource};
 use serde::Serialize;
 
 /// Suite workload `name` at size `size` (`small`, `medium`, `large`).
 pub fn build(name: &str, size: &str) -> Result<SynthDef, WorkloadError> {
-    let e = suite::find(name).ok_or_else(|| {
+    Ok((entry(name)?.build)(size_index(size)?))
+}
+
+fn entry(name: &str) -> Result<&'static suite::Entry, WorkloadError> {
+    suite::find(name).ok_or_else(|| {
         WorkloadError::Invalid(format!(
             "unknown workload `{name}`; workloads: {}",
             crate::workload::names().join(", ")
         ))
+    })
+}
+
+/// The launches of suite workload `name` at `size`: one kernel at `small`, `medium` and
+/// `large`; the benchmark's whole launch sequence at `paper` ([`paper::PAPER`]).
+pub fn kernels(name: &str, size: &str) -> Result<Vec<SynthDef>, WorkloadError> {
+    if size != paper::SIZE {
+        return Ok(vec![build(name, size)?]);
+    }
+    entry(name)?;
+    let e = paper::find(name).ok_or_else(|| {
+        WorkloadError::Invalid(format!(
+            "workload `{name}` has no `paper` size; the workloads with one: {}",
+            paper::names().join(", ")
+        ))
     })?;
-    Ok((e.build)(size_index(size)?))
+    Ok((e.build)())
+}
+
+/// Every size a suite workload may have (`paper` only for [`paper::PAPER`]'s).
+pub fn sizes() -> Vec<&'static str> {
+    suite::SIZES.iter().copied().chain([paper::SIZE]).collect()
 }
 
 /// The index of `size` in [`suite::SIZES`].
 pub fn size_index(size: &str) -> Result<usize, WorkloadError> {
     suite::SIZES.iter().position(|x| *x == size).ok_or_else(|| {
-        WorkloadError::Invalid(format!(
-            "unknown size `{size}`; sizes: {}",
-            suite::SIZES.join(", ")
-        ))
+        WorkloadError::Invalid(match size {
+            paper::SIZE => format!(
+                "size `{size}` is a sequence of launches; here one kernel is needed: {}",
+                suite::SIZES.join(", ")
+            ),
+            _ => format!("unknown size `{size}`; sizes: {}", sizes().join(", ")),
+        })
     })
 }
 
 /// One synthetic kernel as a workload.
 pub fn workload(def: SynthDef) -> SingleKernel {
     SingleKernel::new(Box::new(SynthKernel::new(def)))
+}
+
+/// Synthetic kernels launched one after the other on one stream (a benchmark's host loop).
+pub struct Sequence {
+    name: String,
+    defs: std::vec::IntoIter<SynthDef>,
+}
+
+impl Sequence {
+    /// The workload `name` running `defs` in order.
+    pub fn new(name: String, defs: Vec<SynthDef>) -> Self {
+        Self {
+            name,
+            defs: defs.into_iter(),
+        }
+    }
+}
+
+impl WorkloadSource for Sequence {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError> {
+        Ok(self
+            .defs
+            .next()
+            .map(|d| Box::new(SynthKernel::new(d)) as Box<dyn KernelSource>))
+    }
 }
 
 /// Whether a kernel may be re-executed from the start (Chimera's strict idempotence, checked

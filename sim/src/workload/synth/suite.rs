@@ -43,7 +43,7 @@ pub struct Entry {
     pub build: fn(usize) -> SynthDef,
 }
 
-fn dim(x: u32, y: u32) -> Dim3 {
+pub(super) fn dim(x: u32, y: u32) -> Dim3 {
     Dim3 { x, y, z: 1 }
 }
 
@@ -67,16 +67,16 @@ fn def(
     }
 }
 
-fn v(var: Var) -> Expr {
+pub(super) fn v(var: Var) -> Expr {
     Expr::v(1, var)
 }
 
 /// `row * pitch + col`.
-fn at(row: Expr, pitch: i64, col: Expr) -> Expr {
+pub(super) fn at(row: Expr, pitch: i64, col: Expr) -> Expr {
     row.times(pitch).and(col)
 }
 
-fn global(base: u64, index: Expr) -> Addr {
+pub(super) fn global(base: u64, index: Expr) -> Addr {
     Addr {
         base,
         index,
@@ -84,7 +84,7 @@ fn global(base: u64, index: Expr) -> Addr {
     }
 }
 
-fn shared(index: Expr) -> Addr {
+pub(super) fn shared(index: Expr) -> Addr {
     Addr {
         base: 0,
         index,
@@ -92,7 +92,7 @@ fn shared(index: Expr) -> Addr {
     }
 }
 
-fn lt(lhs: Expr, rhs: Expr) -> Cond {
+pub(super) fn lt(lhs: Expr, rhs: Expr) -> Cond {
     Cond {
         lhs,
         op: CmpOp::Lt,
@@ -101,7 +101,7 @@ fn lt(lhs: Expr, rhs: Expr) -> Cond {
 }
 
 /// Thread and block ids into registers 0-2 (S2R, S2R, IMAD) and an address into register 3.
-fn prologue(p: &mut Program) {
+pub(super) fn prologue(p: &mut Program) {
     p.alu(IntAlu, &[0], &[])
         .alu(IntAlu, &[1], &[])
         .alu(IntMul, &[2], &[0, 1])
@@ -427,7 +427,13 @@ fn sift(s: usize) -> SynthDef {
 }
 
 fn nn(s: usize) -> SynthDef {
-    let g = pick(s, [30, 120, 480]);
+    let mut d = nn_records(pick(s, [30, 120, 480]));
+    d.name = format!("nn_{}", SIZES[s]);
+    d
+}
+
+/// NN's `euclid` over `g` blocks of 256 records (named for size `small`).
+pub(super) fn nn_records(g: u32) -> SynthDef {
     let mut p = Program::new();
     prologue(&mut p);
     p.load(Space::Global, 10, 3, global(ARRAY[0], v(Var::Gx).times(2)));
@@ -441,7 +447,7 @@ fn nn(s: usize) -> SynthDef {
     p.alu(Fp, &[14], &[12, 13]).alu(Sfu, &[15], &[14]);
     p.store(Space::Global, 15, 3, global(ARRAY[1], v(Var::Gx)));
     p.exit();
-    def("nn", s, dim(g, 1), dim(256, 1), 12, 0, p)
+    def("nn", 0, dim(g, 1), dim(256, 1), 12, 0, p)
 }
 
 fn nw(s: usize) -> SynthDef {
