@@ -77,6 +77,27 @@ pub const PAPER: &[PaperEntry] = &[
         build: srad,
     },
     PaperEntry {
+        name: "conv",
+        input: "1024 x 1024 image, 17 runs (a warm-up and 16 timed) of convolutionRowsKernel ((8, 256) blocks of 16 x 4) and convolutionColumnsKernel ((64, 16) blocks of 16 x 8): 34 launches, 17 x 3,072 = 52,224 blocks",
+        kernels: 34,
+        blocks: 52_224,
+        build: conv,
+    },
+    PaperEntry {
+        name: "tran",
+        input: "2048 x 2048 matrix (64 x 64 tiles of 32, blocks of 32 x 8): the sample's eight kernels (copy, shared-memory copy, naive, coalesced, no bank conflicts, coarse-grained, fine-grained, diagonal) each run three times (a warm-up and 2 timed): 24 launches of 4,096 blocks = 98,304",
+        kernels: 24,
+        blocks: 98_304,
+        build: tran,
+    },
+    PaperEntry {
+        name: "his",
+        input: "64 MB of data, 2 runs (a warm-up and 1 timed) of histogram64Kernel (4,370 blocks of 64 threads, 15,360 B each), mergeHistogram64Kernel (64 x 256), histogram256Kernel (240 x 192) and mergeHistogram256Kernel (256 x 256): 8 launches, 2 x 4,930 = 9,860 blocks",
+        kernels: 8,
+        blocks: 9_860,
+        build: his,
+    },
+    PaperEntry {
         name: "gaussian",
         input: "512 x 512 system: 511 steps of Fan1 (4 blocks of 128 threads) and Fan2 (32 x 32 blocks of 16 x 16): 1,022 launches, 511 x 1,028 = 525,308 blocks",
         kernels: 1_022,
@@ -767,6 +788,385 @@ fn gaussian() -> Vec<SynthDef> {
     (0..GAUSS_N - 1).flat_map(|t| [fan1(t), fan2(t)]).collect()
 }
 
+// ---------------------------------------------------------------- convolutionSeparable (SDK)
+
+/// The SDK sample's image side.
+const CONV_N: i64 = 1024;
+
+/// One direction of `convolutionSeparable`: `rows` true is `convolutionRowsKernel` (16 x 4
+/// threads, 8 outputs of 16 columns each plus a 16-column halo each side), false is
+/// `convolutionColumnsKernel` (16 x 8 threads, 8 outputs of 8 rows each plus an 8-row halo):
+/// the block's strip into shared memory (halo elements outside the image are not loaded),
+/// then per output 17 taps (KERNEL_RADIUS 8) from shared memory, each an FFMA with the
+/// filter from constant memory.
+fn convolution(rows: bool) -> SynthDef {
+    let n = CONV_N;
+    // Step (threads between consecutive elements of a thread) and the block's geometry.
+    let (bdx, bdy) = if rows { (16, 4) } else { (16, 8) };
+    let step = if rows { 16 } else { 8 };
+    // The thread's first element (the halo's): (x, y) of the image.
+    let (x, y) = if rows {
+        let x = Expr::v(8 * 16, Var::Bx).plus(1, Var::Tx).offset(-16);
+        (x, Expr::v(4, Var::By).plus(1, Var::Ty))
+    } else {
+        let y = Expr::v(8 * 8, Var::By).plus(1, Var::Ty).offset(-8);
+        (Expr::v(16, Var::Bx).plus(1, Var::Tx), y)
+    };
+    let elem = |i: i64| {
+        let (dx, dy) = if rows { (i * step, 0) } else { (0, i * step) };
+        at(y.clone().offset(dy), n, x.clone().offset(dx))
+    };
+    // Shared strip: rows [ty][160] (rows kernel), columns [tx][81] (columns kernel).
+    let strip = |i: i64| {
+        if rows {
+            at(v(Var::Ty), 160, v(Var::Tx).offset(16 * i))
+        } else {
+            at(v(Var::Tx), 81, v(Var::Ty).offset(8 * i))
+        }
+    };
+    let along = if rows { x.clone() } else { y.clone() };
+    let (src, dst) = if rows {
+        (ARRAY[0], ARRAY[1])
+    } else {
+        (ARRAY[1], ARRAY[2])
+    };
+    let mut p = Program::new();
+    prologue(&mut p);
+    for i in 0..10 {
+        // The halo steps load only inside the image: `base >= 0`, `n - base > 9 step`.
+        match i {
+            0 => p.begin_if(lt(c(-1), along.clone())),
+            9 => p.begin_if(lt(along.clone(), c(n - 9 * step))),
+            _ => &mut p,
+        };
+        p.load(Space::Global, 10, 3, global(src, elem(i)));
+        p.store(Space::Shared, 10, 3, shared(strip(i)));
+        if i == 0 || i == 9 {
+            p.end_if();
+        }
+    }
+    p.barrier();
+    for i in 1..9 {
+        for j in -8..=8 {
+            p.load(Space::Shared, 11, 3, shared(strip(i).offset(j)));
+            p.alu(Fp, &[12], &[12, 11]);
+        }
+        p.store(Space::Global, 12, 3, global(dst, elem(i)));
+    }
+    p.exit();
+    let (name, grid, smem) = if rows {
+        ("conv_rows", dim(8, 256), 4 * 160 * 4)
+    } else {
+        ("conv_columns", dim(64, 16), 16 * 81 * 4)
+    };
+    (0..3).fold(kernel(name, grid, dim(bdx, bdy), 16, smem, p), |d, k| {
+        d.with_rows(ARRAY[k], n as u64, 4)
+    })
+}
+
+fn conv() -> Vec<SynthDef> {
+    (0..17)
+        .flat_map(|_| [convolution(true), convolution(false)])
+        .collect()
+}
+
+// ---------------------------------------------------------------- transpose (SDK)
+
+/// The transpose sample's matrix side.
+const TRAN_N: i64 = 2048;
+
+/// The transpose sample's kernels (`transpose.cu`), in the order it runs them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Transpose {
+    Copy,
+    CopySharedMem,
+    Naive,
+    Coalesced,
+    NoBankConflicts,
+    CoarseGrained,
+    FineGrained,
+    Diagonal,
+}
+
+/// One kernel of the transpose sample on 32 x 8 blocks over 32 x 32 tiles: each thread
+/// moves 4 elements of its tile's column (rows `ty`, `ty` + 8, ...), directly or staged in a
+/// shared tile (32 x 32, or 32 x 33 to avoid bank conflicts), written to the same tile
+/// (copies, fine-grained) or to the transposed one; `Diagonal` renumbers the blocks
+/// diagonally (`bx` = (bx + by) mod 64, `by` = bx) as the sample does.
+fn transpose(kind: Transpose) -> SynthDef {
+    use Transpose::*;
+    let n = TRAN_N;
+    let tiles = n / 32;
+    let (bx, by) = match kind {
+        Diagonal => (Expr::v(1, Var::Bx).plus(1, Var::By).wrap(tiles), v(Var::Bx)),
+        _ => (v(Var::Bx), v(Var::By)),
+    };
+    // Element (row, col) = (32 b_row + ty + 8 i, 32 b_col + tx).
+    let elem = |b_row: &Expr, b_col: &Expr, i: i64| {
+        let row = b_row.clone().times(32).plus(1, Var::Ty).offset(8 * i);
+        at(row, n, b_col.clone().times(32).plus(1, Var::Tx))
+    };
+    let pitch = match kind {
+        NoBankConflicts | CoarseGrained | FineGrained | Diagonal => 33,
+        _ => 32,
+    };
+    let staged = !matches!(kind, Copy | Naive);
+    let mut p = Program::new();
+    prologue(&mut p);
+    let tile = |i: i64, transposed: bool| match transposed {
+        false => shared(at(v(Var::Ty).offset(8 * i), pitch, v(Var::Tx))),
+        true => shared(at(v(Var::Tx), pitch, v(Var::Ty).offset(8 * i))),
+    };
+    for i in 0..4 {
+        p.load(
+            Space::Global,
+            10 + i as u16,
+            3,
+            global(ARRAY[0], elem(&by, &bx, i)),
+        );
+        if staged {
+            p.store(Space::Shared, 10 + i as u16, 3, tile(i, false));
+        } else if kind == Copy {
+            p.store(
+                Space::Global,
+                10 + i as u16,
+                3,
+                global(ARRAY[1], elem(&by, &bx, i)),
+            );
+        }
+    }
+    if staged {
+        p.barrier();
+    }
+    for i in 0..4 {
+        let r = 14 + i as u16;
+        let out = match kind {
+            Copy => continue,
+            // odata[yIndex + height * xIndex + i]: a column of the output per thread.
+            Naive => {
+                let row = bx.clone().times(32).plus(1, Var::Tx);
+                let col = by.clone().times(32).plus(1, Var::Ty).offset(8 * i);
+                let out = global(ARRAY[1], at(row, n, col));
+                p.store(Space::Global, 10 + i as u16, 3, out);
+                continue;
+            }
+            CopySharedMem | FineGrained => elem(&by, &bx, i),
+            Coalesced | NoBankConflicts | CoarseGrained | Diagonal => elem(&bx, &by, i),
+        };
+        let transposed = !matches!(kind, CopySharedMem | CoarseGrained);
+        p.load(Space::Shared, r, 3, tile(i, transposed));
+        p.store(Space::Global, r, 3, global(ARRAY[1], out));
+    }
+    p.exit();
+    let name = match kind {
+        Copy => "tran_copy",
+        CopySharedMem => "tran_copy_shared",
+        Naive => "tran_naive",
+        Coalesced => "tran_coalesced",
+        NoBankConflicts => "tran_no_bank_conflicts",
+        CoarseGrained => "tran_coarse_grained",
+        FineGrained => "tran_fine_grained",
+        Diagonal => "tran_diagonal",
+    };
+    let smem = if staged { 32 * pitch as u32 * 4 } else { 0 };
+    let g = tiles as u32;
+    kernel(name, dim(g, g), dim(32, 8), 16, smem, p)
+        .with_rows(ARRAY[0], n as u64, 4)
+        .with_rows(ARRAY[1], n as u64, 4)
+}
+
+fn tran() -> Vec<SynthDef> {
+    use Transpose::*;
+    let kinds = [
+        Copy,
+        CopySharedMem,
+        Naive,
+        Coalesced,
+        NoBankConflicts,
+        CoarseGrained,
+        FineGrained,
+        Diagonal,
+    ];
+    kinds
+        .into_iter()
+        .flat_map(|k| std::iter::repeat_with(move || transpose(k)).take(3))
+        .collect()
+}
+
+// ---------------------------------------------------------------- histogram (SDK)
+
+/// The histogram sample's data: 64 MB.
+const HIS_BYTES: i64 = 64 << 20;
+
+/// Blocks of `histogram64Kernel`: 64 threads, each 240 bytes (15 `uint4`) a block-stride apart.
+const HIS64_BLOCKS: i64 = (HIS_BYTES + 64 * 240 - 1) / (64 * 240);
+
+/// `histogram64Kernel`: per-thread byte counters in shared memory (64 bins x 64 threads),
+/// each thread reads 16-byte words a grid apart and bumps a counter per byte (a shared load
+/// and store each), then thread t sums bin t over the block's 64 sub-histograms into the
+/// block's partial histogram.
+fn histogram64() -> SynthDef {
+    let words = HIS_BYTES / 16;
+    let grid = HIS64_BLOCKS * 64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    for k in 0..16 {
+        p.store(Space::Shared, 4, 3, shared(v(Var::Thread).offset(64 * k)));
+    }
+    p.barrier();
+    p.begin_loop(0);
+    let pos = Expr::v(64, Var::Block)
+        .plus(1, Var::Thread)
+        .plus(grid, Var::Loop(0));
+    p.begin_if(lt(pos.clone(), c(words)));
+    let mut word = global(ARRAY[0], pos);
+    word.elem = 16;
+    p.load(Space::Global, 10, 3, word);
+    for byte in 0..16u32 {
+        p.alu(IntAlu, &[11], &[10]);
+        let bin = Var::Hash {
+            salt: 64 + byte,
+            range: 64,
+        };
+        let counter = shared(Expr::v(64, bin).plus(1, Var::Thread));
+        p.load(Space::Shared, 12, 11, counter.clone());
+        p.alu(IntAlu, &[12], &[12]);
+        p.store(Space::Shared, 12, 11, counter);
+    }
+    p.end_if();
+    p.end_loop(c((words + grid - 1) / grid));
+    p.barrier();
+    p.begin_loop(0);
+    let counter = shared(Expr::v(64, Var::Thread).plus(1, Var::Loop(0)));
+    p.load(Space::Shared, 13, 3, counter);
+    p.alu(IntAlu, &[14], &[14, 13]);
+    p.end_loop(c(64));
+    let partial = Expr::v(64, Var::Block).plus(1, Var::Thread);
+    p.store(Space::Global, 14, 3, global(ARRAY[1], partial));
+    p.exit();
+    kernel(
+        "his_histogram64",
+        dim(HIS64_BLOCKS as u32, 1),
+        dim(64, 1),
+        16,
+        4096,
+        p,
+    )
+}
+
+/// `histogram256Kernel`: 240 blocks of 192 threads (6 warps), a 256-bin sub-histogram per
+/// warp in shared memory; each thread reads 4-byte words a grid apart and adds each byte with
+/// a shared atomic, then the block sums its six sub-histograms bin by bin into its partial
+/// histogram.
+fn histogram256() -> SynthDef {
+    let (blocks, threads) = (240i64, 192i64);
+    let grid = blocks * threads;
+    let words = HIS_BYTES / 4;
+    let mut p = Program::new();
+    prologue(&mut p);
+    for k in 0..8 {
+        p.store(
+            Space::Shared,
+            4,
+            3,
+            shared(v(Var::Thread).offset(threads * k)),
+        );
+    }
+    p.barrier();
+    p.begin_loop(0);
+    let pos = Expr::v(threads, Var::Block)
+        .plus(1, Var::Thread)
+        .plus(grid, Var::Loop(0));
+    p.begin_if(lt(pos.clone(), c(words)));
+    p.load(Space::Global, 10, 3, global(ARRAY[0], pos));
+    for byte in 0..4u32 {
+        p.alu(IntAlu, &[11], &[10]);
+        let bin = v(Var::Hash {
+            salt: 256 + byte,
+            range: 256,
+        });
+        // s_WarpHist + byte: 256 (tid / 32) + bin, i.e. 8 tid - 8 (tid mod 32) + bin.
+        let warp = v(Var::Thread).wrap(32).times(-8);
+        let warp_hist = Expr::v(8, Var::Thread).and(warp).and(bin);
+        p.atomic(Space::Shared, 12, 11, shared(warp_hist));
+    }
+    p.end_if();
+    p.end_loop(c((words + grid - 1) / grid));
+    p.barrier();
+    // Bins tid and tid + 192 (< 256): the six warps' counters of each.
+    for (k, cond) in [(0, None), (threads, Some(256 - threads))] {
+        if let Some(limit) = cond {
+            p.begin_if(lt(v(Var::Thread), c(limit)));
+        }
+        for w in 0..6 {
+            p.load(
+                Space::Shared,
+                13,
+                3,
+                shared(v(Var::Thread).offset(k + 256 * w)),
+            );
+            p.alu(IntAlu, &[14], &[14, 13]);
+        }
+        let partial = Expr::v(256, Var::Block).plus(1, Var::Thread).offset(k);
+        p.store(Space::Global, 14, 3, global(ARRAY[2], partial));
+        if cond.is_some() {
+            p.end_if();
+        }
+    }
+    p.exit();
+    kernel(
+        "his_histogram256",
+        dim(240, 1),
+        dim(192, 1),
+        16,
+        6 * 1024,
+        p,
+    )
+}
+
+/// `mergeHistogram64Kernel` (`bins` 64, over `partials` partial histograms) or
+/// `mergeHistogram256Kernel`: a block per bin of 256 threads; each thread sums the bin over
+/// partial histograms 256 apart, then a shared-memory tree sum and thread 0's store.
+fn merge_histogram(bins: i64, partials: i64, from: u64, to: u64) -> SynthDef {
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    p.begin_if(lt(v(Var::Thread).plus(256, Var::Loop(0)), c(partials)));
+    let partial = Expr::v(bins, Var::Thread)
+        .plus(256 * bins, Var::Loop(0))
+        .plus(1, Var::Block);
+    p.load(Space::Global, 10, 3, global(from, partial));
+    p.alu(IntAlu, &[11], &[11, 10]);
+    p.end_if();
+    p.end_loop(c((partials + 255) / 256));
+    p.store(Space::Shared, 11, 3, shared(v(Var::Thread)));
+    for stride in [128i64, 64, 32, 16, 8, 4, 2, 1] {
+        p.barrier();
+        p.begin_if(lt(v(Var::Thread), c(stride)));
+        p.load(Space::Shared, 12, 3, shared(v(Var::Thread).offset(stride)));
+        p.load(Space::Shared, 11, 3, shared(v(Var::Thread)));
+        p.alu(IntAlu, &[11], &[11, 12]);
+        p.store(Space::Shared, 11, 3, shared(v(Var::Thread)));
+        p.end_if();
+    }
+    p.begin_if(eq(v(Var::Thread), c(0)));
+    p.store(Space::Global, 11, 3, global(to, v(Var::Block)));
+    p.end_if();
+    p.exit();
+    let name = format!("his_merge{bins}");
+    kernel(&name, dim(bins as u32, 1), dim(256, 1), 16, 1024, p)
+}
+
+fn his() -> Vec<SynthDef> {
+    let run = [
+        histogram64(),
+        merge_histogram(64, HIS64_BLOCKS, ARRAY[1], ARRAY[3]),
+        histogram256(),
+        merge_histogram(256, 240, ARRAY[2], ARRAY[4]),
+    ];
+    run.iter().chain(run.iter()).cloned().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -788,13 +1188,13 @@ mod tests {
         }
     }
 
-    /// Every global store of `d`'s blocks as (array index, element).
-    fn stores(d: &SynthDef) -> Vec<(usize, i64)> {
+    /// Every global access of `class` of `d`'s blocks as (array index, element of 4 bytes).
+    fn accesses(d: &SynthDef, class: OpClass) -> Vec<(usize, i64)> {
         let mut v = vec![];
         for b in 0..d.grid.x * d.grid.y {
             let insts = run_block(d, b).unwrap();
             for w in &insts.warps {
-                for i in w.iter().filter(|i| i.class == OpClass::StoreGlobal) {
+                for i in w.iter().filter(|i| i.class == class) {
                     for a in insts.addrs(i).iter() {
                         let k = (a / ARRAY[0]) as usize - 1;
                         v.push((k, (a - ARRAY[k]) as i64 / 4));
@@ -803,6 +1203,10 @@ mod tests {
             }
         }
         v
+    }
+
+    fn stores(d: &SynthDef) -> Vec<(usize, i64)> {
+        accesses(d, OpClass::StoreGlobal)
     }
 
     /// The elements `(row, col)` of an `n`-column array among `stores` into array `k`,
@@ -884,6 +1288,86 @@ mod tests {
         let a = cells(&stores(&hotspot(1024, 2)), 2, 1024);
         assert_eq!(a.len(), 1024 * 1024);
         assert_eq!((a[0], a[a.len() - 1]), ((0, 0), (1023, 1023)));
+    }
+
+    #[test]
+    fn convolution_writes_every_pixel_once_per_direction() {
+        let n = CONV_N;
+        let all: Vec<(i64, i64)> = (0..n).flat_map(|r| (0..n).map(move |c| (r, c))).collect();
+        assert_eq!(cells(&stores(&convolution(true)), 1, n), all);
+        assert_eq!(cells(&stores(&convolution(false)), 2, n), all);
+        // Each direction reads its halo inside the image only: every pixel, some twice.
+        for (rows, k) in [(true, 0), (false, 1)] {
+            let reads = accesses(&convolution(rows), OpClass::LoadGlobal);
+            let inside = reads
+                .iter()
+                .filter(|a| a.0 == k && (0..n * n).contains(&a.1));
+            assert_eq!(inside.count(), reads.len());
+            assert!(reads.len() as i64 > n * n);
+        }
+    }
+
+    #[test]
+    fn every_transpose_kernel_writes_each_element_once_where_the_sample_does() {
+        use Transpose::*;
+        let n = TRAN_N;
+        for kind in [
+            Copy,
+            CopySharedMem,
+            Naive,
+            Coalesced,
+            NoBankConflicts,
+            CoarseGrained,
+            FineGrained,
+            Diagonal,
+        ] {
+            let d = transpose(kind);
+            assert_eq!(cells(&stores(&d), 1, n).len(), (n * n) as usize);
+            // Block 1 (bx 1, by 0) reads tile (0, 1) (Diagonal: tile (1, 1)); it writes the
+            // same tile when copying and tile (1, 0) (Diagonal (1, 1)) when transposing.
+            let mut one = d.clone();
+            one.grid = dim(2, 1);
+            let tile = |cells: Vec<(i64, i64)>| {
+                let mut t: Vec<(i64, i64)> = cells.iter().map(|&(r, c)| (r / 32, c / 32)).collect();
+                t.dedup();
+                t
+            };
+            let read = tile(cells(&accesses(&one, OpClass::LoadGlobal), 0, n));
+            let wrote = tile(cells(&stores(&one), 1, n));
+            let (r, w) = match kind {
+                Copy | CopySharedMem | FineGrained => ((0, 1), (0, 1)),
+                Diagonal => ((1, 1), (1, 1)),
+                _ => ((0, 1), (1, 0)),
+            };
+            assert_eq!((read.last(), wrote.last()), (Some(&r), Some(&w)));
+        }
+    }
+
+    #[test]
+    fn histograms_read_every_word_once_and_merge_every_bin() {
+        let words = |d: &SynthDef, elem: i64| {
+            let mut w: Vec<i64> = accesses(d, OpClass::LoadGlobal)
+                .into_iter()
+                .filter(|a| a.0 == 0)
+                .map(|a| a.1 / elem)
+                .collect();
+            w.sort_unstable();
+            w.dedup();
+            w
+        };
+        let h256 = words(&histogram256(), 1);
+        assert_eq!(h256, (0..HIS_BYTES / 4).collect::<Vec<_>>());
+        assert_eq!(histogram64().grid.x as i64 * 64 * 240, 67_123_200);
+        for (d, bins) in [
+            (merge_histogram(64, HIS64_BLOCKS, ARRAY[1], ARRAY[3]), 64),
+            (merge_histogram(256, 240, ARRAY[2], ARRAY[4]), 256),
+        ] {
+            let k = if bins == 64 { 3 } else { 4 };
+            assert_eq!(
+                cells(&stores(&d), k, bins),
+                (0..bins).map(|b| (0, b)).collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]
