@@ -580,6 +580,41 @@ fn column_names(v: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
+/// `repro locality --size paper`: the benchmarks at the thesis's inputs; a workload without a
+/// `paper` size is left out and named; none left is an error.
+#[test]
+fn repro_locality_at_the_paper_size_names_what_it_leaves_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let args = |only| {
+        [
+            "repro", "locality", "--size", "paper", "--config", "gtx480", "--only", only, "--out",
+            out,
+        ]
+    };
+    let o = gpusched(&args("nn,sift"));
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(dir.path().join("locality.md")).unwrap();
+    assert!(md.contains("Left out of every row and mean: sift (no `paper` size yet)."));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("locality.json")).unwrap())
+            .unwrap();
+    let nn = &v["rows"][0];
+    assert_eq!(
+        (v["rows"].as_array().unwrap().len(), &nn["workload"]),
+        (1, &serde_json::json!("nn"))
+    );
+    // 5,120 blocks of the one launch over what the 15 SMs hold at once.
+    assert!(nn["waves"].as_f64().unwrap() > 4.0, "{nn}");
+    let o = gpusched(&args("sift"));
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("none of these workloads has a `paper` size"),
+        "{}",
+        text(&o)
+    );
+}
+
 /// `repro locality`: by default on GPGPU-Sim 3.2.2's GTX480 and on the calibrated one side by
 /// side, the thesis's four figures beside ours on each; per configuration the columns, the
 /// workloads' categories and the three files; with `--attribute`, each mechanism in which the

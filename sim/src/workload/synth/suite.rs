@@ -1,7 +1,7 @@
 //! The workload suite: synthetic kernels that reproduce the access patterns of the papers'
 //! benchmarks. Each entry names the benchmark it mirrors (and the seed paper), states its
 //! pattern, and builds its kernel in three sizes: `small` (tests), `medium` (experiments),
-//! `large` (benchmarks).
+//! `large` (benchmarks); seed 000's benchmarks also at the thesis's inputs in [`super::paper`].
 //!
 //! Arrays live at distinct 256 MB-aligned bases ([`ARRAY`]); 2-D arrays are row-major with
 //! the pitch given in each kernel. Blocks are numbered row-major over the grid
