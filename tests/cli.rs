@@ -315,8 +315,8 @@ fn sim_rejects_bad_input_with_clear_errors() {
             "unknown size `huge`",
         ),
         (
-            vec!["sim", "--workload", "conv", "--size", "paper"],
-            "workload `conv` has no `paper` size; the workloads with one: hs, bp, lud",
+            vec!["sim", "--workload", "sift", "--size", "paper"],
+            "workload `sift` has no `paper` size; the workloads with one: hs, bp, lud",
         ),
         (
             vec!["sim", "--workload", "stream", "--warp-sched", "fifo"],

@@ -78,28 +78,28 @@ pub const PAPER: &[PaperEntry] = &[
     },
     PaperEntry {
         name: "conv",
-        input: "1024 x 1024 image, 17 runs (a warm-up and 16 timed) of convolutionRowsKernel ((8, 256) blocks of 16 x 4) and convolutionColumnsKernel ((64, 16) blocks of 16 x 8): 34 launches, 17 x 3,072 = 52,224 blocks",
+        input: "1024 x 1024 image (the sample's 3072 x 3072 would give 17 x 27,648 = 470,016 blocks), its 17 runs (a loop from -1 to 15) of convolutionRowsKernel ((8, 256) blocks of 16 x 4) and convolutionColumnsKernel ((64, 16) blocks of 16 x 8): 34 launches, 17 x 3,072 = 52,224 blocks",
         kernels: 34,
         blocks: 52_224,
         build: conv,
     },
     PaperEntry {
         name: "tran",
-        input: "2048 x 2048 matrix (64 x 64 tiles of 32, blocks of 32 x 8): the sample's eight kernels (copy, shared-memory copy, naive, coalesced, no bank conflicts, coarse-grained, fine-grained, diagonal) each run three times (a warm-up and 2 timed): 24 launches of 4,096 blocks = 98,304",
+        input: "2048 x 2048 matrix (64 x 64 tiles of 32, blocks of 32 x 8, the SDK 2.x sample): its eight kernels (copy, shared-memory copy, naive, coalesced, no bank conflicts, coarse-grained, fine-grained, diagonal) three launches each (a warm-up, NUM_REPS = 1 launch in the timed loop, one with the loop inside the kernel): 24 launches of 4,096 blocks = 98,304 (SDK 3.x/4.x's 16 x 16 tiles on 1024 x 1024 give the same counts on a quarter of the data)",
         kernels: 24,
         blocks: 98_304,
         build: tran,
     },
     PaperEntry {
         name: "his",
-        input: "64 MB of data, 2 runs (a warm-up and 1 timed) of histogram64Kernel (4,370 blocks of 64 threads, 15,360 B each), mergeHistogram64Kernel (64 x 256), histogram256Kernel (240 x 192) and mergeHistogram256Kernel (256 x 256): 8 launches, 2 x 4,930 = 9,860 blocks",
+        input: "64 MB of data: 2 runs (a warm-up and 1 timed) of histogram64Kernel (4,370 blocks of 64 threads, 15,360 B each) and mergeHistogram64Kernel (64 x 256), then 2 of histogram256Kernel (240 x 192) and mergeHistogram256Kernel (256 x 256): 8 launches, 2 x 4,930 = 9,860 blocks",
         kernels: 8,
         blocks: 9_860,
         build: his,
     },
     PaperEntry {
         name: "gaussian",
-        input: "512 x 512 system: 511 steps of Fan1 (4 blocks of 128 threads) and Fan2 (32 x 32 blocks of 16 x 16): 1,022 launches, 511 x 1,028 = 525,308 blocks",
+        input: "512 x 512 system, built as Rodinia's README gives (RD_WG_SIZE_0 = 128, RD_WG_SIZE_1 = 16): 511 steps of Fan1 (4 blocks of 128 threads) and Fan2 (32 x 32 blocks of 16 x 16): 1,022 launches, 511 x 1,028 = 525,308 blocks",
         kernels: 1_022,
         blocks: 525_308,
         build: gaussian,
@@ -157,8 +157,9 @@ fn close(p: &mut Program, ifs: usize) {
 
 /// `calculate_temp` (hotspot.cu), `n` x `n` grid, pyramid height `iters`: each 16 x 16 block
 /// loads a tile of temperature and power overlapping its neighbours' by `iters` on each side
-/// (the points inside the grid), runs `iters` steps in shared memory, and stores its inner
-/// (16 - 2 iters)^2 points.
+/// (the points inside the grid), runs `iters` steps in shared memory (step i computing the
+/// points i + 1 to 14 - i of the tile, a barrier after it and after the copy back but the
+/// last), and stores its inner (16 - 2 iters)^2 points.
 fn hotspot(n: i64, iters: i64) -> SynthDef {
     let small = 16 - 2 * iters;
     let g = ((n + small - 1) / small) as u32;
@@ -174,26 +175,42 @@ fn hotspot(n: i64, iters: i64) -> SynthDef {
     p.store(Space::Shared, 11, 3, shared(v(Var::Thread).offset(256)));
     close(&mut p, ifs);
     p.barrier();
-    p.begin_loop(0);
-    for (k, d) in [0, -16, 16, -1, 1].into_iter().enumerate() {
-        let at = v(Var::Thread).offset(d).wrap(256);
-        p.load(Space::Shared, 12 + k as u16, 3, shared(at));
+    // Step i's `computed`: tx and ty in [i + 1, 14 - i], the point inside the grid.
+    let computed = |p: &mut Program, i: i64| {
+        within(p, v(Var::Tx), i + 1, 15 - i)
+            + within(p, v(Var::Ty), i + 1, 15 - i)
+            + within(p, row.clone(), 0, n)
+            + within(p, col.clone(), 0, n)
+    };
+    for i in 0..iters {
+        let ifs = computed(&mut p, i);
+        for (k, d) in [0, -16, 16, -1, 1].into_iter().enumerate() {
+            p.load(
+                Space::Shared,
+                12 + k as u16,
+                3,
+                shared(v(Var::Thread).offset(d)),
+            );
+        }
+        p.load(Space::Shared, 17, 3, shared(v(Var::Thread).offset(256)));
+        p.alu(Fp, &[18], &[13, 14]).alu(Fp, &[18], &[18, 12]);
+        p.alu(Fp, &[19], &[15, 16]).alu(Fp, &[19], &[19, 12]);
+        p.alu(Fp, &[20], &[12, 17]).alu(Fp, &[20], &[20, 18]);
+        p.alu(Fp, &[20], &[20, 19]).alu(Fp, &[20], &[20, 12]);
+        p.store(Space::Shared, 20, 3, shared(v(Var::Thread).offset(512)));
+        close(&mut p, ifs);
+        p.barrier();
+        if i == iters - 1 {
+            break;
+        }
+        let ifs = computed(&mut p, i);
+        p.load(Space::Shared, 21, 3, shared(v(Var::Thread).offset(512)));
+        p.store(Space::Shared, 21, 3, shared(v(Var::Thread)));
+        close(&mut p, ifs);
+        p.barrier();
     }
-    p.load(Space::Shared, 17, 3, shared(v(Var::Thread).offset(256)));
-    p.alu(Fp, &[18], &[13, 14]).alu(Fp, &[18], &[18, 12]);
-    p.alu(Fp, &[19], &[15, 16]).alu(Fp, &[19], &[19, 12]);
-    p.alu(Fp, &[20], &[12, 17]).alu(Fp, &[20], &[20, 18]);
-    p.alu(Fp, &[20], &[20, 19]).alu(Fp, &[20], &[20, 12]);
-    p.store(Space::Shared, 20, 3, shared(v(Var::Thread).offset(512)));
-    p.barrier();
+    let ifs = computed(&mut p, iters - 1);
     p.load(Space::Shared, 21, 3, shared(v(Var::Thread).offset(512)));
-    p.store(Space::Shared, 21, 3, shared(v(Var::Thread)));
-    p.barrier();
-    p.end_loop(c(iters));
-    let ifs = within(&mut p, v(Var::Tx), iters, 16 - iters)
-        + within(&mut p, v(Var::Ty), iters, 16 - iters)
-        + within(&mut p, row, 0, n)
-        + within(&mut p, col, 0, n);
     p.store(Space::Global, 21, 3, global(ARRAY[2], index));
     close(&mut p, ifs);
     p.exit();
@@ -279,9 +296,12 @@ fn bp_layerforward(blocks: u32) -> SynthDef {
 fn bp_adjust_weights(blocks: u32) -> SynthDef {
     let mut p = Program::new();
     prologue(&mut p);
-    let update = |p: &mut Program, w: Expr, ly: Expr| {
+    // `w += ETA * delta * ly + MOMENTUM * oldw` (the bias row: without `ly`).
+    let update = |p: &mut Program, w: Expr, ly: Option<Expr>| {
         p.load(Space::Global, 10, 3, global(ARRAY[3], v(Var::Tx).offset(1)));
-        p.load(Space::Global, 11, 3, global(ARRAY[0], ly));
+        if let Some(ly) = ly {
+            p.load(Space::Global, 11, 3, global(ARRAY[0], ly));
+        }
         p.load(Space::Global, 12, 3, global(ARRAY[4], w.clone()));
         p.alu(Fp, &[13], &[10, 11]).alu(Fp, &[13], &[13, 12]);
         p.load(Space::Global, 14, 3, global(ARRAY[1], w.clone()));
@@ -289,15 +309,12 @@ fn bp_adjust_weights(blocks: u32) -> SynthDef {
         p.store(Space::Global, 14, 3, global(ARRAY[1], w.clone()));
         p.store(Space::Global, 13, 3, global(ARRAY[4], w));
     };
-    update(
-        &mut p,
-        bp_weight(),
-        Expr::v(16, Var::By).plus(1, Var::Ty).offset(1),
-    );
+    let ly = Expr::v(16, Var::By).plus(1, Var::Ty).offset(1);
+    update(&mut p, bp_weight(), Some(ly));
     p.barrier();
     p.begin_if(eq(v(Var::Ty), c(0)));
     p.begin_if(eq(v(Var::By), c(0)));
-    update(&mut p, v(Var::Tx).offset(1), c(0));
+    update(&mut p, v(Var::Tx).offset(1), None);
     p.end_if();
     p.end_if();
     p.exit();
@@ -316,26 +333,46 @@ fn bp() -> Vec<SynthDef> {
 /// LUD's matrix: 75 tiles of 16.
 const LUD_N: i64 = 1200;
 
-/// The elimination loops of `lud_diagonal` and `lud_perimeter` over shared memory: `for i in
-/// 0..15 { for j in 0..=i { acc -= x * y }; store; barrier }` with `i` = `Loop(1)` and `j` =
-/// `Loop(0)` (`j` runs to `i` inclusive: the program's loops run at least once).
-fn lud_triangle(p: &mut Program, x: Expr, y: Expr, store: Expr, divide: bool) {
-    p.begin_loop(1);
+/// `acc -= x * y` over shared memory for `j` = `Loop(0)` in `0..trips` (at least one trip).
+fn lud_dot(p: &mut Program, x: Expr, y: Expr, trips: Expr) {
     p.begin_loop(0);
     p.load(Space::Shared, 12, 3, shared(x));
     p.load(Space::Shared, 13, 3, shared(y));
     p.alu(Fp, &[14], &[14, 12, 13]);
-    p.end_loop(v(Var::Loop(1)).offset(1));
-    if divide {
-        p.alu(Sfu, &[14], &[14]);
+    p.end_loop(trips);
+}
+
+/// Step `i` of `lud_diagonal` (`i` an expression: a constant, or `Loop(1) + 1`): threads
+/// `tx > i` eliminate `shadow[tx][i]` (`j` in `0..i`, none when `first`) and divide it by the
+/// pivot; a barrier; they update `shadow[i + 1][tx]` (`j` in `0..=i`); a barrier.
+fn lud_diagonal_step(p: &mut Program, i: Expr, first: bool) {
+    let col_i = |row: Expr| row.times(16).and(i.clone());
+    p.begin_if(lt(i.clone(), v(Var::Tx)));
+    if !first {
+        let y = col_i(v(Var::Loop(0)));
+        lud_dot(p, at(v(Var::Tx), 16, v(Var::Loop(0))), y, i.clone());
     }
-    p.store(Space::Shared, 14, 3, shared(store));
+    p.load(Space::Shared, 15, 3, shared(col_i(i.clone())));
+    p.alu(Sfu, &[14], &[14, 15]);
+    p.store(Space::Shared, 14, 3, shared(col_i(v(Var::Tx))));
+    p.end_if();
     p.barrier();
-    p.end_loop(c(15));
+    p.begin_if(lt(i.clone(), v(Var::Tx)));
+    let below = || i.clone().offset(1).times(16);
+    let x = below().plus(1, Var::Loop(0));
+    lud_dot(
+        p,
+        x,
+        at(v(Var::Loop(0)), 16, v(Var::Tx)),
+        i.clone().offset(1),
+    );
+    p.store(Space::Shared, 14, 3, shared(below().plus(1, Var::Tx)));
+    p.end_if();
+    p.barrier();
 }
 
 /// `lud_diagonal` at tile offset `off`: one block of 16 threads loads the diagonal tile row by
-/// row, factors it in shared memory (a barrier per step), stores rows 1..15.
+/// row, factors it in shared memory (15 steps of two barriers), stores rows 1..15.
 fn lud_diagonal(off: i64) -> SynthDef {
     let n = LUD_N;
     let mut p = Program::new();
@@ -346,10 +383,10 @@ fn lud_diagonal(off: i64) -> SynthDef {
         p.store(Space::Shared, 10, 3, shared(v(Var::Tx).offset(16 * i)));
     }
     p.barrier();
-    let x = at(v(Var::Tx), 16, v(Var::Loop(0)));
-    let y = at(v(Var::Loop(0)), 16, v(Var::Loop(1)));
-    let store = at(v(Var::Tx), 16, v(Var::Loop(1)));
-    lud_triangle(&mut p, x, y, store, true);
+    lud_diagonal_step(&mut p, c(0), true);
+    p.begin_loop(1);
+    lud_diagonal_step(&mut p, v(Var::Loop(1)).offset(1), false);
+    p.end_loop(c(14));
     for i in 1..16 {
         p.load(Space::Shared, 15, 3, shared(v(Var::Tx).offset(16 * i)));
         let a = v(Var::Tx).offset((off + i) * n + off);
@@ -403,21 +440,49 @@ fn lud_perimeter(off: i64, m: u32) -> SynthDef {
     }
     p.end_if();
     p.barrier();
+    // Row half: for i in 1..16, j in 0..i: peri_row[i][tx] -= dia[i][j] * peri_row[j][tx]
+    // (i = Loop(1) + 1).
+    let i = || v(Var::Loop(1)).offset(1);
     p.begin_if(lt(v(Var::Tx), c(16)));
-    let x = at(v(Var::Loop(1)), 16, v(Var::Loop(0)));
-    let y = at(v(Var::Loop(0)), 16, v(Var::Tx)).offset(256);
-    let store = at(v(Var::Loop(1)), 16, v(Var::Tx)).offset(256);
-    lud_triangle(&mut p, x, y, store, false);
+    p.begin_loop(1);
+    let x = i().times(16).plus(1, Var::Loop(0));
+    lud_dot(
+        &mut p,
+        x,
+        at(v(Var::Loop(0)), 16, v(Var::Tx)).offset(256),
+        i(),
+    );
+    p.store(
+        Space::Shared,
+        14,
+        3,
+        shared(i().times(16).plus(1, Var::Tx).offset(256)),
+    );
+    p.end_loop(c(15));
     for i in 1..16 {
         p.load(Space::Shared, 15, 3, shared(lane(256 + 16 * i)));
         p.store(Space::Global, 15, 3, global(ARRAY[0], row_tile(i)));
     }
     p.end_if();
+    // Column half: for i in 0..16, j in 0..i: peri_col[tx'][i] -= peri_col[tx'][j] * dia[j][i],
+    // then / dia[i][i] (tx' = tx - 16; peri_col[tx'][k] at 256 + 16 tx + k).
     p.begin_if(lt(c(15), v(Var::Tx)));
-    let x = at(v(Var::Tx), 16, v(Var::Loop(0))).offset(512 - 256);
-    let y = at(v(Var::Loop(0)), 16, v(Var::Loop(1)));
-    let store = at(v(Var::Tx), 16, v(Var::Loop(1))).offset(256);
-    lud_triangle(&mut p, x, y, store, true);
+    let divide = |p: &mut Program, i: Expr| {
+        p.load(Space::Shared, 15, 3, shared(i.clone().times(17)));
+        p.alu(Sfu, &[14], &[14, 15]);
+        p.store(
+            Space::Shared,
+            14,
+            3,
+            shared(Expr::v(16, Var::Tx).and(i).offset(256)),
+        );
+    };
+    divide(&mut p, c(0));
+    p.begin_loop(1);
+    let x = at(v(Var::Tx), 16, v(Var::Loop(0))).offset(256);
+    lud_dot(&mut p, x, Expr::v(16, Var::Loop(0)).and(i()), i());
+    divide(&mut p, i());
+    p.end_loop(c(15));
     for i in 0..16 {
         p.load(Space::Shared, 15, 3, shared(lane(512 - 16 + 16 * i)));
         p.store(Space::Global, 15, 3, global(ARRAY[0], col_tile(i)));
@@ -498,8 +563,9 @@ const NW_TILES: i64 = 256;
 
 /// `needle_cuda_shared_1` (`second` false) or `_2` on anti-diagonal `i` (1-based, `i` blocks
 /// of 16 threads): block `bx` works on tile (b_x, b_y) = (bx, i - 1 - bx) (first half) or
-/// (bx + 256 - i, 255 - bx) (second half): it loads its 16 x 16 reference tile row by row,
-/// the score column to its left (a column: one row per thread) and the row above, sweeps the
+/// (bx + 256 - i, 255 - bx) (second half): it loads its 16 x 16 reference tile row by row and
+/// the corner (in the order each kernel has), the score column to its left (a column: one row
+/// per thread) and the row above, sweeps the
 /// 31 anti-diagonals of the tile in shared memory (a barrier each), and stores its 16 rows.
 fn needle(second: bool, i: i64) -> SynthDef {
     let cols = 16 * NW_TILES + 1;
@@ -513,21 +579,26 @@ fn needle(second: bool, i: i64) -> SynthDef {
     let index = origin.clone().plus(1, Var::Tx).offset(cols + 1);
     let mut p = Program::new();
     prologue(&mut p);
-    p.begin_if(eq(v(Var::Tx), c(0)));
-    p.load(Space::Global, 10, 3, global(ARRAY[0], origin.clone()));
-    p.store(Space::Shared, 10, 3, shared(c(0)));
-    p.end_if();
+    let corner = |p: &mut Program| {
+        p.begin_if(eq(v(Var::Tx), c(0)));
+        p.load(Space::Global, 10, 3, global(ARRAY[0], origin.clone()));
+        p.store(Space::Shared, 10, 3, shared(c(0)));
+        p.end_if();
+    };
+    // `_1` loads the corner before the reference tile, `_2` after it and its barrier.
+    if !second {
+        corner(&mut p);
+    }
     for ty in 0..16 {
         let r = index.clone().offset(cols * ty);
         p.load(Space::Global, 11, 3, global(ARRAY[1], r));
-        p.store(
-            Space::Shared,
-            11,
-            3,
-            shared(v(Var::Tx).offset(289 + 16 * ty)),
-        );
+        let at = shared(v(Var::Tx).offset(289 + 16 * ty));
+        p.store(Space::Shared, 11, 3, at);
     }
     p.barrier();
+    if second {
+        corner(&mut p);
+    }
     let west = origin.clone().plus(cols, Var::Tx).offset(cols);
     p.load(Space::Global, 12, 3, global(ARRAY[0], west));
     p.store(
@@ -609,31 +680,85 @@ fn srad_at(dy: Expr, dx: Expr) -> Expr {
         .and(dx)
 }
 
-/// `srad_cuda_1`: the block's tile of J, the row above and below it and the columns left and
-/// right of it into shared memory (a barrier after each pair), the four directional
-/// derivatives and the diffusion coefficient, stored to five arrays.
+/// Loads `at` of array `base` into shared tile `tile` (256 floats each), then, in the blocks
+/// `edge` selects, the edge's own row or column `instead` over it (srad's image borders: the
+/// kernel loads both).
+fn srad_halo(p: &mut Program, base: u64, at: Expr, tile: i64, edge: Cond, instead: Expr) {
+    p.load(Space::Global, 11, 3, global(base, at));
+    p.store(
+        Space::Shared,
+        11,
+        3,
+        shared(v(Var::Thread).offset(256 * tile)),
+    );
+    p.begin_if(edge);
+    p.load(Space::Global, 11, 3, global(base, instead));
+    p.store(
+        Space::Shared,
+        11,
+        3,
+        shared(v(Var::Thread).offset(256 * tile)),
+    );
+    p.end_if();
+}
+
+/// The last block row (`y`) or column of SRAD's 128 x 128 grid.
+fn srad_last(y: bool) -> Cond {
+    let b = if y { Var::By } else { Var::Bx };
+    eq(v(b), c(SRAD_N / 16 - 1))
+}
+
+/// `srad_cuda_1`: the row above and below the block's tile of J (a barrier), the columns left
+/// and right of it (a barrier), the tile (a barrier), the four directional derivatives and the
+/// diffusion coefficient through shared memory (a barrier), stored to five arrays.
 fn srad_1() -> SynthDef {
     let j = ARRAY[0];
     let centre = srad_at(v(Var::Ty), v(Var::Tx));
     let mut p = Program::new();
     prologue(&mut p);
+    let first = eq(v(Var::By), c(0));
+    srad_halo(
+        &mut p,
+        j,
+        srad_at(c(-1), v(Var::Tx)),
+        1,
+        first,
+        srad_at(c(0), v(Var::Tx)),
+    );
+    let south = srad_at(c(16), v(Var::Tx));
+    srad_halo(
+        &mut p,
+        j,
+        south,
+        2,
+        srad_last(true),
+        srad_at(c(15), v(Var::Tx)),
+    );
+    p.barrier();
+    let first = eq(v(Var::Bx), c(0));
+    srad_halo(
+        &mut p,
+        j,
+        srad_at(v(Var::Ty), c(-1)),
+        3,
+        first,
+        srad_at(v(Var::Ty), c(0)),
+    );
+    let east = srad_at(v(Var::Ty), c(16));
+    srad_halo(
+        &mut p,
+        j,
+        east,
+        4,
+        srad_last(false),
+        srad_at(v(Var::Ty), c(15)),
+    );
+    p.barrier();
     p.load(Space::Global, 10, 3, global(j, centre.clone()));
     p.store(Space::Shared, 10, 3, shared(v(Var::Thread)));
     p.barrier();
-    let halo = [
-        (srad_at(c(-1), v(Var::Tx)), srad_at(c(16), v(Var::Tx))),
-        (srad_at(v(Var::Ty), c(-1)), srad_at(v(Var::Ty), c(16))),
-    ];
-    for (k, (a, b)) in halo.into_iter().enumerate() {
-        let k = 256 * (1 + 2 * k as i64);
-        p.load(Space::Global, 11, 3, global(j, a));
-        p.store(Space::Shared, 11, 3, shared(v(Var::Thread).offset(k)));
-        p.load(Space::Global, 12, 3, global(j, b));
-        p.store(Space::Shared, 12, 3, shared(v(Var::Thread).offset(k + 256)));
-        p.barrier();
-    }
-    for k in 0..5 {
-        let at = v(Var::Thread).offset(256 * k);
+    for (k, d) in [0, -16, 16, -1, 1].into_iter().enumerate() {
+        let at = v(Var::Thread).offset(d).wrap(256);
         p.load(Space::Shared, 13 + k as u16, 3, shared(at));
     }
     for k in 14..18 {
@@ -643,6 +768,9 @@ fn srad_1() -> SynthDef {
     p.alu(Fp, &[18], &[18, 17]).alu(Sfu, &[19], &[13]);
     p.alu(Fp, &[20], &[18, 19]).alu(Fp, &[20], &[20, 20]);
     p.alu(Sfu, &[21], &[20]).alu(Fp, &[21], &[21]);
+    p.store(Space::Shared, 21, 3, shared(v(Var::Thread).offset(5 * 256)));
+    p.barrier();
+    p.load(Space::Shared, 21, 3, shared(v(Var::Thread).offset(5 * 256)));
     p.store(Space::Global, 21, 3, global(ARRAY[1], centre.clone()));
     for (k, base) in [ARRAY[2], ARRAY[3], ARRAY[4], ARRAY[5]]
         .into_iter()
@@ -656,33 +784,43 @@ fn srad_1() -> SynthDef {
         );
     }
     p.exit();
-    let d = kernel("srad_1", dim(128, 128), dim(16, 16), 28, 5 * 1024, p);
+    let d = kernel("srad_1", dim(128, 128), dim(16, 16), 28, 6 * 1024, p);
     (0..6).fold(d, |d, k| d.with_rows(ARRAY[k], SRAD_N as u64, 4))
 }
 
-/// `srad_cuda_2`: the coefficients of the row below the tile and the column right of it, then
-/// the tile's own, into shared memory; the divergence from the four derivatives of the point,
-/// and J updated.
+/// `srad_cuda_2`: the block's tile of J (a barrier), the coefficients of the row below the
+/// tile (a barrier) and of the column right of it (a barrier), the tile's own (a barrier);
+/// the divergence from the four derivatives of the point, J's update through shared memory (a
+/// barrier) and its store.
 fn srad_2() -> SynthDef {
+    let (j, coef) = (ARRAY[0], ARRAY[1]);
     let centre = srad_at(v(Var::Ty), v(Var::Tx));
     let mut p = Program::new();
     prologue(&mut p);
-    p.load(
-        Space::Global,
-        10,
-        3,
-        global(ARRAY[1], srad_at(c(16), v(Var::Tx))),
-    );
-    p.store(Space::Shared, 10, 3, shared(v(Var::Thread).offset(256)));
-    p.load(
-        Space::Global,
-        11,
-        3,
-        global(ARRAY[1], srad_at(v(Var::Ty), c(16))),
-    );
-    p.store(Space::Shared, 11, 3, shared(v(Var::Thread).offset(512)));
+    p.load(Space::Global, 10, 3, global(j, centre.clone()));
+    p.store(Space::Shared, 10, 3, shared(v(Var::Thread).offset(3 * 256)));
     p.barrier();
-    p.load(Space::Global, 12, 3, global(ARRAY[1], centre.clone()));
+    let south = srad_at(c(16), v(Var::Tx));
+    srad_halo(
+        &mut p,
+        coef,
+        south,
+        1,
+        srad_last(true),
+        srad_at(c(15), v(Var::Tx)),
+    );
+    p.barrier();
+    let east = srad_at(v(Var::Ty), c(16));
+    srad_halo(
+        &mut p,
+        coef,
+        east,
+        2,
+        srad_last(false),
+        srad_at(v(Var::Ty), c(15)),
+    );
+    p.barrier();
+    p.load(Space::Global, 12, 3, global(coef, centre.clone()));
     p.store(Space::Shared, 12, 3, shared(v(Var::Thread)));
     p.barrier();
     p.load(Space::Shared, 13, 3, shared(v(Var::Thread)));
@@ -712,11 +850,14 @@ fn srad_2() -> SynthDef {
     p.alu(Fp, &[20], &[13, 16]).alu(Fp, &[20], &[20, 14, 17]);
     p.alu(Fp, &[20], &[20, 13, 18])
         .alu(Fp, &[20], &[20, 15, 19]);
-    p.load(Space::Global, 21, 3, global(ARRAY[0], centre.clone()));
+    p.load(Space::Shared, 21, 3, shared(v(Var::Thread).offset(3 * 256)));
     p.alu(Fp, &[21], &[21, 20]);
-    p.store(Space::Global, 21, 3, global(ARRAY[0], centre));
+    p.store(Space::Shared, 21, 3, shared(v(Var::Thread).offset(4 * 256)));
+    p.barrier();
+    p.load(Space::Shared, 22, 3, shared(v(Var::Thread).offset(4 * 256)));
+    p.store(Space::Global, 22, 3, global(j, centre));
     p.exit();
-    let d = kernel("srad_2", dim(128, 128), dim(16, 16), 24, 3 * 1024, p);
+    let d = kernel("srad_2", dim(128, 128), dim(16, 16), 24, 5 * 1024, p);
     (0..6).fold(d, |d, k| d.with_rows(ARRAY[k], SRAD_N as u64, 4))
 }
 
@@ -1158,13 +1299,18 @@ fn merge_histogram(bins: i64, partials: i64, from: u64, to: u64) -> SynthDef {
 }
 
 fn his() -> Vec<SynthDef> {
-    let run = [
+    // The sample's two loops: a warm-up and a timed run of the 64-bin histogram, then the
+    // same of the 256-bin one.
+    let h64 = [
         histogram64(),
         merge_histogram(64, HIS64_BLOCKS, ARRAY[1], ARRAY[3]),
+    ];
+    let h256 = [
         histogram256(),
         merge_histogram(256, 240, ARRAY[2], ARRAY[4]),
     ];
-    run.iter().chain(run.iter()).cloned().collect()
+    let runs = [&h64, &h64, &h256, &h256];
+    runs.into_iter().flatten().cloned().collect()
 }
 
 #[cfg(test)]
@@ -1368,6 +1514,44 @@ mod tests {
                 (0..bins).map(|b| (0, b)).collect::<Vec<_>>()
             );
         }
+    }
+
+    /// Barriers warp 0 of block `b` of `d` passes.
+    fn barriers(d: &SynthDef, b: u32) -> usize {
+        let insts = run_block(d, b).unwrap();
+        insts.warps[0]
+            .iter()
+            .filter(|i| i.class == OpClass::Barrier)
+            .count()
+    }
+
+    #[test]
+    fn launch_orders_and_barriers_follow_the_sources() {
+        let names: Vec<String> = his().into_iter().map(|d| d.name).collect();
+        let want = [
+            "64", "merge64", "64", "merge64", "256", "merge256", "256", "merge256",
+        ];
+        let want: Vec<String> = want
+            .iter()
+            .map(|w| match w.starts_with("merge") {
+                true => format!("his_{w}_paper"),
+                false => format!("his_histogram{w}_paper"),
+            })
+            .collect();
+        assert_eq!(names, want);
+        // hotspot: the load barrier, a barrier after each step and after each copy back but
+        // the last; lud_diagonal: the load barrier and two per step; the perimeter: one.
+        assert_eq!(barriers(&hotspot(1024, 2), 100), 1 + 2 + 1);
+        assert_eq!(barriers(&lud_diagonal(0), 0), 1 + 2 * 15);
+        assert_eq!(barriers(&lud_perimeter(0, 3), 1), 1);
+        // srad_cuda_1's blocks on the image's first row also load the edge row for `north`.
+        let d = srad_1();
+        let row0 = |b| {
+            let insts = run_block(&d, b).unwrap();
+            let loads = insts.warps[0].iter();
+            loads.filter(|i| i.class == OpClass::LoadGlobal).count()
+        };
+        assert_eq!(row0(5), row0(128 + 5) + 1);
     }
 
     #[test]
