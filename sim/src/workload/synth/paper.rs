@@ -11,7 +11,7 @@
 //! single-kernel mirrors the reference traces were exported from.
 
 use super::ir::{CmpOp, Cond, Expr, Program, Space, SynthDef, Var};
-use super::suite::{at, dim, global, lt, nn_records, prologue, shared, v, ARRAY};
+use super::suite::{at, dim, global, lt, named, nn_records, prologue, shared, v, ARRAY};
 use crate::workload::sass::OpClass::*;
 use crate::workload::Dim3;
 
@@ -117,15 +117,7 @@ pub fn names() -> Vec<&'static str> {
 }
 
 fn kernel(name: &str, grid: Dim3, block: Dim3, regs: u32, smem: u32, p: Program) -> SynthDef {
-    SynthDef {
-        name: format!("{name}_{SIZE}"),
-        grid,
-        block,
-        regs_per_thread: regs,
-        shmem_bytes: smem,
-        program: p,
-        arrays: vec![],
-    }
+    named(format!("{name}_{SIZE}"), grid, block, regs, smem, p)
 }
 
 fn c(k: i64) -> Expr {
@@ -680,32 +672,53 @@ fn srad_at(dy: Expr, dx: Expr) -> Expr {
         .and(dx)
 }
 
-/// Loads `at` of array `base` into shared tile `tile` (256 floats each), then, in the blocks
-/// `edge` selects, the edge's own row or column `instead` over it (srad's image borders: the
-/// kernel loads both).
-fn srad_halo(p: &mut Program, base: u64, at: Expr, tile: i64, edge: Cond, instead: Expr) {
-    p.load(Space::Global, 11, 3, global(base, at));
-    p.store(
-        Space::Shared,
-        11,
-        3,
-        shared(v(Var::Thread).offset(256 * tile)),
-    );
-    p.begin_if(edge);
-    p.load(Space::Global, 11, 3, global(base, instead));
-    p.store(
-        Space::Shared,
-        11,
-        3,
-        shared(v(Var::Thread).offset(256 * tile)),
-    );
-    p.end_if();
+/// A halo of a block's 16 x 16 tile: the row above or below it, the column left or right.
+#[derive(Clone, Copy)]
+enum Side {
+    North,
+    South,
+    West,
+    East,
 }
 
-/// The last block row (`y`) or column of SRAD's 128 x 128 grid.
-fn srad_last(y: bool) -> Cond {
-    let b = if y { Var::By } else { Var::Bx };
-    eq(v(b), c(SRAD_N / 16 - 1))
+/// Loads `side`'s halo of array `base` into shared tile `tile` (256 floats each), then, in the
+/// blocks on that border of the image, the border's own row or column over it (the kernels
+/// load both).
+fn srad_halo(p: &mut Program, base: u64, side: Side, tile: i64) {
+    let last = SRAD_N / 16 - 1;
+    let (at, b, border, instead) = match side {
+        Side::North => (
+            srad_at(c(-1), v(Var::Tx)),
+            Var::By,
+            0,
+            srad_at(c(0), v(Var::Tx)),
+        ),
+        Side::South => (
+            srad_at(c(16), v(Var::Tx)),
+            Var::By,
+            last,
+            srad_at(c(15), v(Var::Tx)),
+        ),
+        Side::West => (
+            srad_at(v(Var::Ty), c(-1)),
+            Var::Bx,
+            0,
+            srad_at(v(Var::Ty), c(0)),
+        ),
+        Side::East => (
+            srad_at(v(Var::Ty), c(16)),
+            Var::Bx,
+            last,
+            srad_at(v(Var::Ty), c(15)),
+        ),
+    };
+    let tile = shared(v(Var::Thread).offset(256 * tile));
+    p.load(Space::Global, 11, 3, global(base, at));
+    p.store(Space::Shared, 11, 3, tile.clone());
+    p.begin_if(eq(v(b), c(border)));
+    p.load(Space::Global, 11, 3, global(base, instead));
+    p.store(Space::Shared, 11, 3, tile);
+    p.end_if();
 }
 
 /// `srad_cuda_1`: the row above and below the block's tile of J (a barrier), the columns left
@@ -716,43 +729,11 @@ fn srad_1() -> SynthDef {
     let centre = srad_at(v(Var::Ty), v(Var::Tx));
     let mut p = Program::new();
     prologue(&mut p);
-    let first = eq(v(Var::By), c(0));
-    srad_halo(
-        &mut p,
-        j,
-        srad_at(c(-1), v(Var::Tx)),
-        1,
-        first,
-        srad_at(c(0), v(Var::Tx)),
-    );
-    let south = srad_at(c(16), v(Var::Tx));
-    srad_halo(
-        &mut p,
-        j,
-        south,
-        2,
-        srad_last(true),
-        srad_at(c(15), v(Var::Tx)),
-    );
+    srad_halo(&mut p, j, Side::North, 1);
+    srad_halo(&mut p, j, Side::South, 2);
     p.barrier();
-    let first = eq(v(Var::Bx), c(0));
-    srad_halo(
-        &mut p,
-        j,
-        srad_at(v(Var::Ty), c(-1)),
-        3,
-        first,
-        srad_at(v(Var::Ty), c(0)),
-    );
-    let east = srad_at(v(Var::Ty), c(16));
-    srad_halo(
-        &mut p,
-        j,
-        east,
-        4,
-        srad_last(false),
-        srad_at(v(Var::Ty), c(15)),
-    );
+    srad_halo(&mut p, j, Side::West, 3);
+    srad_halo(&mut p, j, Side::East, 4);
     p.barrier();
     p.load(Space::Global, 10, 3, global(j, centre.clone()));
     p.store(Space::Shared, 10, 3, shared(v(Var::Thread)));
@@ -800,25 +781,9 @@ fn srad_2() -> SynthDef {
     p.load(Space::Global, 10, 3, global(j, centre.clone()));
     p.store(Space::Shared, 10, 3, shared(v(Var::Thread).offset(3 * 256)));
     p.barrier();
-    let south = srad_at(c(16), v(Var::Tx));
-    srad_halo(
-        &mut p,
-        coef,
-        south,
-        1,
-        srad_last(true),
-        srad_at(c(15), v(Var::Tx)),
-    );
+    srad_halo(&mut p, coef, Side::South, 1);
     p.barrier();
-    let east = srad_at(v(Var::Ty), c(16));
-    srad_halo(
-        &mut p,
-        coef,
-        east,
-        2,
-        srad_last(false),
-        srad_at(v(Var::Ty), c(15)),
-    );
+    srad_halo(&mut p, coef, Side::East, 2);
     p.barrier();
     p.load(Space::Global, 12, 3, global(coef, centre.clone()));
     p.store(Space::Shared, 12, 3, shared(v(Var::Thread)));
@@ -1116,19 +1081,22 @@ fn transpose(kind: Transpose) -> SynthDef {
         .with_rows(ARRAY[1], n as u64, 4)
 }
 
-fn tran() -> Vec<SynthDef> {
-    use Transpose::*;
-    let kinds = [
-        Copy,
-        CopySharedMem,
-        Naive,
-        Coalesced,
-        NoBankConflicts,
-        CoarseGrained,
-        FineGrained,
-        Diagonal,
+impl Transpose {
+    /// Every kernel, in the order the sample runs them.
+    const ALL: [Transpose; 8] = [
+        Transpose::Copy,
+        Transpose::CopySharedMem,
+        Transpose::Naive,
+        Transpose::Coalesced,
+        Transpose::NoBankConflicts,
+        Transpose::CoarseGrained,
+        Transpose::FineGrained,
+        Transpose::Diagonal,
     ];
-    kinds
+}
+
+fn tran() -> Vec<SynthDef> {
+    Transpose::ALL
         .into_iter()
         .flat_map(|k| std::iter::repeat_with(move || transpose(k)).take(3))
         .collect()
@@ -1457,16 +1425,7 @@ mod tests {
     fn every_transpose_kernel_writes_each_element_once_where_the_sample_does() {
         use Transpose::*;
         let n = TRAN_N;
-        for kind in [
-            Copy,
-            CopySharedMem,
-            Naive,
-            Coalesced,
-            NoBankConflicts,
-            CoarseGrained,
-            FineGrained,
-            Diagonal,
-        ] {
+        for kind in Transpose::ALL {
             let d = transpose(kind);
             assert_eq!(cells(&stores(&d), 1, n).len(), (n * n) as usize);
             // Block 1 (bx 1, by 0) reads tile (0, 1) (Diagonal: tile (1, 1)); it writes the

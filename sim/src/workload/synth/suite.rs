@@ -56,8 +56,21 @@ fn def(
     smem: u32,
     p: Program,
 ) -> SynthDef {
+    named(format!("{name}_{}", SIZES[s]), grid, block, regs, smem, p)
+}
+
+/// Kernel `name` on `grid` blocks of `block` threads, `regs` registers per thread and `smem`
+/// bytes of shared memory per block, running `p`.
+pub(super) fn named(
+    name: String,
+    grid: Dim3,
+    block: Dim3,
+    regs: u32,
+    smem: u32,
+    p: Program,
+) -> SynthDef {
     SynthDef {
-        name: format!("{name}_{}", SIZES[s]),
+        name,
         grid,
         block,
         regs_per_thread: regs,
