@@ -289,12 +289,6 @@ impl<E: Fn(usize, String) -> WorkloadError> Ctx<'_, E> {
                     .map_or("small".to_string(), |s| s.get_ref().clone());
                 let (name, at) = (w.get_ref().clone(), w.span().start);
                 let size_at = e.size.as_ref().map_or(at, |s| s.span().start);
-                if size == super::synth::paper::SIZE {
-                    let why = "a mix entry launches one kernel; size `paper` is a benchmark's \
-                               launch sequence (export it with `gpusched trace export` and name \
-                               the directory as `trace`)";
-                    return Err((self.err)(size_at, format!("size: {why}")));
-                }
                 let mut probe = super::open_named(&name, &size).map_err(|err| {
                     let at = if err.to_string().contains("size") {
                         size_at
@@ -306,6 +300,14 @@ impl<E: Fn(usize, String) -> WorkloadError> Ctx<'_, E> {
                 let first = probe
                     .next_kernel()?
                     .ok_or_else(|| (self.err)(at, format!("workload: `{name}` has no kernel")))?;
+                if probe.next_kernel()?.is_some() {
+                    let why = format!(
+                        "a mix entry launches one kernel; `{name}` at `{size}` is a launch \
+                         sequence (export it with `gpusched trace export` and name the directory \
+                         as `trace`)"
+                    );
+                    return Err((self.err)(size_at, format!("size: {why}")));
+                }
                 let info = first.info().clone();
                 let mut first = Some(first);
                 alone.push(Alone::Named {

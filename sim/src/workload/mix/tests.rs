@@ -53,7 +53,7 @@ fn bad_mixes_name_the_file_line_and_field() {
         ),
         (
             "[[kernel]]\nworkload = \"lud\"\nsize = \"paper\"\n",
-            "m.toml:3: size: a mix entry launches one kernel; size `paper` is",
+            "m.toml:3: size: a mix entry launches one kernel; `lud` at `paper` is a launch sequence",
         ),
         ("[[kernel]]\ntrace = \"/no/such\"\n", "m.toml:2: trace: "),
         (
