@@ -65,10 +65,14 @@
 pub mod stimulus;
 #[cfg(test)]
 mod tests;
+mod window;
 
-use crate::analysis::locality::{pair_locality, Rect, TbFootprint, MAX_ARRAYS};
+use crate::analysis::locality::{Rect, TbFootprint, MAX_ARRAYS};
+#[cfg(test)]
+use crate::analysis::locality::pair_locality;
 use crate::block::{clog2, Block, Inspect, PortSpec};
 use crate::port_bundle;
+use window::{Phase, Window};
 
 /// Most SMs (width of `room`, length of `done`).
 pub const MAX_SMS: usize = 128;
@@ -192,27 +196,6 @@ port_bundle! {
     }
 }
 
-/// Where a candidate's scores stand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    /// Loaded; its scores are computed by the next sweep (all 0 until then).
-    Waiting,
-    /// In the current sweep: its scores count the running slots already visited.
-    Sweeping,
-    /// Its scores are exact: it can be granted.
-    Ready,
-}
-
-/// One candidate in the window.
-#[derive(Clone, Debug)]
-struct Candidate {
-    id: u32,
-    fp: TbFootprint,
-    phase: Phase,
-    /// Per SM: pair locality with the blocks running there (those visited while sweeping).
-    score: Vec<u32>,
-}
-
 /// The score update a cycle starts (its broadcast footprint reaches the candidates' locality
 /// units the next cycle).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,8 +224,8 @@ pub struct Golden {
     last: usize,
     /// `room` of the previous cycle (the round robin's input, a register in the hardware).
     room_prev: u128,
-    /// Candidates in id order.
-    window: Vec<Candidate>,
+    /// The candidates.
+    window: Window,
     /// Per SM, per slot: the running block's footprint (until its finish is processed).
     running: Vec<Vec<Option<TbFootprint>>>,
     /// Per SM, per slot: the block finished; its finish event is still to come.
@@ -300,7 +283,7 @@ impl Golden {
             granted: 0,
             last: 0,
             room_prev: 0,
-            window: vec![],
+            window: Window::default(),
             running: vec![],
             pending: vec![],
             visit: vec![],
@@ -351,37 +334,13 @@ impl Golden {
         })
     }
 
-    /// The ready candidate granted to SM `x` (index in the window).
-    fn choose(&self, x: usize) -> Option<usize> {
-        let ready = || {
-            self.window
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.phase == Phase::Ready)
-        };
-        let best =
-            ready().max_by_key(|(_, c)| (c.score[x], std::cmp::Reverse(self.tie_key(c.id))))?;
-        if best.1.score[x] > 0 {
-            return Some(best.0);
-        }
-        let others = |c: &Candidate| -> u64 {
-            (0..self.params.sms)
-                .filter(|&s| s != x)
-                .map(|s| c.score[s] as u64)
-                .sum()
-        };
-        ready()
-            .min_by_key(|(_, c)| (others(c), self.tie_key(c.id)))
-            .map(|(i, _)| i)
-    }
-
-    /// The tie-break key of block `id` (the lowest id wins).
-    fn tie_key(&self, id: u32) -> i64 {
+    /// The ready candidate granted to SM `x` (its block id).
+    fn choose(&self, x: usize) -> Option<u32> {
         #[cfg(test)]
-        if self.fault == Some(Fault::HighestIdOnTies) {
-            return -(id as i64);
-        }
-        id as i64
+        let ties_high = self.fault == Some(Fault::HighestIdOnTies);
+        #[cfg(not(test))]
+        let ties_high = false;
+        self.window.choose(x, ties_high)
     }
 
     /// This cycle's event, in priority order: a waiting finish (lowest SM and slot first), a
@@ -390,7 +349,7 @@ impl Golden {
     fn event(
         &self,
         finish: Option<(usize, usize)>,
-        grant: Option<(usize, usize, usize)>,
+        grant: Option<(usize, usize, u32)>,
     ) -> Option<Event> {
         if let Some((s, j)) = finish {
             return Some(Event::Finish(s, j));
@@ -401,14 +360,14 @@ impl Golden {
         if let Some((s, j)) = first_set(&self.visit) {
             return Some(Event::Visit(s, j));
         }
-        let unswept = self.window.iter().any(|c| c.phase != Phase::Ready);
+        let unswept = self.window.unswept();
         let visited_last = matches!(self.in_flight[0], Some(Event::Visit(..)));
         (unswept && !visited_last).then_some(Event::Boundary)
     }
 
     /// Applies `event` to the scores and the running table (`granted`: the granted
-    /// candidate's index, for a grant).
-    fn apply(&mut self, event: Event, granted: Option<usize>) {
+    /// candidate's id, for a grant).
+    fn apply(&mut self, event: Event, granted: Option<u32>) {
         match event {
             Event::Finish(s, j) => {
                 self.pending[s][j] = false;
@@ -420,19 +379,14 @@ impl Golden {
                 if self.fault == Some(Fault::KeepFinished) {
                     return;
                 }
-                for c in &mut self.window {
-                    if c.phase == Phase::Ready || (c.phase == Phase::Sweeping && visited) {
-                        c.score[s] -= pair_locality(&c.fp, &r);
-                    }
-                }
+                self.window.update(&r, s, false, |phase| {
+                    phase == Phase::Ready || (phase == Phase::Sweeping && visited)
+                });
             }
             Event::Grant(x, slot) => {
                 let c = self.window.remove(granted.expect("a grant's candidate"));
-                for o in &mut self.window {
-                    if o.phase != Phase::Waiting {
-                        o.score[x] += pair_locality(&o.fp, &c.fp);
-                    }
-                }
+                self.window
+                    .update(&c.fp, x, true, |phase| phase != Phase::Waiting);
                 self.running[x][slot] = Some(c.fp);
                 self.granted += 1;
                 self.last = x;
@@ -440,20 +394,12 @@ impl Golden {
             Event::Visit(s, j) => {
                 self.visit[s][j] = false;
                 let r = self.running[s][j].expect("a visit of a running block");
-                for c in &mut self.window {
-                    if c.phase == Phase::Sweeping {
-                        c.score[s] += pair_locality(&c.fp, &r);
-                    }
-                }
+                self.window
+                    .update(&r, s, true, |phase| phase == Phase::Sweeping);
             }
             Event::Boundary => {
-                let sweep = self.window.iter().any(|c| c.phase == Phase::Waiting);
-                for c in &mut self.window {
-                    c.phase = match c.phase {
-                        Phase::Waiting => Phase::Sweeping,
-                        _ => Phase::Ready,
-                    };
-                }
+                let sweep = self.window.count(Phase::Waiting) > 0;
+                self.window.boundary();
                 for (v, r) in self.visit.iter_mut().zip(&self.running) {
                     for (v, r) in v.iter_mut().zip(r) {
                         *v = sweep && r.is_some();
@@ -483,8 +429,8 @@ impl Golden {
     /// none.
     #[cfg(test)]
     pub(crate) fn scores_consistent(&self) -> bool {
-        self.window.iter().all(|c| {
-            let want = match c.phase {
+        self.window.iter().all(|(_, phase, c)| {
+            let want = match phase {
                 Phase::Ready => self.scores_of(&c.fp, |_, _| true),
                 Phase::Sweeping => self.scores_of(&c.fp, |s, j| !self.visit[s][j]),
                 Phase::Waiting => vec![0; self.params.sms],
@@ -498,8 +444,8 @@ impl Golden {
     pub(crate) fn ready_ids(&self) -> Vec<u32> {
         self.window
             .iter()
-            .filter(|c| c.phase == Phase::Ready)
-            .map(|c| c.id)
+            .filter(|&(_, phase, _)| phase == Phase::Ready)
+            .map(|(id, _, _)| id)
             .collect()
     }
 }
@@ -539,7 +485,7 @@ impl Block for Golden {
         if let Some((x, slot, i)) = pick {
             out.grant = true;
             out.grant_sm = x as u8;
-            out.grant_id = self.window[i].id;
+            out.grant_id = i;
             out.grant_slot = slot as u8;
         }
         let free = self.capacity().saturating_sub(self.window.len());
@@ -563,12 +509,7 @@ impl Block for Golden {
             for k in 0..p.arrays {
                 fp.rects[k] = unpack_rect(inp.fill_rect[i * p.arrays + k]);
             }
-            self.window.push(Candidate {
-                id: self.fed,
-                fp,
-                phase: Phase::Waiting,
-                score: vec![0; p.sms],
-            });
+            self.window.push(self.fed, fp, p.sms);
             self.fed += 1;
         }
         if inp.start {
@@ -611,7 +552,7 @@ impl Inspect for Golden {
             self.last as u64,
             self.window.len() as u64,
         ]);
-        let count = |ph: Phase| self.window.iter().filter(|c| c.phase == ph).count() as u64;
+        let count = |ph: Phase| self.window.count(ph) as u64;
         let flags = |f: &[Vec<bool>]| f.iter().flatten().filter(|&&b| b).count() as u64;
         out.extend([
             count(Phase::Ready),
