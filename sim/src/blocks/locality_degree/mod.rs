@@ -156,6 +156,9 @@ pub struct Golden {
     dirty: u64,
     /// Per warp: its promotion score (locality with the previous cycle's staying warps).
     score: Vec<u32>,
+    /// The staying warps `score` was computed from, while the table has not changed since
+    /// (the golden model's shortcut: the same sums are not added again).
+    score_of: Option<u64>,
     /// A planted bug (tests show the checks catch it).
     #[cfg(test)]
     pub(crate) fault: Option<Fault>,
@@ -197,6 +200,7 @@ impl Golden {
             gap: vec![0; n],
             dirty: 0,
             score: vec![0; n],
+            score_of: None,
             #[cfg(test)]
             fault: None,
         };
@@ -212,12 +216,43 @@ impl Golden {
         }
     }
 
-    fn bits(m: u64) -> impl Iterator<Item = usize> {
-        (0..64).filter(move |w| m >> w & 1 == 1)
+    /// The set bits of `m`, lowest first.
+    fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+        std::iter::from_fn(move || {
+            let w = (m != 0).then(|| m.trailing_zeros() as usize)?;
+            m &= m - 1;
+            Some(w)
+        })
     }
 
     fn oldest(&self, m: u64) -> Option<usize> {
         Self::bits(m).min_by_key(|&w| self.stamp[w])
+    }
+
+    /// The `free` warps of `cands` promoted: starved ones first (oldest first), then the
+    /// highest scores, ties to the oldest.
+    fn promoted(&self, cands: u64, starved: u64, free: usize) -> u64 {
+        if free == 0 {
+            return 0;
+        }
+        let mut list = [0usize; MAX_WARPS];
+        let mut n = 0;
+        for p in Self::bits(cands) {
+            list[n] = p;
+            n += 1;
+        }
+        let list = &mut list[..n];
+        // Keys are distinct (every live warp has its own launch stamp): the `free` smallest
+        // are one set whatever the order among them.
+        let key = |&p: &usize| {
+            let starving = starved >> p & 1 == 1;
+            let score = if starving { 0 } else { u32::MAX - self.score[p] };
+            (!starving, score, self.stamp[p])
+        };
+        if n > free {
+            list.select_nth_unstable_by_key(free - 1, key);
+        }
+        list.iter().take(free).fold(0u64, |s, &p| s | 1 << p)
     }
 
     /// The locality degree between warps `i` and `j` (tests).
@@ -242,6 +277,7 @@ impl Block for Golden {
         self.gap = vec![0; n];
         self.dirty = 0;
         self.score = vec![0; n];
+        self.score_of = None;
     }
 
     fn step(&mut self, inp: &LawsIn) -> LawsOut {
@@ -287,24 +323,15 @@ impl Block for Golden {
             .params
             .active
             .saturating_sub(staying.count_ones() as usize);
-        let mut cands: Vec<usize> = Self::bits(live & !active & !long).collect();
-        cands.sort_by_key(|&p| {
-            (
-                starved >> p & 1 == 0,
-                if starved >> p & 1 == 1 {
-                    0
-                } else {
-                    u32::MAX - self.score[p]
-                },
-                self.stamp[p],
-            )
-        });
-        let promoted = cands.iter().take(free).fold(0u64, |s, &p| s | 1 << p);
+        let promoted = self.promoted(live & !active & !long, starved, free);
         // Edge: next cycle's scores, from this cycle's staying warps and table.
-        for p in 0..self.params.warps {
-            self.score[p] = Self::bits(staying)
-                .map(|a| self.table[p][a] as u32)
-                .sum();
+        if self.score_of != Some(staying) {
+            for p in 0..self.params.warps {
+                self.score[p] = Self::bits(staying)
+                    .map(|a| self.table[p][a] as u32)
+                    .sum();
+            }
+            self.score_of = Some(staying);
         }
         // The dirty row computed this cycle.
         if self.dirty != 0 {
@@ -321,6 +348,7 @@ impl Block for Golden {
                 self.table[j][w] = d;
             }
             self.dirty &= !(1 << w);
+            self.score_of = None;
         }
         self.active = staying | promoted;
         if grant.is_some() {
@@ -356,6 +384,7 @@ impl Block for Golden {
                     self.table[j][w] = 0;
                 }
             }
+            self.score_of = None;
             self.dirty |= launched;
             self.live |= launched;
             self.active &= !launched;
