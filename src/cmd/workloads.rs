@@ -96,7 +96,7 @@ fn paper(json: bool) -> Result<ExitCode> {
         let mut launches: Vec<(String, usize)> = vec![];
         let mut blocks = 0;
         for d in (e.build)() {
-            blocks += d.grid.x as u64 * d.grid.y as u64 * d.grid.z as u64;
+            blocks += d.grid.volume();
             match launches.iter_mut().find(|(n, _)| *n == d.name) {
                 Some((_, k)) => *k += 1,
                 None => launches.push((d.name, 1)),

@@ -540,6 +540,14 @@ pub fn text_outside(svg: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::repro::rendered;
+
+    /// Both checks pass on `svg`: the estimate and the rendering.
+    fn inside(svg: &str) {
+        assert_eq!(text_outside(svg), Vec::<String>::new());
+        let opt = rendered::options();
+        assert_eq!(rendered::text_outside(svg, &opt), Vec::<String>::new());
+    }
 
     /// The headline chart, with panels in two units, the heatmap and the line chart keep
     /// long labels inside the canvas; a text placed outside is caught.
@@ -559,9 +567,18 @@ mod tests {
         .collect();
         let title = "seed 000 on two simulators (large)";
         let svg = grouped_bars(title, "speedup, %", &series, &items).unwrap();
-        assert_eq!(text_outside(&svg), Vec::<String>::new());
+        inside(&svg);
         let planted = svg.replacen("<text x=\"", "<text x=\"9999", 1);
         assert!(!text_outside(&planted).is_empty());
+        let opt = rendered::options();
+        assert!(!rendered::text_outside(&planted, &opt).is_empty());
+        // Wide letters: inside by the estimate (16 x 0.6 x 10 = 96 of 100 pixels), outside
+        // once rendered.
+        let wide = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"30\">\
+            <text x=\"0\" y=\"15\" font-size=\"10\" font-family=\"sans-serif\">\
+            WWWWWWWWWWWWWWWW</text></svg>";
+        assert_eq!(text_outside(wide), Vec::<String>::new());
+        assert_eq!(rendered::text_outside(wide, &opt).len(), 1);
         let panels = [
             Panel {
                 y_desc: "%".into(),
@@ -578,7 +595,7 @@ mod tests {
         let long =
             "Chimera (seed 003 ch. IV) on two simulators, a title longer than its plots are wide";
         let svg = bar_panels(long, &series, &panels).unwrap();
-        assert_eq!(text_outside(&svg), Vec::<String>::new());
+        inside(&svg);
         let names: Vec<String> = [
             "lud (II) *",
             "locality_col (II)",
@@ -599,7 +616,7 @@ mod tests {
             &rows,
         )
         .unwrap();
-        assert_eq!(text_outside(&svg), Vec::<String>::new());
+        inside(&svg);
         assert!(svg.contains("+55.7") && svg.contains("-38.0"), "{svg}");
         let line: Vec<(f64, f64)> = (0..50)
             .map(|i| (f64::from(i) * 40_000.0, f64::from(i % 7)))
@@ -613,7 +630,7 @@ mod tests {
             ],
         )
         .unwrap();
-        assert_eq!(text_outside(&lines_svg), Vec::<String>::new());
+        inside(&lines_svg);
     }
 
     /// The heatmap's colours: white at zero, the palette's red and blue at the scale and
@@ -624,5 +641,35 @@ mod tests {
         assert_eq!(diverging(1.0), RGBColor(214, 39, 40));
         assert_eq!(diverging(3.0), RGBColor(214, 39, 40));
         assert_eq!(diverging(-1.5), RGBColor(31, 119, 180));
+    }
+
+    /// Every figure of the book's results, rendered, keeps its text inside its canvas.
+    #[test]
+    fn every_committed_figure_keeps_its_text_inside_when_rendered() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/results");
+        let opt = rendered::options();
+        let mut svgs: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "svg"))
+            .collect();
+        svgs.sort();
+        assert!(
+            svgs.len() >= 10,
+            "{} figures in {}",
+            svgs.len(),
+            dir.display()
+        );
+        let cut: Vec<String> = svgs
+            .iter()
+            .flat_map(|p| {
+                let svg = std::fs::read_to_string(p).unwrap();
+                rendered::text_outside(&svg, &opt)
+                    .into_iter()
+                    .map(move |t| format!("{}: {t}", p.display()))
+            })
+            .collect();
+        assert!(cut.is_empty(), "{}", cut.join("\n"));
     }
 }

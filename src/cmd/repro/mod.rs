@@ -19,6 +19,8 @@ mod mixes;
 pub mod paver;
 mod paws;
 mod pool;
+#[cfg(test)]
+pub(crate) mod rendered;
 mod side_by_side;
 mod table;
 

@@ -1292,7 +1292,7 @@ mod tests {
         for e in PAPER {
             let defs = (e.build)();
             assert_eq!(defs.len(), e.kernels, "{}", e.name);
-            let blocks: u64 = defs.iter().map(|d| d.grid.x as u64 * d.grid.y as u64).sum();
+            let blocks: u64 = defs.iter().map(|d| d.grid.volume()).sum();
             assert_eq!(blocks, e.blocks, "{}", e.name);
             assert!(
                 defs.iter().all(|d| d.name.ends_with("_paper")),
