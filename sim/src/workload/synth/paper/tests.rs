@@ -1,0 +1,247 @@
+//! Each paper workload against Table 4.2 and its benchmark's code.
+
+use super::*;
+use super::{
+    convolution::*, gaussian::*, histogram::*, hotspot::*, lud::*, nw::*, srad::*, transpose::*,
+};
+use crate::workload::sass::OpClass;
+use crate::workload::synth::interp::run_block;
+
+#[test]
+fn every_paper_size_has_table_4_2s_launches_and_blocks() {
+    for e in PAPER {
+        let defs = (e.build)();
+        assert_eq!(defs.len(), e.kernels, "{}", e.name);
+        let blocks: u64 = defs.iter().map(|d| d.grid.volume()).sum();
+        assert_eq!(blocks, e.blocks, "{}", e.name);
+        assert!(
+            defs.iter().all(|d| d.name.ends_with("_paper")),
+            "{}",
+            e.name
+        );
+    }
+}
+
+/// Every global access of `class` of `d`'s blocks as (array index, element of 4 bytes).
+fn accesses(d: &SynthDef, class: OpClass) -> Vec<(usize, i64)> {
+    let mut v = vec![];
+    for b in 0..d.grid.x * d.grid.y {
+        let insts = run_block(d, b).unwrap();
+        for w in &insts.warps {
+            for i in w.iter().filter(|i| i.class == class) {
+                for a in insts.addrs(i).iter() {
+                    let k = (a / ARRAY[0]) as usize - 1;
+                    v.push((k, (a - ARRAY[k]) as i64 / 4));
+                }
+            }
+        }
+    }
+    v
+}
+
+fn stores(d: &SynthDef) -> Vec<(usize, i64)> {
+    accesses(d, OpClass::StoreGlobal)
+}
+
+/// The elements `(row, col)` of an `n`-column array among `stores` into array `k`,
+/// sorted; panics on an element stored twice.
+fn cells(stores: &[(usize, i64)], k: usize, n: i64) -> Vec<(i64, i64)> {
+    let mut v: Vec<(i64, i64)> = stores
+        .iter()
+        .filter(|s| s.0 == k)
+        .map(|s| (s.1 / n, s.1 % n))
+        .collect();
+    v.sort_unstable();
+    let len = v.len();
+    v.dedup();
+    assert_eq!(v.len(), len, "an element stored twice");
+    v
+}
+
+#[test]
+fn nw_scores_every_cell_once_in_anti_diagonal_order() {
+    let cols = 16 * NW_TILES + 1;
+    let defs = nw();
+    let mut all = vec![];
+    for (k, d) in defs.iter().enumerate() {
+        let cells = cells(&stores(d), 0, cols);
+        // Launch k works on tile anti-diagonal k (tile row + tile column = k).
+        assert!(cells
+            .iter()
+            .all(|&(r, c)| (r - 1) / 16 + (c - 1) / 16 == k as i64));
+        all.extend(cells);
+    }
+    all.sort_unstable();
+    let len = all.len();
+    all.dedup();
+    assert_eq!((all.len(), len), (4096 * 4096, 4096 * 4096));
+    assert!(all.iter().all(|&(r, c)| r >= 1 && c >= 1));
+}
+
+#[test]
+fn lud_updates_each_steps_trailing_matrix_once() {
+    let n = LUD_N;
+    for step in [0i64, 40, 73] {
+        let off = 16 * step;
+        let m = (n / 16 - 1 - step) as u32;
+        let inner = cells(&stores(&lud_internal(off, m)), 0, n);
+        let want: Vec<(i64, i64)> = (off + 16..n)
+            .flat_map(|r| (off + 16..n).map(move |c| (r, c)))
+            .collect();
+        assert_eq!(inner, want, "lud_internal at step {step}");
+        // The perimeter: rows off+1..off+16 right of the diagonal tile, and the columns
+        // below it.
+        let peri = cells(&stores(&lud_perimeter(off, m)), 0, n);
+        let right = (off + 1..off + 16).flat_map(|r| (off + 16..n).map(move |c| (r, c)));
+        let below = (off + 16..n).flat_map(|r| (off..off + 16).map(move |c| (r, c)));
+        let mut want: Vec<(i64, i64)> = right.chain(below).collect();
+        want.sort_unstable();
+        assert_eq!(peri, want, "lud_perimeter at step {step}");
+    }
+}
+
+#[test]
+fn gaussian_updates_the_rows_below_each_pivot() {
+    let n = GAUSS_N;
+    for t in [0i64, 255, 510] {
+        let s = stores(&fan2(t));
+        let a = cells(&s, 0, n);
+        let want: Vec<(i64, i64)> = (t + 1..n)
+            .flat_map(|r| (t..n).map(move |c| (r, c)))
+            .collect();
+        assert_eq!(a, want, "Fan2 at step {t}");
+        let b = cells(&s, 2, n);
+        assert_eq!(b, (t + 1..n).map(|r| (0, r)).collect::<Vec<_>>());
+        let m = cells(&stores(&fan1(t)), 1, n);
+        assert_eq!(m, (t + 1..n).map(|r| (r, t)).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn hotspot_stores_each_point_of_the_grid_once() {
+    let a = cells(&stores(&hotspot(1024, 2)), 2, 1024);
+    assert_eq!(a.len(), 1024 * 1024);
+    assert_eq!((a[0], a[a.len() - 1]), ((0, 0), (1023, 1023)));
+}
+
+#[test]
+fn convolution_writes_every_pixel_once_per_direction() {
+    let n = CONV_N;
+    let all: Vec<(i64, i64)> = (0..n).flat_map(|r| (0..n).map(move |c| (r, c))).collect();
+    assert_eq!(cells(&stores(&convolution(true)), 1, n), all);
+    assert_eq!(cells(&stores(&convolution(false)), 2, n), all);
+    // Each direction reads its halo inside the image only: every pixel, some twice.
+    for (rows, k) in [(true, 0), (false, 1)] {
+        let reads = accesses(&convolution(rows), OpClass::LoadGlobal);
+        let inside = reads
+            .iter()
+            .filter(|a| a.0 == k && (0..n * n).contains(&a.1));
+        assert_eq!(inside.count(), reads.len());
+        assert!(reads.len() as i64 > n * n);
+    }
+}
+
+#[test]
+fn every_transpose_kernel_writes_each_element_once_where_the_sample_does() {
+    use Transpose::*;
+    let n = TRAN_N;
+    for kind in Transpose::ALL {
+        let d = transpose(kind);
+        assert_eq!(cells(&stores(&d), 1, n).len(), (n * n) as usize);
+        // Block 1 (bx 1, by 0) reads tile (0, 1) (Diagonal: tile (1, 1)); it writes the
+        // same tile when copying and tile (1, 0) (Diagonal (1, 1)) when transposing.
+        let mut one = d.clone();
+        one.grid = dim(2, 1);
+        let tile = |cells: Vec<(i64, i64)>| {
+            let mut t: Vec<(i64, i64)> = cells.iter().map(|&(r, c)| (r / 32, c / 32)).collect();
+            t.dedup();
+            t
+        };
+        let read = tile(cells(&accesses(&one, OpClass::LoadGlobal), 0, n));
+        let wrote = tile(cells(&stores(&one), 1, n));
+        let (r, w) = match kind {
+            Copy | CopySharedMem | FineGrained => ((0, 1), (0, 1)),
+            Diagonal => ((1, 1), (1, 1)),
+            _ => ((0, 1), (1, 0)),
+        };
+        assert_eq!((read.last(), wrote.last()), (Some(&r), Some(&w)));
+    }
+}
+
+#[test]
+fn histograms_read_every_word_once_and_merge_every_bin() {
+    let words = |d: &SynthDef, elem: i64| {
+        let mut w: Vec<i64> = accesses(d, OpClass::LoadGlobal)
+            .into_iter()
+            .filter(|a| a.0 == 0)
+            .map(|a| a.1 / elem)
+            .collect();
+        w.sort_unstable();
+        w.dedup();
+        w
+    };
+    let h256 = words(&histogram256(), 1);
+    assert_eq!(h256, (0..HIS_BYTES / 4).collect::<Vec<_>>());
+    assert_eq!(histogram64().grid.x as i64 * 64 * 240, 67_123_200);
+    for (d, bins) in [
+        (merge_histogram(64, HIS64_BLOCKS, ARRAY[1], ARRAY[3]), 64),
+        (merge_histogram(256, 240, ARRAY[2], ARRAY[4]), 256),
+    ] {
+        let k = if bins == 64 { 3 } else { 4 };
+        assert_eq!(
+            cells(&stores(&d), k, bins),
+            (0..bins).map(|b| (0, b)).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Barriers warp 0 of block `b` of `d` passes.
+fn barriers(d: &SynthDef, b: u32) -> usize {
+    let insts = run_block(d, b).unwrap();
+    insts.warps[0]
+        .iter()
+        .filter(|i| i.class == OpClass::Barrier)
+        .count()
+}
+
+#[test]
+fn launch_orders_and_barriers_follow_the_sources() {
+    let names: Vec<String> = his().into_iter().map(|d| d.name).collect();
+    let want = [
+        "64", "merge64", "64", "merge64", "256", "merge256", "256", "merge256",
+    ];
+    let want: Vec<String> = want
+        .iter()
+        .map(|w| match w.starts_with("merge") {
+            true => format!("his_{w}_paper"),
+            false => format!("his_histogram{w}_paper"),
+        })
+        .collect();
+    assert_eq!(names, want);
+    // hotspot: the load barrier, a barrier after each step and after each copy back but
+    // the last; lud_diagonal: the load barrier and two per step; the perimeter: one.
+    assert_eq!(barriers(&hotspot(1024, 2), 100), 1 + 2 + 1);
+    assert_eq!(barriers(&lud_diagonal(0), 0), 1 + 2 * 15);
+    assert_eq!(barriers(&lud_perimeter(0, 3), 1), 1);
+    // srad_cuda_1's blocks on the image's first row also load the edge row for `north`.
+    let d = srad_1();
+    let row0 = |b| {
+        let insts = run_block(&d, b).unwrap();
+        let loads = insts.warps[0].iter();
+        loads.filter(|i| i.class == OpClass::LoadGlobal).count()
+    };
+    assert_eq!(row0(5), row0(128 + 5) + 1);
+}
+
+#[test]
+fn every_paper_kernel_runs_its_first_and_last_block() {
+    for e in PAPER {
+        for d in (e.build)() {
+            let last = d.grid.x * d.grid.y - 1;
+            for b in [0, last / 2, last] {
+                let insts = run_block(&d, b).unwrap();
+                assert!(insts.warp_instructions() > 0, "{} block {b}", d.name);
+            }
+        }
+    }
+}
