@@ -23,8 +23,7 @@ const LA_WINDOW: OptSpec = OptSpec::value(
     "BLOCKS",
     "0",
     "Candidates the dispatcher compares, blocks (0: every block not yet dispatched, as the \
-     thesis, each decision scanning them all, so grids of many thousands of blocks run slowly; \
-     a finite window is the RTL's cost-bounded variant)",
+     thesis; a finite window is the RTL's cost-bounded variant)",
 );
 const LA_RECT: OptSpec = OptSpec::value(
     "la-rect",
