@@ -615,6 +615,40 @@ fn repro_locality_at_the_paper_size_names_what_it_leaves_out() {
     );
 }
 
+/// `repro elf --size elf`: the ELF paper's benchmarks at their run scripts' inputs; a
+/// workload without that size (bfs) is left out and named, `workloads --size elf` lists the
+/// launches, and `sim` names the workloads that have the size.
+#[test]
+fn repro_elf_at_the_elf_size_names_what_it_leaves_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = gpusched(&[
+        "repro", "elf", "--size", "elf", "--config", "gtx480", "--only", "hs,bfs", "--out", out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(dir.path().join("elf.md")).unwrap();
+    assert!(md.contains("Left out of every row and mean: bfs (no `elf` size yet)."));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("elf.json")).unwrap())
+            .unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["workload"], "hs");
+    assert_eq!(v["left_out"], serde_json::json!(["bfs"]));
+    let o = gpusched(&["workloads", "--size", "elf", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let w: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let hs = w.as_array().unwrap().iter().find(|r| r["name"] == "hs");
+    assert_eq!(hs.unwrap()["blocks"], 1_849);
+    let o = gpusched(&["sim", "--workload", "bfs", "--size", "elf"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("has no `elf` size; the workloads with one: hs, bp, lud, nw, srad"),
+        "{}",
+        text(&o)
+    );
+}
+
 /// `repro locality`: by default on GPGPU-Sim 3.2.2's GTX480 and on the calibrated one side by
 /// side, the thesis's four figures beside ours on each; per configuration the columns, the
 /// workloads' categories and the three files; with `--attribute`, each mechanism in which the

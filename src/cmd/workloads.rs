@@ -16,7 +16,8 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct WorkloadsArgs {
     /// Only this size (small, medium, large; `paper`: seed 000's benchmarks at the thesis's
-    /// inputs, their launches and blocks); default: the first three.
+    /// inputs, their launches and blocks; `elf`: the ELF paper's at their run scripts'
+    /// inputs); default: the first three.
     #[arg(long)]
     size: Option<String>,
     /// Print a JSON array.
@@ -77,7 +78,7 @@ fn size_row(name: &str, size: &str, cfg: &GpuConfig) -> Result<SizeRow> {
     })
 }
 
-/// One benchmark at the paper's input (`--size paper`).
+/// One benchmark at a paper's input (`--size paper`, `elf`).
 #[derive(Serialize)]
 struct PaperRow {
     name: &'static str,
@@ -88,11 +89,11 @@ struct PaperRow {
     blocks: u64,
 }
 
-/// `--size paper`: each benchmark's launches and blocks (counted from its launches, which a
-/// unit test holds to Table 4.2's).
-fn paper(json: bool) -> Result<ExitCode> {
+/// A paper's size (`--size paper`, `elf`): each benchmark's launches and blocks (counted from
+/// its launches, which a unit test holds to the counts each entry declares).
+fn paper(table: &synth::paper::PaperSize, json: bool) -> Result<ExitCode> {
     let mut rows = vec![];
-    for e in synth::paper::PAPER {
+    for e in table.entries {
         let mut launches: Vec<(String, usize)> = vec![];
         let mut blocks = 0;
         for d in (e.build)() {
@@ -129,14 +130,18 @@ fn paper(json: bool) -> Result<ExitCode> {
             names.join(", ")
         );
     }
-    outln!("\n`--json` adds each input and how Table 4.2's counts give it.");
+    outln!(
+        "\n`{}`: {}. `--json` adds each input and where it comes from.",
+        table.name,
+        table.what
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 /// Runs `workloads`.
 pub fn run(a: WorkloadsArgs) -> Result<ExitCode> {
-    if a.size.as_deref() == Some(synth::paper::SIZE) {
-        return paper(a.json);
+    if let Some(table) = a.size.as_deref().and_then(synth::paper::size) {
+        return paper(table, a.json);
     }
     let sizes: Vec<&'static str> = match &a.size {
         Some(s) => vec![*suite::SIZES.iter().find(|x| *x == s).ok_or_else(|| {

@@ -3,8 +3,8 @@
 
 use super::side_by_side::{Headline, Measure, Measured};
 use super::{
-    cell, columns, geomean, keep_only, run_configs, run_reports_on, Column, Outlier, ReproArgs,
-    Results, Row, OUTLIER_GAIN, OUTLIER_LOSS,
+    cell, columns, geomean, keep_only, run_configs, run_reports_on, without_size, Column, Outlier,
+    ReproArgs, Results, Row, OUTLIER_GAIN, OUTLIER_LOSS,
 };
 use crate::cmd::sim::load_config;
 use anyhow::{Context, Result};
@@ -34,6 +34,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         }
     }
     keep_only(&mut workloads, |w| &w.0, &a.only, "workload")?;
+    let left_out = without_size(&mut workloads, size)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let measure: &Measure<'_> = &|configs, headline_only, sweep| {
         // The headline columns: GTO and those the thesis gives a figure for.
@@ -45,7 +46,8 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         let tables = run_reports_on(sweep, &policies, configs, &workloads, size, jobs, out)?;
         let mut measured = vec![];
         for (c, reports) in configs.iter().zip(tables) {
-            let r = results(&load_config(c)?, size, cols.clone(), &workloads, &reports)?;
+            let mut r = results(&load_config(c)?, size, cols.clone(), &workloads, &reports)?;
+            r.left_out = left_out.clone();
             let headlines = r
                 .columns
                 .iter()
@@ -143,6 +145,7 @@ fn results(
         geomean_without_outliers: gm(&|r| !is_outlier(r)),
         columns: cols,
         rows,
+        left_out: vec![],
     })
 }
 

@@ -7,7 +7,7 @@
 //! are further columns (the experiment's sweep axes).
 
 use super::side_by_side::{Headline, Measure, Measured};
-use super::{geomean, keep_only, run_configs, run_reports_on, ReproArgs};
+use super::{geomean, keep_only, run_configs, run_reports_on, without_size, ReproArgs};
 use crate::cmd::sim::load_config;
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -143,8 +143,8 @@ pub struct Results {
     pub geomean: Vec<(String, Vec<f64>)>,
     /// The thesis's headline figures beside ours.
     pub comparisons: Vec<Comparison>,
-    /// Workloads of the experiment left out because they have no workload at this size (at
-    /// `paper`, those without a `paper` size).
+    /// Workloads of the experiment left out because they have no workload at this size (at a
+    /// paper's size, those the paper did not run or the suite does not mirror yet).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
 }
@@ -234,26 +234,6 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     };
     let title = "Locality-aware dispatch and warp scheduling (seed 000) on two simulators";
     run_configs(a, ("locality", title, size), out, measure)
-}
-
-/// At size `paper`, removes the workloads without one from `workloads` and returns their
-/// names; an error when none is left.
-fn without_size(workloads: &mut Vec<(String, Option<PathBuf>)>, size: &str) -> Result<Vec<String>> {
-    use gpusim::workload::synth::paper;
-    if size != paper::SIZE {
-        return Ok(vec![]);
-    }
-    let (keep, out): (Vec<_>, Vec<_>) = std::mem::take(workloads)
-        .into_iter()
-        .partition(|w| paper::find(&w.0).is_some());
-    if keep.is_empty() {
-        anyhow::bail!(
-            "none of these workloads has a `paper` size; those with one: {}",
-            paper::names().join(", ")
-        );
-    }
-    *workloads = keep;
-    Ok(out.into_iter().map(|w| w.0).collect())
 }
 
 /// The rows of `reports` (per workload, one report per column, the baseline first).

@@ -69,7 +69,9 @@ pub struct ReproArgs {
     /// Size of the suite kernels: small, medium, large (default: medium for elf; large for
     /// locality, maestro and paver, whose effects need several waves of thread blocks; small
     /// for chimera); locality also `paper`: the thesis's inputs, every launch (the benchmarks
-    /// with a `paper` size: `gpusched workloads --size paper`).
+    /// with a `paper` size: `gpusched workloads --size paper`); elf also `elf`: the ELF paper's
+    /// benchmarks at their run scripts' inputs (`gpusched workloads --size elf`). Workloads
+    /// without the size are left out and named on the page.
     #[arg(long)]
     size: Option<String>,
     /// GPU configuration, preset or file (default: elf and locality run on two presets side by
@@ -344,6 +346,33 @@ pub struct Results {
     pub outliers: Vec<Outlier>,
     /// Geometric means over all workloads but the outliers.
     pub geomean_without_outliers: Vec<f64>,
+    /// Workloads left out because they have no workload at this size (at a paper's size, those
+    /// the paper did not run or the suite does not mirror yet).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+}
+
+/// At a paper's size (`paper`, `elf`), removes the workloads without it from `workloads` (real
+/// traces included) and returns their names; an error when none is left.
+pub fn without_size(
+    workloads: &mut Vec<(String, Option<PathBuf>)>,
+    size: &str,
+) -> Result<Vec<String>> {
+    use gpusim::workload::synth::paper;
+    let Some(table) = paper::size(size) else {
+        return Ok(vec![]);
+    };
+    let (keep, out): (Vec<_>, Vec<_>) = std::mem::take(workloads)
+        .into_iter()
+        .partition(|w| w.1.is_none() && table.find(&w.0).is_some());
+    if keep.is_empty() {
+        anyhow::bail!(
+            "none of these workloads has a `{size}` size; those with one: {}",
+            table.names().join(", ")
+        );
+    }
+    *workloads = keep;
+    Ok(out.into_iter().map(|w| w.0).collect())
 }
 
 /// A speedup above this makes a workload an outlier (+50%).

@@ -17,6 +17,14 @@ pub fn markdown(r: &Results) -> String {
         "# ELF experiment (seed 003 ch. III) on `{}`, suite size `{}`\n",
         r.config, r.size
     );
+    if !r.left_out.is_empty() {
+        let _ = writeln!(
+            s,
+            "Left out of every row and mean: {} (no `{}` size yet).\n",
+            r.left_out.join(", "),
+            r.size
+        );
+    }
     let _ = writeln!(
         s,
         "IPC speedup over GTO (paired issue, round-robin fetch; every column's issue mode, \

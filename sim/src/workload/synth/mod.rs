@@ -7,8 +7,8 @@
 //!   barriers and exit.
 //! * [`interp`]: the interpreter (a SIMT reconvergence stack per warp), deterministic.
 //! * [`suite`]: the kernels that mirror the papers' benchmarks, in three sizes.
-//! * [`paper`]: seed 000's benchmarks at the thesis's inputs (size `paper`): every launch of
-//!   the benchmark's host code.
+//! * [`paper`]: the papers' benchmarks at their inputs (sizes `paper`, seed 000's, and `elf`,
+//!   seed 003 ch. III's): every launch of the benchmark's host code.
 
 pub mod interp;
 pub mod ir;
@@ -36,35 +36,37 @@ fn entry(name: &str) -> Result<&'static suite::Entry, WorkloadError> {
 }
 
 /// The launches of suite workload `name` at `size`: one kernel at `small`, `medium` and
-/// `large`; the benchmark's whole launch sequence at `paper` ([`paper::PAPER`]).
+/// `large`; the benchmark's whole launch sequence at a paper's inputs (`paper`, `elf`:
+/// [`paper::SIZES`]).
 pub fn kernels(name: &str, size: &str) -> Result<Vec<SynthDef>, WorkloadError> {
-    if size != paper::SIZE {
+    let Some(table) = paper::size(size) else {
         return Ok(vec![build(name, size)?]);
-    }
+    };
     entry(name)?;
-    let e = paper::find(name).ok_or_else(|| {
+    let e = table.find(name).ok_or_else(|| {
         WorkloadError::Invalid(format!(
-            "workload `{name}` has no `paper` size; the workloads with one: {}",
-            paper::names().join(", ")
+            "workload `{name}` has no `{size}` size; the workloads with one: {}",
+            table.names().join(", ")
         ))
     })?;
     Ok((e.build)())
 }
 
-/// Every size a suite workload may have (`paper` only for [`paper::PAPER`]'s).
+/// Every size a suite workload may have (the papers' sizes only for their benchmarks).
 pub fn sizes() -> Vec<&'static str> {
-    suite::SIZES.iter().copied().chain([paper::SIZE]).collect()
+    let papers = paper::SIZES.iter().map(|s| s.name);
+    suite::SIZES.iter().copied().chain(papers).collect()
 }
 
 /// The index of `size` in [`suite::SIZES`].
 pub fn size_index(size: &str) -> Result<usize, WorkloadError> {
     suite::SIZES.iter().position(|x| *x == size).ok_or_else(|| {
-        WorkloadError::Invalid(match size {
-            paper::SIZE => format!(
+        WorkloadError::Invalid(match paper::size(size) {
+            Some(_) => format!(
                 "size `{size}` is a sequence of launches; here one kernel is needed: {}",
                 suite::SIZES.join(", ")
             ),
-            _ => format!("unknown size `{size}`; sizes: {}", sizes().join(", ")),
+            None => format!("unknown size `{size}`; sizes: {}", sizes().join(", ")),
         })
     })
 }

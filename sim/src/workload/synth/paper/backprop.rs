@@ -103,3 +103,7 @@ pub(super) fn bp() -> Vec<SynthDef> {
     let blocks = 65_536 / 16;
     vec![bp_layerforward(blocks), bp_adjust_weights(blocks)]
 }
+
+pub(super) fn bp_elf() -> Vec<SynthDef> {
+    for_elf(bp())
+}

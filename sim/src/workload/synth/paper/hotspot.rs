@@ -70,3 +70,7 @@ pub(super) fn hotspot(n: i64, iters: i64) -> SynthDef {
 pub(super) fn hs() -> Vec<SynthDef> {
     vec![hotspot(1024, 2)]
 }
+
+pub(super) fn hs_elf() -> Vec<SynthDef> {
+    for_elf(vec![hotspot(512, 2)])
+}

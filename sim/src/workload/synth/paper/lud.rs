@@ -43,10 +43,10 @@ pub(super) fn lud_diagonal_step(p: &mut Program, i: Expr, first: bool) {
     p.barrier();
 }
 
-/// `lud_diagonal` at tile offset `off`: one block of 16 threads loads the diagonal tile row by
-/// row, factors it in shared memory (15 steps of two barriers), stores rows 1..15.
-pub(super) fn lud_diagonal(off: i64) -> SynthDef {
-    let n = LUD_N;
+/// `lud_diagonal` of an `n` x `n` matrix at tile offset `off`: one block of 16 threads loads the
+/// diagonal tile row by row, factors it in shared memory (15 steps of two barriers), stores rows
+/// 1..15.
+pub(super) fn lud_diagonal(n: i64, off: i64) -> SynthDef {
     let mut p = Program::new();
     prologue(&mut p);
     for i in 0..16 {
@@ -68,12 +68,11 @@ pub(super) fn lud_diagonal(off: i64) -> SynthDef {
     kernel("lud_diagonal", dim(1, 1), dim(16, 1), 16, 1024, p).with_rows(ARRAY[0], n as u64, 4)
 }
 
-/// `lud_perimeter` at tile offset `off` over `m` blocks of 32 threads: threads 0-15 load half
-/// of the diagonal tile and block `bx`'s tile of the row perimeter, threads 16-31 the other
-/// half and its tile of the column perimeter; each half eliminates its tile in shared memory
-/// and stores it back.
-pub(super) fn lud_perimeter(off: i64, m: u32) -> SynthDef {
-    let n = LUD_N;
+/// `lud_perimeter` of an `n` x `n` matrix at tile offset `off` over `m` blocks of 32 threads:
+/// threads 0-15 load half of the diagonal tile and block `bx`'s tile of the row perimeter, threads
+/// 16-31 the other half and its tile of the column perimeter; each half eliminates its tile in
+/// shared memory and stores it back.
+pub(super) fn lud_perimeter(n: i64, off: i64, m: u32) -> SynthDef {
     let lane = |k: i64| v(Var::Tx).offset(k);
     // Row perimeter tile (off .. off + 16) x (off + 16 (bx + 1) ..): threads 0-15.
     let row_tile = |i: i64| {
@@ -164,12 +163,11 @@ pub(super) fn lud_perimeter(off: i64, m: u32) -> SynthDef {
     kernel("lud_perimeter", dim(m, 1), dim(32, 1), 16, 3 * 1024, p).with_rows(ARRAY[0], n as u64, 4)
 }
 
-/// `lud_internal` at tile offset `off` on an `m` x `m` grid of 16 x 16 blocks: block (bx, by)
-/// loads its row-perimeter tile (shared with its grid column) and column-perimeter tile
-/// (shared with its grid row), multiplies them from shared memory (16 multiply-adds) and
-/// updates its own element.
-pub(super) fn lud_internal(off: i64, m: u32) -> SynthDef {
-    let n = LUD_N;
+/// `lud_internal` of an `n` x `n` matrix at tile offset `off` on an `m` x `m` grid of 16 x 16
+/// blocks: block (bx, by) loads its row-perimeter tile (shared with its grid column) and
+/// column-perimeter tile (shared with its grid row), multiplies them from shared memory (16
+/// multiply-adds) and updates its own element.
+pub(super) fn lud_internal(n: i64, off: i64, m: u32) -> SynthDef {
     let peri_row = Expr::v(n, Var::Ty)
         .plus(16, Var::Bx)
         .plus(1, Var::Tx)
@@ -208,14 +206,24 @@ pub(super) fn lud_internal(off: i64, m: u32) -> SynthDef {
 }
 
 pub(super) fn lud() -> Vec<SynthDef> {
-    let tiles = (LUD_N / 16) as u32;
+    lud_of(LUD_N)
+}
+
+pub(super) fn lud_elf() -> Vec<SynthDef> {
+    for_elf(lud_of(256))
+}
+
+/// Every launch of LUD on an `n` x `n` matrix (`n` a multiple of 16): per step, the diagonal,
+/// the perimeter and the internal tiles; the last diagonal tile alone.
+pub(super) fn lud_of(n: i64) -> Vec<SynthDef> {
+    let tiles = (n / 16) as u32;
     let mut v = vec![];
     for step in 0..tiles - 1 {
         let (off, m) = (16 * step as i64, tiles - 1 - step);
-        v.push(lud_diagonal(off));
-        v.push(lud_perimeter(off, m));
-        v.push(lud_internal(off, m));
+        v.push(lud_diagonal(n, off));
+        v.push(lud_perimeter(n, off, m));
+        v.push(lud_internal(n, off, m));
     }
-    v.push(lud_diagonal(16 * (tiles as i64 - 1)));
+    v.push(lud_diagonal(n, 16 * (tiles as i64 - 1)));
     v
 }

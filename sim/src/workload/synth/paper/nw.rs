@@ -6,16 +6,16 @@ use super::*;
 pub(super) const NW_TILES: i64 = 256;
 
 /// `needle_cuda_shared_1` (`second` false) or `_2` on anti-diagonal `i` (1-based, `i` blocks
-/// of 16 threads): block `bx` works on tile (b_x, b_y) = (bx, i - 1 - bx) (first half) or
-/// (bx + 256 - i, 255 - bx) (second half): it loads its 16 x 16 reference tile row by row and
-/// the corner (in the order each kernel has), the score column to its left (a column: one row
-/// per thread) and the row above, sweeps the
-/// 31 anti-diagonals of the tile in shared memory (a barrier each), and stores its 16 rows.
-pub(super) fn needle(second: bool, i: i64) -> SynthDef {
-    let cols = 16 * NW_TILES + 1;
+/// of 16 threads) of `tiles` x `tiles` tiles: block `bx` works on tile (b_x, b_y) = (bx,
+/// i - 1 - bx) (first half) or (bx + tiles - i, tiles - 1 - bx) (second half): it loads its
+/// 16 x 16 reference tile row by row and the corner (in the order each kernel has), the score
+/// column to its left (a column: one row per thread) and the row above, sweeps the 31
+/// anti-diagonals of the tile in shared memory (a barrier each), and stores its 16 rows.
+pub(super) fn needle(tiles: i64, second: bool, i: i64) -> SynthDef {
+    let cols = 16 * tiles + 1;
     // Tile origin `cols * 16 * b_y + 16 * b_x`, as an expression of bx.
     let (x0, y0) = if second {
-        (NW_TILES - i, NW_TILES - 1)
+        (tiles - i, tiles - 1)
     } else {
         (0, i - 1)
     };
@@ -103,8 +103,18 @@ pub(super) fn needle(second: bool, i: i64) -> SynthDef {
 }
 
 pub(super) fn nw() -> Vec<SynthDef> {
-    let first = (1..=NW_TILES).map(|i| needle(false, i));
+    nw_of(NW_TILES)
+}
+
+pub(super) fn nw_elf() -> Vec<SynthDef> {
+    for_elf(nw_of(128))
+}
+
+/// Every launch of NW on `tiles` x `tiles` tiles of 16: the first half's anti-diagonals 1 to
+/// `tiles`, then the second half's from `tiles - 1` down to 1.
+pub(super) fn nw_of(tiles: i64) -> Vec<SynthDef> {
+    let first = (1..=tiles).map(|i| needle(tiles, false, i));
     first
-        .chain((1..NW_TILES).rev().map(|i| needle(true, i)))
+        .chain((1..tiles).rev().map(|i| needle(tiles, true, i)))
         .collect()
 }

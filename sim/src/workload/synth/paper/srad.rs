@@ -172,3 +172,7 @@ pub(super) fn srad_2() -> SynthDef {
 pub(super) fn srad() -> Vec<SynthDef> {
     vec![srad_1(), srad_2(), srad_1(), srad_2()]
 }
+
+pub(super) fn srad_elf() -> Vec<SynthDef> {
+    for_elf(srad())
+}

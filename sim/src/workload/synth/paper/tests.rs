@@ -8,17 +8,17 @@ use crate::workload::sass::OpClass;
 use crate::workload::synth::interp::run_block;
 
 #[test]
-fn every_paper_size_has_table_4_2s_launches_and_blocks() {
-    for e in PAPER {
-        let defs = (e.build)();
-        assert_eq!(defs.len(), e.kernels, "{}", e.name);
-        let blocks: u64 = defs.iter().map(|d| d.grid.volume()).sum();
-        assert_eq!(blocks, e.blocks, "{}", e.name);
-        assert!(
-            defs.iter().all(|d| d.name.ends_with("_paper")),
-            "{}",
-            e.name
-        );
+fn every_paper_size_has_its_declared_launches_and_blocks() {
+    for size in SIZES {
+        for e in size.entries {
+            let defs = (e.build)();
+            let what = format!("{} at {}", e.name, size.name);
+            assert_eq!(defs.len(), e.kernels, "{what}");
+            let blocks: u64 = defs.iter().map(|d| d.grid.volume()).sum();
+            assert_eq!(blocks, e.blocks, "{what}");
+            let suffix = format!("_{}", size.name);
+            assert!(defs.iter().all(|d| d.name.ends_with(&suffix)), "{what}");
+        }
     }
 }
 
@@ -58,45 +58,47 @@ fn cells(stores: &[(usize, i64)], k: usize, n: i64) -> Vec<(i64, i64)> {
     v
 }
 
+/// At `paper` (256 tiles) and `elf` (128 tiles).
 #[test]
 fn nw_scores_every_cell_once_in_anti_diagonal_order() {
-    let cols = 16 * NW_TILES + 1;
-    let defs = nw();
-    let mut all = vec![];
-    for (k, d) in defs.iter().enumerate() {
-        let cells = cells(&stores(d), 0, cols);
-        // Launch k works on tile anti-diagonal k (tile row + tile column = k).
-        assert!(cells
-            .iter()
-            .all(|&(r, c)| (r - 1) / 16 + (c - 1) / 16 == k as i64));
-        all.extend(cells);
+    for (tiles, defs) in [(NW_TILES, nw()), (128, nw_elf())] {
+        let cols = 16 * tiles + 1;
+        let mut all = vec![];
+        for (k, d) in defs.iter().enumerate() {
+            let cells = cells(&stores(d), 0, cols);
+            // Launch k works on tile anti-diagonal k (tile row + tile column = k).
+            assert!(cells
+                .iter()
+                .all(|&(r, c)| (r - 1) / 16 + (c - 1) / 16 == k as i64));
+            all.extend(cells);
+        }
+        all.sort_unstable();
+        let len = all.len();
+        all.dedup();
+        let side = 16 * tiles as usize;
+        assert_eq!((all.len(), len), (side * side, side * side));
+        assert!(all.iter().all(|&(r, c)| r >= 1 && c >= 1));
     }
-    all.sort_unstable();
-    let len = all.len();
-    all.dedup();
-    assert_eq!((all.len(), len), (4096 * 4096, 4096 * 4096));
-    assert!(all.iter().all(|&(r, c)| r >= 1 && c >= 1));
 }
 
 #[test]
 fn lud_updates_each_steps_trailing_matrix_once() {
-    let n = LUD_N;
-    for step in [0i64, 40, 73] {
+    for (n, step) in [(LUD_N, 0i64), (LUD_N, 40), (LUD_N, 73), (256, 0), (256, 14)] {
         let off = 16 * step;
         let m = (n / 16 - 1 - step) as u32;
-        let inner = cells(&stores(&lud_internal(off, m)), 0, n);
+        let inner = cells(&stores(&lud_internal(n, off, m)), 0, n);
         let want: Vec<(i64, i64)> = (off + 16..n)
             .flat_map(|r| (off + 16..n).map(move |c| (r, c)))
             .collect();
-        assert_eq!(inner, want, "lud_internal at step {step}");
+        assert_eq!(inner, want, "lud_internal of {n} at step {step}");
         // The perimeter: rows off+1..off+16 right of the diagonal tile, and the columns
         // below it.
-        let peri = cells(&stores(&lud_perimeter(off, m)), 0, n);
+        let peri = cells(&stores(&lud_perimeter(n, off, m)), 0, n);
         let right = (off + 1..off + 16).flat_map(|r| (off + 16..n).map(move |c| (r, c)));
         let below = (off + 16..n).flat_map(|r| (off..off + 16).map(move |c| (r, c)));
         let mut want: Vec<(i64, i64)> = right.chain(below).collect();
         want.sort_unstable();
-        assert_eq!(peri, want, "lud_perimeter at step {step}");
+        assert_eq!(peri, want, "lud_perimeter of {n} at step {step}");
     }
 }
 
@@ -221,8 +223,8 @@ fn launch_orders_and_barriers_follow_the_sources() {
     // hotspot: the load barrier, a barrier after each step and after each copy back but
     // the last; lud_diagonal: the load barrier and two per step; the perimeter: one.
     assert_eq!(barriers(&hotspot(1024, 2), 100), 1 + 2 + 1);
-    assert_eq!(barriers(&lud_diagonal(0), 0), 1 + 2 * 15);
-    assert_eq!(barriers(&lud_perimeter(0, 3), 1), 1);
+    assert_eq!(barriers(&lud_diagonal(LUD_N, 0), 0), 1 + 2 * 15);
+    assert_eq!(barriers(&lud_perimeter(LUD_N, 0, 3), 1), 1);
     // srad_cuda_1's blocks on the image's first row also load the edge row for `north`.
     let d = srad_1();
     let row0 = |b| {
