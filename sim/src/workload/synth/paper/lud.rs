@@ -70,8 +70,8 @@ pub(super) fn lud_diagonal(n: i64, off: i64) -> SynthDef {
 
 /// `lud_perimeter` of an `n` x `n` matrix at tile offset `off` over `m` blocks of 32 threads:
 /// threads 0-15 load half of the diagonal tile and block `bx`'s tile of the row perimeter, threads
-/// 16-31 the other half and its tile of the column perimeter; each half eliminates its tile in
-/// shared memory and stores it back.
+/// 16-31 the other half and its tile of the column perimeter (a barrier); each half eliminates
+/// its tile in shared memory (a barrier) and stores it back.
 pub(super) fn lud_perimeter(n: i64, off: i64, m: u32) -> SynthDef {
     let lane = |k: i64| v(Var::Tx).offset(k);
     // Row perimeter tile (off .. off + 16) x (off + 16 (bx + 1) ..): threads 0-15.
@@ -130,10 +130,6 @@ pub(super) fn lud_perimeter(n: i64, off: i64, m: u32) -> SynthDef {
         shared(i().times(16).plus(1, Var::Tx).offset(256)),
     );
     p.end_loop(c(15));
-    for i in 1..16 {
-        p.load(Space::Shared, 15, 3, shared(lane(256 + 16 * i)));
-        p.store(Space::Global, 15, 3, global(ARRAY[0], row_tile(i)));
-    }
     p.end_if();
     // Column half: for i in 0..16, j in 0..i: peri_col[tx'][i] -= peri_col[tx'][j] * dia[j][i],
     // then / dia[i][i] (tx' = tx - 16; peri_col[tx'][k] at 256 + 16 tx + k).
@@ -154,6 +150,16 @@ pub(super) fn lud_perimeter(n: i64, off: i64, m: u32) -> SynthDef {
     lud_dot(&mut p, x, Expr::v(16, Var::Loop(0)).and(i()), i());
     divide(&mut p, i());
     p.end_loop(c(15));
+    p.end_if();
+    // Both halves solved (a barrier), each stores its tile.
+    p.barrier();
+    p.begin_if(lt(v(Var::Tx), c(16)));
+    for i in 1..16 {
+        p.load(Space::Shared, 15, 3, shared(lane(256 + 16 * i)));
+        p.store(Space::Global, 15, 3, global(ARRAY[0], row_tile(i)));
+    }
+    p.end_if();
+    p.begin_if(lt(c(15), v(Var::Tx)));
     for i in 0..16 {
         p.load(Space::Shared, 15, 3, shared(lane(512 - 16 + 16 * i)));
         p.store(Space::Global, 15, 3, global(ARRAY[0], col_tile(i)));
