@@ -615,15 +615,26 @@ fn repro_locality_at_the_paper_size_names_what_it_leaves_out() {
     );
 }
 
-/// `repro elf --size elf`: the ELF paper's benchmarks at their run scripts' inputs; a
-/// workload without that size (bfs) is left out and named, `workloads --size elf` lists the
-/// launches, and `sim` names the workloads that have the size.
+/// `repro elf --size elf --headline`: the ELF paper's benchmarks at their run scripts' inputs,
+/// only the columns with a thesis figure; a workload without that size (bfs) is left out and
+/// named, `workloads --size elf` lists the launches, `sim` names the workloads that have the
+/// size, and `--headline` is refused where there are no other columns.
 #[test]
 fn repro_elf_at_the_elf_size_names_what_it_leaves_out() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     let o = gpusched(&[
-        "repro", "elf", "--size", "elf", "--config", "gtx480", "--only", "hs,bfs", "--out", out,
+        "repro",
+        "elf",
+        "--size",
+        "elf",
+        "--config",
+        "gtx480",
+        "--only",
+        "hs,bfs",
+        "--out",
+        out,
+        "--headline",
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let md = std::fs::read_to_string(dir.path().join("elf.md")).unwrap();
@@ -635,6 +646,15 @@ fn repro_elf_at_the_elf_size_names_what_it_leaves_out() {
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["workload"], "hs");
     assert_eq!(v["left_out"], serde_json::json!(["bfs"]));
+    let columns = v["columns"].as_array().unwrap();
+    assert!(
+        columns.iter().all(|c| c["thesis"].is_number()),
+        "{columns:?}"
+    );
+    assert_eq!(columns[0]["name"], "gto");
+    let o = gpusched(&["repro", "paver", "--headline"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("--headline: only elf and locality"));
     let o = gpusched(&["workloads", "--size", "elf", "--json"]);
     assert!(o.status.success(), "{}", text(&o));
     let w: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

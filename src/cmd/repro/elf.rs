@@ -40,7 +40,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         // The headline columns: GTO and those the thesis gives a figure for.
         let cols: Vec<Column> = columns()
             .into_iter()
-            .filter(|c| !headline_only || c.thesis.is_some())
+            .filter(|c| !(headline_only || a.headline) || c.thesis.is_some())
             .collect();
         let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
         let tables = run_reports_on(sweep, &policies, configs, &workloads, size, jobs, out)?;

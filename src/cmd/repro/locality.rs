@@ -196,7 +196,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let measure: &Measure<'_> = &|configs, headline_only, sweep| {
         let cols: Vec<Column> = columns()
             .into_iter()
-            .filter(|c| !headline_only || HEADLINE.contains(&c.name))
+            .filter(|c| !(headline_only || a.headline) || HEADLINE.contains(&c.name))
             .collect();
         let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
         let tables = run_reports_on(sweep, &policies, configs, &workloads, size, jobs, out)?;

@@ -86,6 +86,11 @@ pub struct ReproArgs {
     /// presets).
     #[arg(long)]
     attribute: bool,
+    /// elf, locality: only the columns the paper gives a figure for (the headline
+    /// comparisons), without the variants and sensitivity runs: about half the time, for the
+    /// papers' sizes above all.
+    #[arg(long)]
+    headline: bool,
     /// Directory for <experiment>.md, .json and .svg (default: repro-<experiment>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -641,6 +646,9 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if a.headline && !matches!(a.experiment, Experiment::Elf | Experiment::Locality) {
+        bail!("--headline: only elf and locality have columns beside their headline ones");
+    }
     match a.experiment {
         Experiment::Locality => return locality::run(&a, &size, &out, jobs),
         Experiment::Chimera => return chimera::run(&a, &size, &out, jobs),
