@@ -248,3 +248,103 @@ fn every_paper_kernel_runs_its_first_and_last_block() {
         }
     }
 }
+
+/// Program points before merging (loads that count and backward branches), as ELF's compiler
+/// finds them.
+fn program_points(d: &SynthDef) -> usize {
+    use crate::analysis::elf::{code_of, compile, Params};
+    use crate::workload::static_code::KernelCode;
+    let c = compile(
+        &code_of(&KernelCode::of_program(&d.program)),
+        &Params::default(),
+    );
+    c.table.len() + c.merges
+}
+
+#[test]
+fn bfs_and_kmeans_have_the_elf_theses_program_points() {
+    // Seed 003 Table 3.2: BFS Kernel 9, Kernel2 1; KM invert_mapping 2, kmeansPoint 3.
+    assert_eq!(program_points(&bfs::expand(3)), 9);
+    assert_eq!(program_points(&bfs::settle(3)), 1);
+    assert_eq!(program_points(&kmeans::invert_mapping()), 2);
+    assert_eq!(program_points(&kmeans::kmeans_point()), 3);
+}
+
+/// Elements of array `k` stored by `d`, with their byte offsets, sorted and deduplicated.
+fn stored_bytes(d: &SynthDef, k: usize) -> Vec<u64> {
+    let mut v = vec![];
+    for b in 0..d.grid.volume() as u32 {
+        let insts = run_block(d, b).unwrap();
+        for w in &insts.warps {
+            for i in w.iter().filter(|i| i.class == OpClass::StoreGlobal) {
+                v.extend(
+                    insts
+                        .addrs(i)
+                        .iter()
+                        .filter(|&a| a / ARRAY[0] == k as u64 + 1),
+                );
+            }
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+#[test]
+fn bfs_expands_each_level_with_its_nodes_and_settles_the_next() {
+    use bfs::{expand, settle, LEVELS, NODES};
+    // Kernel clears the mask of the level's nodes; Kernel2 of the level before sets the same.
+    for level in [1, 5, 8] {
+        let expanded = stored_bytes(&expand(level), 2);
+        assert_eq!(
+            expanded,
+            stored_bytes(&settle(level - 1), 2),
+            "level {level}"
+        );
+        let (want, got) = (LEVELS[level] as f64, expanded.len() as f64);
+        // The level's nodes are drawn by a hash: within five standard deviations.
+        let sd = (want * (1.0 - want / NODES as f64)).sqrt();
+        assert!(
+            (got - want).abs() <= 5.0 * sd + 2.0,
+            "level {level}: {got} nodes"
+        );
+        assert!(expanded.iter().all(|&a| a - ARRAY[2] < NODES as u64));
+    }
+    // The last level finds nothing new: no cost stored, no node settled.
+    assert!(stored_bytes(&expand(LEVELS.len() - 1), 5).is_empty());
+    assert!(stored_bytes(&settle(LEVELS.len() - 1), 2).is_empty());
+    assert_eq!(bfs::unvisited_per_million(0), 999_999);
+    assert_eq!(bfs::unvisited_per_million(LEVELS.len() - 1), 0);
+}
+
+#[test]
+fn kmeans_inverts_every_feature_once_and_classifies_every_point() {
+    use kmeans::{invert_mapping, kmeans_point, POINTS, SIDE};
+    let inverted = stored_bytes(&invert_mapping(), 1);
+    assert_eq!(inverted.len() as i64, 34 * POINTS);
+    assert_eq!(
+        *inverted.last().unwrap() - ARRAY[1],
+        4 * (34 * POINTS as u64 - 1)
+    );
+    let point = kmeans_point();
+    assert_eq!((point.grid.x, point.grid.y), (SIDE, SIDE));
+    // The last live block reads the features of its 196 points, 5 times each.
+    let insts = run_block(&point, 1929).unwrap();
+    let loads: Vec<u64> = insts
+        .warps
+        .iter()
+        .flatten()
+        .filter(|i| i.class == OpClass::LoadGlobal)
+        .flat_map(|i| insts.addrs(i).to_vec())
+        .collect();
+    assert_eq!(loads.len(), 196 * 34 * 5);
+    assert!(loads.iter().all(|&a| inverted.binary_search(&a).is_ok()));
+    // Blocks past the points only run their guards.
+    assert!(run_block(&point, 1935)
+        .unwrap()
+        .warps
+        .iter()
+        .flatten()
+        .all(|i| i.width == 0));
+}
