@@ -3033,6 +3033,17 @@ fn table_pages(experiment: &str) -> Vec<String> {
 /// The rows starting with one of `prefixes` that `gpusched repro <experiment> <args>` writes now
 /// and its pages in `docs/src/results/` do not hold (each prefix must start a row of each).
 fn rows_not_on_the_results_page(experiment: &str, args: &[&str], prefixes: &[&str]) -> Vec<String> {
+    rows_not_on_pages(experiment, experiment, args, prefixes)
+}
+
+/// [`rows_not_on_the_results_page`] for pages committed under another name: `<page>-<preset>.md`
+/// for what `repro <experiment>` writes as `<experiment>-<preset>.md`.
+fn rows_not_on_pages(
+    experiment: &str,
+    page: &str,
+    args: &[&str],
+    prefixes: &[&str],
+) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let none = dir.path().join("none");
     let mut all = vec!["repro", experiment, "--traces", none.to_str().unwrap()];
@@ -3042,8 +3053,9 @@ fn rows_not_on_the_results_page(experiment: &str, args: &[&str], prefixes: &[&st
     assert!(o.status.success(), "{experiment}: {}", text(&o));
     let mut stale = vec![];
     for stem in table_pages(experiment) {
+        let committed = format!("{page}{}", &stem[experiment.len()..]);
         let page = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/src/results/{stem}.md")),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/src/results/{committed}.md")),
         )
         .unwrap();
         let fresh = std::fs::read_to_string(dir.path().join(format!("{stem}.md"))).unwrap();
@@ -3103,6 +3115,15 @@ fn the_result_pages_hold_what_repro_writes_now() {
             stale.join("\n")
         );
     }
+    // The locality pages at the thesis's inputs, by their cheapest workload.
+    let args = ["--only", "hs", "--size", "paper", "--headline"];
+    let stale = rows_not_on_pages("locality", "locality-paper", &args, &["| hs |"]);
+    assert!(
+        stale.is_empty(),
+        "docs/src/results/locality-paper*.md is stale: `repro locality {}` writes\n{}",
+        args.join(" "),
+        stale.join("\n")
+    );
     let planted = rows_not_on_the_results_page(
         "locality",
         &["--only", "tran", "--size", "medium"],

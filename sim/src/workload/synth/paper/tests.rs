@@ -347,4 +347,34 @@ fn kmeans_inverts_every_feature_once_and_classifies_every_point() {
         .iter()
         .flatten()
         .all(|i| i.width == 0));
+    assert!(kmeans::SIMULATED < kmeans::ITERATIONS);
+}
+
+#[test]
+fn lbm_streams_each_distribution_to_its_neighbour_with_the_theses_program_points() {
+    use lbm::{stream_collide, DIRECTIONS};
+    let d = stream_collide(0, 1);
+    assert_eq!(program_points(&d), 20);
+    // Block (y, z) = (5, 7): thread x loads element e of its cell from grid 0 and stores it
+    // to the neighbour cell one step in direction e of grid 1.
+    let insts = run_block(&d, 7 * 120 + 5).unwrap();
+    let of = |class: OpClass| -> Vec<Vec<u64>> {
+        let w = &insts.warps[0];
+        w.iter()
+            .filter(|i| i.class == class)
+            .map(|i| insts.addrs(i).to_vec())
+            .collect()
+    };
+    let (loads, stores) = (of(OpClass::LoadGlobal), of(OpClass::StoreGlobal));
+    assert_eq!((loads.len(), stores.len()), (20, 19));
+    let cell = |a: u64, base: u64| (a - base) as i64 / 4;
+    for (e, (dx, dy, dz)) in DIRECTIONS.iter().enumerate() {
+        for lane in [0, 31] {
+            let from = cell(loads[e][lane], ARRAY[0]);
+            let to = cell(stores[e][lane], ARRAY[1]);
+            assert_eq!(to - from, dx + 128 * dy + 128 * 120 * dz, "direction {e}");
+        }
+    }
+    // Distribution planes 2,365,440 floats apart, the flag last.
+    assert_eq!(loads[19][0] - loads[18][0], 4 * 2_365_440);
 }
