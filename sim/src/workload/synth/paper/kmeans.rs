@@ -31,7 +31,7 @@ const CLUSTERS: i64 = 5;
 /// (points 0 to 4). Not from a simulator's log: a re-execution of the algorithm (its float
 /// arithmetic, ties and stopping test) on `kdd_cup` gives 37, with or without fused
 /// multiply-adds.
-pub(super) const ITERATIONS: usize = 37;
+const ITERATIONS: usize = 37;
 /// `kmeansPoint` launches simulated: the first [`SIMULATED`] of the [`ITERATIONS`]. Every
 /// iteration is the same kernel on the same addresses (only the centres' values change), and
 /// each streams the 67 MB feature array five times, about 3.6 M cycles on `gtx480`: the 37
@@ -39,7 +39,8 @@ pub(super) const ITERATIONS: usize = 37;
 /// thread instructions) cover the first billion, where the thesis's other chapters stop a
 /// benchmark (seed 003 L953, L1256); `invert_mapping` is then more than half of the cycles
 /// (about 7% of the whole run's).
-pub(super) const SIMULATED: usize = 2;
+const SIMULATED: usize = 2;
+const _: () = assert!(SIMULATED < ITERATIONS);
 /// Blocks per grid side: the blocks the points need, rounded up to a square.
 pub(super) const SIDE: u32 = 44;
 
