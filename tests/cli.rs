@@ -631,21 +631,21 @@ fn repro_elf_at_the_elf_size_names_what_it_leaves_out() {
         "--config",
         "gtx480",
         "--only",
-        "hs,lbm",
+        "hs,heartwall",
         "--out",
         out,
         "--headline",
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let md = std::fs::read_to_string(dir.path().join("elf.md")).unwrap();
-    assert!(md.contains("Left out of every row and mean: lbm (no `elf` size yet)."));
+    assert!(md.contains("Left out of every row and mean: heartwall (no `elf` size yet)."));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("elf.json")).unwrap())
             .unwrap();
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["workload"], "hs");
-    assert_eq!(v["left_out"], serde_json::json!(["lbm"]));
+    assert_eq!(v["left_out"], serde_json::json!(["heartwall"]));
     let columns = v["columns"].as_array().unwrap();
     assert!(
         columns.iter().all(|c| c["thesis"].is_number()),
