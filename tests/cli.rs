@@ -660,10 +660,12 @@ fn repro_elf_at_the_elf_size_names_what_it_leaves_out() {
     let w: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let hs = w.as_array().unwrap().iter().find(|r| r["name"] == "hs");
     assert_eq!(hs.unwrap()["blocks"], 1_849);
-    let o = gpusched(&["sim", "--workload", "bfs", "--size", "elf"]);
+    let o = gpusched(&["sim", "--workload", "heartwall", "--size", "elf"]);
     assert!(!o.status.success());
     assert!(
-        text(&o).contains("has no `elf` size; the workloads with one: hs, bp, lud, nw, srad"),
+        text(&o).contains(
+            "has no `elf` size; the workloads with one: bfs, km, lbm, hs, bp, lud, nw, srad"
+        ),
         "{}",
         text(&o)
     );
