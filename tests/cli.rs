@@ -664,7 +664,7 @@ fn repro_elf_at_the_elf_size_names_what_it_leaves_out() {
     assert!(!o.status.success());
     assert!(
         text(&o).contains(
-            "has no `elf` size; the workloads with one: bfs, km, lbm, hs, bp, lud, nw, srad"
+            "has no `elf` size; the workloads with one: bfs, km, lbm, fdtd3d, hs, bp, lud, nw, srad"
         ),
         "{}",
         text(&o)

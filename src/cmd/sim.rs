@@ -44,7 +44,8 @@ pub struct SimArgs {
     #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "isolated-runs")]
     isolated: Option<PathBuf>,
     /// Size of a named workload: small, medium, large; `paper` (seed 000's benchmarks at the
-    /// thesis's inputs, every launch: `gpusched workloads --size paper`).
+    /// thesis's inputs, every launch: `gpusched workloads --size paper`); `elf` (seed 003 ch.
+    /// III's benchmarks at their suites' default inputs: `gpusched workloads --size elf`).
     #[arg(long, default_value = "small")]
     size: String,
     #[command(flatten)]

@@ -6,6 +6,7 @@ use super::{
 };
 use crate::workload::sass::OpClass;
 use crate::workload::synth::interp::run_block;
+use std::collections::BTreeMap;
 
 #[test]
 fn every_paper_size_has_its_declared_launches_and_blocks() {
@@ -376,4 +377,65 @@ fn lbm_streams_each_distribution_to_its_neighbour_with_the_theses_program_points
     }
     // Distribution planes 2,365,440 floats apart, the flag last.
     assert_eq!(loads[19][0] - loads[18][0], 4 * 2_365_440);
+}
+
+/// The float indices (in array `k`) of the global accesses of `class` by `d`'s block `b`,
+/// with how many times each is accessed.
+fn touched(d: &SynthDef, b: u32, class: OpClass, k: usize) -> BTreeMap<i64, usize> {
+    let insts = run_block(d, b).unwrap();
+    let mut out = BTreeMap::new();
+    for i in insts.warps.iter().flatten().filter(|i| i.class == class) {
+        for a in insts
+            .addrs(i)
+            .iter()
+            .filter(|&a| a / ARRAY[0] == k as u64 + 1)
+        {
+            *out.entry((a - ARRAY[k]) as i64 / 4).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn fdtd3d_writes_each_point_once_and_reads_each_plane_of_its_column_once() {
+    use fdtd3d::{finite_differences, DIM};
+    let d = finite_differences(0, 1);
+    assert_eq!(program_points(&d), 60);
+    let point = |x: i64, y: i64, z: i64| 28 + x + 384 * y + 384 * 384 * z;
+    // The first block and the last (block (11, 23): x 352..375, y 368..375 inside the volume).
+    for (b, xs, ys) in [(0, 0..32, 0..16), (287, 352..DIM, 368..DIM)] {
+        let stored = touched(&d, b, OpClass::StoreGlobal, 1);
+        let mut want = BTreeMap::new();
+        for z in 0..DIM {
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    want.insert(point(x + 4, y + 4, z + 4), 1);
+                }
+            }
+        }
+        assert_eq!(stored, want, "block {b}");
+    }
+    // Block 0 reads its points' columns in every plane of the haloed volume once (8 planes
+    // before the loop, one per plane in it), and, in the planes it writes, the 4 rows above
+    // and below it and the 4 columns left and right of it once.
+    let column = |x: i64, y: i64| (4..36).contains(&x) && (4..20).contains(&y);
+    let halo = |x: i64, y: i64| {
+        let (in_x, in_y) = ((4..36).contains(&x), (4..20).contains(&y));
+        let (above_below, left_right) = (
+            (0..4).contains(&y) || (20..24).contains(&y),
+            (0..4).contains(&x) || (36..40).contains(&x),
+        );
+        in_x && above_below || in_y && left_right
+    };
+    let mut want = BTreeMap::new();
+    for z in 0..DIM + 8 {
+        for y in 0..24 {
+            for x in 0..40 {
+                if column(x, y) || halo(x, y) && (4..DIM + 4).contains(&z) {
+                    want.insert(point(x, y, z), 1);
+                }
+            }
+        }
+    }
+    assert_eq!(touched(&d, 0, OpClass::LoadGlobal, 0), want);
 }
