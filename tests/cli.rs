@@ -779,6 +779,45 @@ fn repro_locality_writes_the_comparisons_and_the_tables() {
         md.contains("## One mechanism at a time") && md.contains("mechanisms alone"),
         "{md}"
     );
+    // `--mechanisms`: only those named, each in both directions (the runs above, cached).
+    let run = |mechanisms: &str| {
+        gpusched(&[
+            "repro",
+            "locality",
+            "--size",
+            "small",
+            "--only",
+            "locality_col",
+            "--attribute",
+            "--mechanisms",
+            mechanisms,
+            "--out",
+            out,
+            "--json",
+        ])
+    };
+    let o = run("l2-sectors");
+    assert!(o.status.success(), "{}", text(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let switched: Vec<(u64, &str)> = doc["attribution"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["on"].as_u64().unwrap(), a["mechanism"].as_str().unwrap()))
+        .collect();
+    assert_eq!(switched, [(0, "l2-sectors"), (1, "l2-sectors")]);
+    // A name in which the presets do not differ is refused before any run, naming those
+    // they differ in; without --attribute the option is refused.
+    let o = run("l2-magic");
+    assert!(!o.status.success());
+    let t = text(&o);
+    assert!(
+        t.contains("--mechanisms: `l2-magic` is not a mechanism in which `gtx480-3.2.2` and `gtx480` differ")
+            && t.contains("dram-queue"),
+        "{t}"
+    );
+    let o = gpusched(&["repro", "locality", "--mechanisms", "l2-sectors"]);
+    assert!(!o.status.success() && text(&o).contains("--attribute"));
 }
 
 #[test]

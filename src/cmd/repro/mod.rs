@@ -86,6 +86,17 @@ pub struct ReproArgs {
     /// presets).
     #[arg(long)]
     attribute: bool,
+    /// With --attribute: switch only these mechanisms (comma-separated names of
+    /// `sim/src/config/mechanisms.rs`, e.g. `l1d-set-index,l2-sectors`; default: every one in
+    /// which the presets differ), to attribute one figure at the papers' sizes for a fraction of
+    /// the runs.
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        requires = "attribute"
+    )]
+    mechanisms: Vec<String>,
     /// elf, locality: only the columns the paper gives a figure for (the headline
     /// comparisons), without the variants and sensitivity runs: about half the time, for the
     /// papers' sizes above all.
@@ -167,7 +178,8 @@ fn run_configs(
             }
         }
     } else {
-        let doc = side_by_side::run(name, (title, size), &configs, a.attribute, out, measure)?;
+        let attribute = a.attribute.then_some(&a.mechanisms[..]);
+        let doc = side_by_side::run(name, (title, size), &configs, attribute, out, measure)?;
         let md = side_by_side::markdown(&doc, title);
         match a.json {
             true => outln!("{}", serde_json::to_string_pretty(&doc)?),

@@ -190,31 +190,42 @@ pub struct SideBySide {
 pub type Measure<'a> = dyn Fn(&[&str], bool, &str) -> Result<Vec<Measured>> + 'a;
 
 /// Runs `experiment` on `configs` (the paper's simulator first) through `measure`, and with
-/// `attribute` the headline columns on `configs[0]` with each mechanism in which it differs
-/// from `configs[1]` switched; writes `<experiment>-<config>.{md,json,svg}` per configuration
-/// and the side-by-side `<experiment>.{md,json,svg}` into `out`.
+/// `attribute` the headline columns on each of the first two configurations with each
+/// mechanism in which it differs from the other switched (`Some(&[])`: every one; otherwise
+/// only those named); writes `<experiment>-<config>.{md,json,svg}` per configuration and the
+/// side-by-side `<experiment>.{md,json,svg}` into `out`.
 pub fn run(
     experiment: &'static str,
     (title, size): (&str, &str),
     configs: &[&str],
-    attribute: bool,
+    attribute: Option<&[String]>,
     out: &Path,
     measure: &Measure<'_>,
 ) -> Result<SideBySide> {
+    let load = |c: &str| crate::cmd::sim::load_config(c);
+    let pair = match (attribute, configs) {
+        (Some(_), [a, b, ..]) => Some([load(a)?, load(b)?]),
+        _ => None,
+    };
+    let only = match (attribute, &pair) {
+        (Some(names), Some(pair)) => chosen(names, pair)?,
+        _ => vec![],
+    };
     let measured = measure(configs, false, experiment)?;
     for (c, m) in configs.iter().zip(&measured) {
         m.write(out, &format!("{experiment}-{c}"))?;
     }
     let mut attribution = vec![];
-    if attribute && configs.len() >= 2 {
-        let load = |c: &str| crate::cmd::sim::load_config(c);
-        let pair = [load(configs[0])?, load(configs[1])?];
+    if let Some(pair) = pair {
         let dir = out.join("attribution");
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let (mut files, mut switched) = (vec![], vec![]);
         for on in 0..2 {
             let (base, other) = (&pair[on], &pair[1 - on]);
             for m in mechanisms::differences(other, base) {
+                if !only.is_empty() && !only.contains(&m.name) {
+                    continue;
+                }
                 let mut c: GpuConfig = m.switched(other, base);
                 c.name = format!("{}+{}", base.name, m.name);
                 let f = dir.join(format!("{}.toml", c.name));
@@ -247,6 +258,27 @@ pub fn run(
     let svg = svg(&doc, title)?;
     super::write_files(out, experiment, (&md, &json, &svg))?;
     Ok(doc)
+}
+
+/// The mechanisms `names` picks (every one when empty), each checked to be one in which the
+/// two configurations differ.
+fn chosen(names: &[String], pair: &[GpuConfig; 2]) -> Result<Vec<&'static str>> {
+    let differ: Vec<&str> = mechanisms::differences(&pair[0], &pair[1])
+        .iter()
+        .map(|m| m.name)
+        .collect();
+    names
+        .iter()
+        .map(|n| match differ.iter().find(|d| *d == n) {
+            Some(d) => Ok(*d),
+            None => anyhow::bail!(
+                "--mechanisms: `{n}` is not a mechanism in which `{}` and `{}` differ; those are: {}",
+                pair[0].name,
+                pair[1].name,
+                differ.join(", ")
+            ),
+        })
+        .collect()
 }
 
 /// The sentence that says what moves headline figure `i` from the first configuration to the
