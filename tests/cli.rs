@@ -748,18 +748,20 @@ fn repro_locality_writes_the_comparisons_and_the_tables() {
     assert!(dir.path().join("locality.sweep.toml").is_file());
     // One mechanism at a time: every one in which the presets differ, on the headline
     // columns, with its configuration file.
-    let o = gpusched(&[
-        "repro",
-        "locality",
-        "--size",
-        "small",
-        "--only",
-        "locality_col",
-        "--attribute",
-        "--out",
-        out,
-        "--json",
-    ]);
+    let attribute = |extra: &[&str]| {
+        let mut args = vec![
+            "repro",
+            "locality",
+            "--size",
+            "small",
+            "--only",
+            "locality_col",
+        ];
+        args.extend(["--attribute", "--out", out, "--json"]);
+        args.extend(extra);
+        gpusched(&args)
+    };
+    let o = attribute(&[]);
     assert!(o.status.success(), "{}", text(&o));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let switched: Vec<&str> = doc["attribution"]
@@ -780,22 +782,7 @@ fn repro_locality_writes_the_comparisons_and_the_tables() {
         "{md}"
     );
     // `--mechanisms`: only those named, each in both directions (the runs above, cached).
-    let run = |mechanisms: &str| {
-        gpusched(&[
-            "repro",
-            "locality",
-            "--size",
-            "small",
-            "--only",
-            "locality_col",
-            "--attribute",
-            "--mechanisms",
-            mechanisms,
-            "--out",
-            out,
-            "--json",
-        ])
-    };
+    let run = |mechanisms: &str| attribute(&["--mechanisms", mechanisms]);
     let o = run("l2-sectors");
     assert!(o.status.success(), "{}", text(&o));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
