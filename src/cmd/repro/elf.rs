@@ -99,7 +99,7 @@ fn results(
     let peak = cfg.dram.computed_gbps() * 1e3 / cfg.sm.core_clock_mhz;
     let burst_bytes = gpusim::mem::dram::Channel::bytes_per_column(&cfg.dram) as f64;
     let mut rows = vec![];
-    for ((name, _), mut cells) in workloads.iter().zip(table) {
+    for (((name, _), mut cells), reps) in workloads.iter().zip(table).zip(reports) {
         let base = cells[0].ipc;
         for c in &mut cells {
             c.speedup = if base > 0.0 { c.ipc / base } else { 1.0 };
@@ -107,6 +107,7 @@ fn results(
         rows.push(Row {
             memory_intensive: cells[0].dram_bursts_per_cycle * burst_bytes >= peak / 4.0,
             workload: name.clone(),
+            waves: super::waves(&reps[0])?,
             cells,
         });
     }
@@ -149,17 +150,16 @@ fn results(
     })
 }
 
-/// Every workload's speedup over GTO under each configuration.
+/// Every workload's speedup over GTO under each configuration (`*`: fewer than
+/// [`super::MIN_WAVES`] waves).
 fn kernels_chart(r: &Results) -> Result<String> {
     let cols: Vec<String> = r.columns.iter().map(|c| c.label.to_string()).collect();
     let rows: Vec<(String, Vec<f64>)> = r
         .rows
         .iter()
         .map(|w| {
-            (
-                w.workload.clone(),
-                w.cells.iter().map(|c| c.speedup).collect(),
-            )
+            let name = super::waves_label(w.workload.clone(), w.waves);
+            (name, w.cells.iter().map(|c| c.speedup).collect())
         })
         .collect();
     let title = format!("ELF on {} ({}): speedup over GTO, %", r.config, r.size);

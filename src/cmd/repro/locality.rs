@@ -380,15 +380,13 @@ pub fn markdown(r: &Results) -> String {
     }
     s.push('\n');
     for row in &r.rows {
-        let flag = if row.waves < super::MIN_WAVES {
-            "*"
-        } else {
-            ""
-        };
         let _ = write!(
             s,
-            "| {} | {} | {:.1}{flag} | {} |",
-            row.workload, row.category, row.waves, row.cells[0].cycles
+            "| {} | {} | {} | {} |",
+            row.workload,
+            row.category,
+            super::waves_cell(row.waves),
+            row.cells[0].cycles
         );
         for c in &row.cells[1..] {
             let _ = write!(s, " {} |", pct(c.speedup));
@@ -402,20 +400,11 @@ pub fn markdown(r: &Results) -> String {
         }
         s.push('\n');
     }
-    let few: Vec<&str> = r
-        .rows
-        .iter()
-        .filter(|w| w.waves < super::MIN_WAVES)
-        .map(|w| w.workload.as_str())
-        .collect();
-    if !few.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n\\* Fewer than {} waves of thread blocks (the GPU holds every block, or nearly, \
-             at once, so the dispatch order can matter little): {}.",
-            super::MIN_WAVES,
-            few.join(", ")
-        );
+    let few = r.rows.iter().map(|w| (w.workload.as_str(), w.waves));
+    let why =
+        "the GPU holds every block, or nearly, at once, so the dispatch order can matter little";
+    if let Some(note) = super::few_waves_note(few, why) {
+        let _ = writeln!(s, "\n{note}");
     }
     let main = ["rr", "bcs", "la", "la_laws"];
     let idx: Vec<usize> = main
@@ -495,8 +484,7 @@ pub fn kernels_chart(r: &Results) -> Result<String> {
         .rows
         .iter()
         .map(|w| {
-            let few = if w.waves < super::MIN_WAVES { " *" } else { "" };
-            let name = format!("{} ({}){few}", w.workload, w.category);
+            let name = super::waves_label(format!("{} ({})", w.workload, w.category), w.waves);
             (name, w.cells.iter().map(|c| c.speedup).collect())
         })
         .collect();

@@ -335,6 +335,8 @@ pub struct Row {
     /// Memory-intensive: under GTO its bursts take at least a quarter of the DRAM peak (the
     /// data bus busy a quarter of the time, whether a burst's bytes are all used or not).
     pub memory_intensive: bool,
+    /// Waves of thread blocks under GTO ([`waves`]); below [`MIN_WAVES`] flagged.
+    pub waves: f64,
     /// One cell per column, in [`columns`] order.
     pub cells: Vec<Cell>,
 }
@@ -452,11 +454,48 @@ fn cell(r: &serde_json::Value) -> Result<Cell> {
 /// locality spec's "at least 4 waves", §1.5).
 pub const MIN_WAVES: f64 = 4.0;
 
+/// `*` when `waves` is below [`MIN_WAVES`], else nothing.
+fn waves_flag(waves: f64) -> &'static str {
+    if waves < MIN_WAVES {
+        "*"
+    } else {
+        ""
+    }
+}
+
+/// A table cell for `waves`: one decimal, `*` when below [`MIN_WAVES`].
+pub fn waves_cell(waves: f64) -> String {
+    format!("{waves:.1}{}", waves_flag(waves))
+}
+
+/// A chart's label for a workload of `waves`: ` *` appended when below [`MIN_WAVES`].
+pub fn waves_label(label: String, waves: f64) -> String {
+    match waves_flag(waves) {
+        "" => label,
+        flag => format!("{label} {flag}"),
+    }
+}
+
+/// The footnote to a table of [`waves_cell`]s: the workloads (name, waves) below [`MIN_WAVES`]
+/// and `why` that matters; `None` when there are none.
+pub fn few_waves_note<'a>(rows: impl Iterator<Item = (&'a str, f64)>, why: &str) -> Option<String> {
+    let few: Vec<&str> = rows
+        .filter(|(_, w)| *w < MIN_WAVES)
+        .map(|(n, _)| n)
+        .collect();
+    (!few.is_empty()).then(|| {
+        format!(
+            "\\* Fewer than {MIN_WAVES} waves of thread blocks ({why}): {}.",
+            few.join(", ")
+        )
+    })
+}
+
 /// Waves of thread blocks in a run (its report, `gpusched sim --json`): per kernel, its blocks
 /// over what the GPU holds at once (blocks per SM at its occupancy times the SMs); over several
 /// kernels, their mean weighted by blocks (a launch sequence of one-wave kernels is one wave:
 /// each launch's dispatch order is all that can matter).
-fn waves(r: &serde_json::Value) -> Result<f64> {
+pub fn waves(r: &serde_json::Value) -> Result<f64> {
     let sms = r["sms"].as_array().map_or(0, Vec::len).max(1) as f64;
     let kernels = r["kernels"]
         .as_array()
@@ -745,5 +784,20 @@ mod tests {
         let one = serde_json::json!({"sms": [{}], "kernels": [{"blocks": 8, "occupancy": {"blocks": 2}}]});
         assert_eq!(waves(&one).unwrap(), 4.0);
         assert!(waves(&serde_json::json!({})).is_err());
+    }
+
+    /// Exactly the rows below [`MIN_WAVES`] are starred and named in the footnote.
+    #[test]
+    fn rows_under_four_waves_are_starred_and_named() {
+        assert_eq!(waves_cell(3.96), "4.0*");
+        assert_eq!(waves_cell(4.0), "4.0");
+        let rows = [("a", 0.9), ("b", 4.0), ("c", 3.99), ("d", 12.5)];
+        assert_eq!(
+            few_waves_note(rows.into_iter(), "why").as_deref(),
+            Some("\\* Fewer than 4 waves of thread blocks (why): a, c.")
+        );
+        assert_eq!(few_waves_note(rows[1..2].iter().copied(), "why"), None);
+        assert_eq!(waves_label("a".into(), 0.9), "a *");
+        assert_eq!(waves_label("b".into(), 4.0), "b");
     }
 }

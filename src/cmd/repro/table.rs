@@ -32,11 +32,11 @@ pub fn markdown(r: &Results) -> String {
          Memory-intensive (M): GTO's DRAM bursts take at least a quarter of the DRAM peak ({:.0} B/cycle; a burst counts whole, also when it reads a smaller sector).\n",
         r.dram_peak_bytes_per_cycle / 4.0
     );
-    let _ = write!(s, "| workload | M | GTO IPC |");
+    let _ = write!(s, "| workload | M | waves | GTO IPC |");
     for c in &cols[1..] {
         let _ = write!(s, " {} |", c.label);
     }
-    let _ = write!(s, "\n|---|---|---:|");
+    let _ = write!(s, "\n|---|---|---:|---:|");
     for _ in &cols[1..] {
         let _ = write!(s, "---:|");
     }
@@ -44,9 +44,10 @@ pub fn markdown(r: &Results) -> String {
     for row in &r.rows {
         let _ = write!(
             s,
-            "| {} | {} | {:.1} |",
+            "| {} | {} | {} | {:.1} |",
             row.workload,
             if row.memory_intensive { "M" } else { "" },
+            super::waves_cell(row.waves),
             row.cells[0].ipc
         );
         for c in &row.cells[1..] {
@@ -62,7 +63,7 @@ pub fn markdown(r: &Results) -> String {
             &r.geomean_memory,
         ),
     ] {
-        let _ = write!(s, "| {label} | | |");
+        let _ = write!(s, "| {label} | | | |");
         for g in &gm[1..] {
             let _ = write!(s, " **{}** |", pct(*g));
         }
@@ -80,20 +81,26 @@ pub fn markdown(r: &Results) -> String {
         extra.clear();
     }
     for (label, gm) in extra {
-        let _ = write!(s, "| {label} | | |");
+        let _ = write!(s, "| {label} | | | |");
         for g in &gm[1..] {
             let _ = write!(s, " *{}* |", pct(*g));
         }
         s.push('\n');
     }
-    let _ = write!(s, "| *thesis (45 kernels, GTX480)* | | |");
+    let _ = write!(s, "| *thesis (45 kernels, GTX480)* | | | |");
     for c in &cols[1..] {
         let _ = match c.thesis {
             Some(t) => write!(s, " *{t:+.1}%* |"),
             None => write!(s, " — |"),
         };
     }
-    s.push_str("\n\n");
+    s.push('\n');
+    let few = r.rows.iter().map(|w| (w.workload.as_str(), w.waves));
+    let why = "the GPU holds all or nearly all of a launch's blocks at once";
+    if let Some(note) = super::few_waves_note(few, why) {
+        let _ = writeln!(s, "\n{note}");
+    }
+    s.push('\n');
     let _ = writeln!(
         s,
         "Outliers: workloads on which some configuration gains more than {:+.0}% or loses more \
