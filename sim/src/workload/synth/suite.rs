@@ -97,12 +97,23 @@ pub(super) fn global(base: u64, index: Expr) -> Addr {
     }
 }
 
-pub(super) fn shared(index: Expr) -> Addr {
+/// Word `index` (4 B) of a space that starts at 0 (constant or shared memory).
+fn word(index: Expr) -> Addr {
     Addr {
         base: 0,
         index,
         elem: 4,
     }
+}
+
+/// Word `index` of constant memory.
+pub(super) fn constant(index: Expr) -> Addr {
+    word(index)
+}
+
+/// Word `index` of the block's shared memory.
+pub(super) fn shared(index: Expr) -> Addr {
+    word(index)
 }
 
 pub(super) fn lt(lhs: Expr, rhs: Expr) -> Cond {
@@ -230,16 +241,7 @@ fn conv(s: usize) -> SynthDef {
     for d in -4..=4i64 {
         let idx = at(v(Var::By), n, v(Var::Gx).offset(d).wrap(n));
         p.load(Space::Global, 10, 3, global(ARRAY[0], idx));
-        p.load(
-            Space::Const,
-            11,
-            3,
-            Addr {
-                base: 0,
-                index: Expr::c(d + 4),
-                elem: 4,
-            },
-        );
+        p.load(Space::Const, 11, 3, constant(Expr::c(d + 4)));
         p.alu(Fp, &[12], &[12, 10, 11]);
     }
     p.store(

@@ -110,7 +110,7 @@ fn plane(p: &mut Program, input: u64, output: u64, z: Expr, next: u16) {
     p.store(Space::Shared, 18, 3, tile(RADIUS, RADIUS));
     p.barrier();
     // value = stencil[0] * current + sum over i of stencil[i] * (the six neighbours at i).
-    p.load(Space::Const, 30, 3, constant(0));
+    p.load(Space::Const, 30, 3, constant(c(0)));
     p.alu(Fp, &[19], &[18, 30]);
     for i in 1..=RADIUS {
         for (k, (dy, dx)) in [(-i, 0), (i, 0), (0, -i), (0, i)].into_iter().enumerate() {
@@ -121,7 +121,7 @@ fn plane(p: &mut Program, input: u64, output: u64, z: Expr, next: u16) {
                 tile(RADIUS + dy, RADIUS + dx),
             );
         }
-        p.load(Space::Const, 30, 3, constant(i));
+        p.load(Space::Const, 30, 3, constant(c(i)));
         p.alu(Fp, &[29], &[10, 14]).alu(Fp, &[29], &[29, 24]);
         p.alu(Fp, &[29], &[29, 25]).alu(Fp, &[29], &[29, 26]);
         p.alu(Fp, &[29], &[29, 27]).alu(Fp, &[19], &[19, 29, 30]);
@@ -134,15 +134,6 @@ fn plane(p: &mut Program, input: u64, output: u64, z: Expr, next: u16) {
         global(output, point(RADIUS, RADIUS, here)),
     );
     close(p, ifs);
-}
-
-/// `stencil[i]` in constant memory (one address per warp).
-fn constant(i: i64) -> crate::workload::synth::ir::Addr {
-    crate::workload::synth::ir::Addr {
-        base: 0,
-        index: c(i),
-        elem: 4,
-    }
 }
 
 /// One time step: reads buffer `input`, writes buffer `output` (array indices).

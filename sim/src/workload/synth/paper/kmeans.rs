@@ -19,7 +19,6 @@
 //! branch), `kmeansPoint` 3 (the fetch and the two loops; constant loads do not count).
 
 use super::*;
-use crate::workload::synth::ir::Addr;
 
 /// Points of `kdd_cup`.
 pub(super) const POINTS: i64 = 494_020;
@@ -85,11 +84,7 @@ pub(super) fn kmeans_point() -> SynthDef {
     let at = point().plus(POINTS, Var::Loop(1));
     p.alu(IntAlu, &[10], &[3]);
     p.load(Space::Global, 11, 10, global(FEATURES_FEATURE_MAJOR, at));
-    let centre = Addr {
-        base: 0,
-        index: Expr::v(FEATURES, Var::Loop(0)).plus(1, Var::Loop(1)),
-        elem: 4,
-    };
+    let centre = constant(Expr::v(FEATURES, Var::Loop(0)).plus(1, Var::Loop(1)));
     p.load(Space::Const, 12, 10, centre);
     p.alu(Fp, &[14], &[11, 12]).alu(Fp, &[13], &[13, 14, 14]);
     p.end_loop(c(FEATURES));

@@ -34,7 +34,7 @@ mod tests;
 mod transpose;
 
 use super::ir::{CmpOp, Cond, Expr, Program, Space, SynthDef, Var};
-use super::suite::{at, dim, global, lt, named, nn_records, prologue, shared, v, ARRAY};
+use super::suite::{at, constant, dim, global, lt, named, nn_records, prologue, shared, v, ARRAY};
 use crate::workload::sass::OpClass::*;
 use crate::workload::Dim3;
 
