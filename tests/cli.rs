@@ -3143,15 +3143,20 @@ fn the_result_pages_hold_what_repro_writes_now() {
             stale.join("\n")
         );
     }
-    // The locality pages at the thesis's inputs, by their cheapest workload.
-    let args = ["--only", "hs", "--size", "paper", "--headline"];
-    let stale = rows_not_on_pages("locality", "locality-paper", &args, &["| hs |"]);
-    assert!(
-        stale.is_empty(),
-        "docs/src/results/locality-paper*.md is stale: `repro locality {}` writes\n{}",
-        args.join(" "),
-        stale.join("\n")
-    );
+    // The pages at the papers' inputs, by their cheapest workload.
+    for (experiment, page, size) in [
+        ("locality", "locality-paper", "paper"),
+        ("elf", "elf-elf", "elf"),
+    ] {
+        let args = ["--only", "hs", "--size", size, "--headline"];
+        let stale = rows_not_on_pages(experiment, page, &args, &["| hs |"]);
+        assert!(
+            stale.is_empty(),
+            "docs/src/results/{page}*.md is stale: `repro {experiment} {}` writes\n{}",
+            args.join(" "),
+            stale.join("\n")
+        );
+    }
     let planted = rows_not_on_the_results_page(
         "locality",
         &["--only", "tran", "--size", "medium"],
