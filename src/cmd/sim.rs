@@ -531,6 +531,19 @@ pub fn print_report(r: &Report, mode: &str) -> anyhow::Result<()> {
             k.fails
         );
     }
+    for (name, k) in [("L1D", &c.l1d), ("L2", &c.l2)]
+        .into_iter()
+        .filter(|(_, k)| k.fails > 0)
+    {
+        let f = &k.fail_causes;
+        outln!(
+            "  {name} refusals: {} miss queue full, {} MSHR full, {} merge limit, {} all ways reserved",
+            f.miss_queue_full,
+            f.mshr_full,
+            f.merge_limit,
+            f.all_ways_reserved
+        );
+    }
     let d = &c.dram;
     outln!(
         "  DRAM bursts: {} reads, {} writes, {} row hits ({}), {} bytes",

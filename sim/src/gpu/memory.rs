@@ -29,7 +29,7 @@ use crate::config::{GpuConfig, PartitionQueues, SetIndexFn, WriteAllocate};
 use crate::mem::address::AddressMap;
 use crate::mem::cache::SetIndex;
 use crate::mem::crossbar::Crossbar;
-use crate::mem::data_cache::{DataCache, Outcome, WritePolicy};
+use crate::mem::data_cache::{DataCache, Fail, Outcome, WritePolicy};
 use crate::mem::dram::{Channel, Request};
 use crate::mem::per_kernel::PerKernel;
 use std::collections::{HashMap, VecDeque};
@@ -188,9 +188,9 @@ struct Slice {
     entered: usize,
     l2: DataCache<MemRequest>,
     replies: VecDeque<MemRequest>,
-    /// The L2 version at which the ROP head's access last failed (it fails again until the
-    /// L2 changes).
-    failed_at: Option<u64>,
+    /// The L2 version at which the ROP head's access last failed, and why (it fails again,
+    /// the same way, until the L2 changes).
+    failed_at: Option<(u64, Fail)>,
     /// The first cycle the L2 takes another access: a sectored L2 looks up one sector per
     /// cycle, so a request holds it one cycle per sector it touches.
     free_at: u64,
@@ -557,8 +557,8 @@ impl MemorySystem {
                 continue;
             };
             s.l2.set_owner(req.kernel);
-            if s.failed_at == Some(s.l2.version()) {
-                s.l2.repeat_fail();
+            if let Some((_, why)) = s.failed_at.filter(|&(v, _)| v == s.l2.version()) {
+                s.l2.repeat_fail(why);
             } else {
                 let write = req.kind == ReqKind::Write;
                 s.failed_at = None;
@@ -567,7 +567,7 @@ impl MemorySystem {
                     s.free_at = now + l2_busy(&req, o, self.port_bytes, self.sector_bytes);
                 }
                 match o {
-                    Outcome::Fail(_) => s.failed_at = Some(s.l2.version()),
+                    Outcome::Fail(why) => s.failed_at = Some((s.l2.version(), why)),
                     Outcome::Hit | Outcome::WriteBack { .. } => {
                         s.replies.push_back(req);
                         s.leave_rop();

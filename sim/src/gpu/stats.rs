@@ -2,6 +2,7 @@
 //! event under the kernel whose request caused it: [`KernelCounters`]), and each kernel's
 //! preemptions ([`PreemptionCounts`]).
 
+use crate::mem::data_cache::FailCauses;
 use serde::Serialize;
 
 /// Implements field-wise subtraction (`later - earlier`) for a counter struct.
@@ -18,6 +19,12 @@ macro_rules! counters_sub {
 
 trait Since {
     fn since(&self, earlier: &Self) -> Self;
+}
+
+impl Since for FailCauses {
+    fn since(&self, earlier: &Self) -> Self {
+        FailCauses::since(self, earlier)
+    }
 }
 
 impl Since for u64 {
@@ -42,6 +49,8 @@ pub struct CacheCounts {
     /// Accesses refused for lack of a resource (MSHR, miss queue, merge limit, reserved set);
     /// each retry counts again.
     pub fails: u64,
+    /// The same, by cause (they sum to `fails`).
+    pub fail_causes: FailCauses,
     /// Dirty lines written back (write-back caches).
     pub writebacks: u64,
     /// Lines prefetched (L1I with I-prefetch; not counted in `accesses`).
@@ -59,6 +68,7 @@ counters_sub!(CacheCounts {
     misses,
     writes,
     fails,
+    fail_causes,
     writebacks,
     prefetches,
     sector_accesses,
@@ -74,6 +84,7 @@ impl CacheCounts {
         self.misses += s.misses;
         self.writes += s.writes;
         self.fails += s.fails;
+        self.fail_causes.add(&s.fail_causes);
         self.writebacks += s.writebacks;
         self.prefetches += s.prefetches;
         self.sector_accesses += s.read_sectors + s.write_sectors;

@@ -134,6 +134,55 @@ pub struct Fetch<R> {
     pub owner: u32,
 }
 
+/// Refused accesses by cause ([`Fail`]); each retry counts again, and they sum to
+/// [`CacheStats::fails`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FailCauses {
+    /// The miss queue to the next level was full.
+    pub miss_queue_full: u64,
+    /// No MSHR entry was free for a new line.
+    pub mshr_full: u64,
+    /// The line's MSHR entry already merged its maximum number of requests.
+    pub merge_limit: u64,
+    /// Every way of the set waited for data.
+    pub all_ways_reserved: u64,
+}
+
+impl FailCauses {
+    /// Counts one refusal for `why`.
+    fn count(&mut self, why: Fail) {
+        *match why {
+            Fail::MissQueueFull => &mut self.miss_queue_full,
+            Fail::MshrFull => &mut self.mshr_full,
+            Fail::MergeLimit => &mut self.merge_limit,
+            Fail::AllWaysReserved => &mut self.all_ways_reserved,
+        } += 1;
+    }
+
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: &Self) {
+        self.miss_queue_full += other.miss_queue_full;
+        self.mshr_full += other.mshr_full;
+        self.merge_limit += other.merge_limit;
+        self.all_ways_reserved += other.all_ways_reserved;
+    }
+
+    /// Field-wise `self - earlier` (counts between two snapshots).
+    pub fn since(&self, earlier: &Self) -> Self {
+        Self {
+            miss_queue_full: self.miss_queue_full - earlier.miss_queue_full,
+            mshr_full: self.mshr_full - earlier.mshr_full,
+            merge_limit: self.merge_limit - earlier.merge_limit,
+            all_ways_reserved: self.all_ways_reserved - earlier.all_ways_reserved,
+        }
+    }
+
+    /// All refusals (equals [`CacheStats::fails`]).
+    pub fn total(&self) -> u64 {
+        self.miss_queue_full + self.mshr_full + self.merge_limit + self.all_ways_reserved
+    }
+}
+
 /// Access counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct CacheStats {
@@ -149,6 +198,8 @@ pub struct CacheStats {
     pub misses: u64,
     /// Accesses refused (reservation failures).
     pub fails: u64,
+    /// The same, by cause.
+    pub fail_causes: FailCauses,
     /// Write misses (write-back caches: lines allocated by a write).
     pub write_misses: u64,
     /// Dirty lines written back to the next level.
@@ -181,6 +232,8 @@ pub struct DataCache<R> {
     by_kernel: PerKernel<CacheStats>,
     /// The kernel whose accesses the cache serves now.
     owner: u32,
+    /// Why the latest refused access was refused.
+    last_fail: Option<Fail>,
 }
 
 impl<R> DataCache<R> {
@@ -212,6 +265,7 @@ impl<R> DataCache<R> {
             stats: CacheStats::default(),
             by_kernel: PerKernel::default(),
             owner: 0,
+            last_fail: None,
         }
     }
 
@@ -425,8 +479,16 @@ impl<R> DataCache<R> {
     }
 
     fn fail(&mut self, why: Fail) -> Outcome {
-        self.count(|s| s.fails += 1);
+        self.count_fail(why);
         Outcome::Fail(why)
+    }
+
+    fn count_fail(&mut self, why: Fail) {
+        self.last_fail = Some(why);
+        self.count(|s| {
+            s.fails += 1;
+            s.fail_causes.count(why);
+        });
     }
 
     /// One access of request `req` to `addr` (a write carries a whole line).
@@ -679,10 +741,15 @@ impl<R> DataCache<R> {
         self.version
     }
 
-    /// Counts a retry of an access that failed when the cache had the current
+    /// Why the latest refused access (or counted retry) was refused.
+    pub fn last_fail(&self) -> Option<Fail> {
+        self.last_fail
+    }
+
+    /// Counts a retry of an access that failed for `why` when the cache had the current
     /// [`DataCache::version`] (the retry would fail the same way; callers skip it).
-    pub fn repeat_fail(&mut self) {
-        self.count(|s| s.fails += 1);
+    pub fn repeat_fail(&mut self, why: Fail) {
+        self.count_fail(why);
     }
 
     /// The oldest request for the next level, if any, left in the queue.
@@ -853,6 +920,14 @@ mod tests {
         assert_eq!(c.access(0x000, false, 3), Outcome::HitReserved);
         assert_eq!(c.access(0x000, false, 4), Outcome::Fail(Fail::MergeLimit));
         assert_eq!(c.fill(0x000), vec![1, 3]);
+        c.repeat_fail(Fail::MshrFull);
+        let causes = FailCauses {
+            miss_queue_full: 1,
+            mshr_full: 2,
+            merge_limit: 1,
+            all_ways_reserved: 0,
+        };
+        assert_eq!((c.stats.fails, c.stats.fail_causes), (4, causes));
         // Two reserved ways leave nothing to replace.
         let mut c = cache(1, 2, 4, 4, 4);
         c.access(0x000, false, 1);
@@ -862,6 +937,7 @@ mod tests {
             Outcome::Fail(Fail::AllWaysReserved)
         );
         assert_eq!(c.stats.fails, 1);
+        assert_eq!(c.stats.fail_causes.all_ways_reserved, 1);
     }
 
     #[test]

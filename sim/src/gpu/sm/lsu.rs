@@ -10,6 +10,7 @@
 //! crossbar (GPGPU-Sim pushes it into the interconnect or stalls).
 
 use super::*;
+use crate::mem::data_cache::Fail;
 
 /// A load (or atomic) in flight.
 #[derive(Clone, Copy)]
@@ -35,9 +36,9 @@ pub(super) struct LsuOp {
     /// Transactions and the next one to send.
     pub(super) txns: Vec<Transaction>,
     pub(super) next: usize,
-    /// The L1D version at which transaction `next` last failed (it fails again, identically,
-    /// until the cache changes).
-    pub(super) failed_at: Option<u64>,
+    /// The L1D version at which transaction `next` last failed, and why (it fails again,
+    /// identically, until the cache changes).
+    pub(super) failed_at: Option<(u64, Fail)>,
 }
 
 /// A transaction in the L1D latency queue in front of the tag lookup (GPGPU-Sim's
@@ -55,8 +56,8 @@ pub(super) struct PipeTxn {
     /// The pending load it belongs to (loads).
     pub(super) token: u32,
     pub(super) txn: Transaction,
-    /// The L1D version at which its lookup last failed.
-    failed_at: Option<u64>,
+    /// The L1D version at which its lookup last failed, and why.
+    failed_at: Option<(u64, Fail)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,21 +173,23 @@ impl Sm<'_> {
             return;
         }
         let Some(op) = self.lsu_head(now) else { return };
-        if op.next < op.txns.len() && op.failed_at == Some(self.l1d.version()) {
+        let version = self.l1d.version();
+        let repeat = op.failed_at.filter(|&(v, _)| v == version);
+        if let (true, Some((_, why))) = (op.next < op.txns.len(), repeat) {
             let w = op.warp;
-            self.l1d_for(w).repeat_fail();
+            self.l1d_for(w).repeat_fail(why);
             self.stalls.lsu_blocked += 1;
         } else if op.next < op.txns.len() {
             let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
             let txn = op.txns[op.next];
             let sent = self.access_txn(warp, kind, token, txn, false, now);
-            let version = self.l1d.version();
+            let failed_at = self.l1d_failed_at(kind);
             let op = self.lsu.front_mut().expect("present");
             if sent {
                 op.next += 1;
                 op.failed_at = None;
             } else {
-                op.failed_at = kind.uses_l1d().then_some(version);
+                op.failed_at = failed_at;
                 self.stalls.lsu_blocked += 1;
             }
         }
@@ -217,16 +220,16 @@ impl Sm<'_> {
         };
         if head.entered + latency > now {
             // Still moving down the queue.
-        } else if head.failed_at == Some(self.l1d.version()) {
-            self.l1d_for(head.warp).repeat_fail();
+        } else if let Some((_, why)) = head.failed_at.filter(|&(v, _)| v == self.l1d.version()) {
+            self.l1d_for(head.warp).repeat_fail(why);
             self.stalls.lsu_blocked += 1;
         } else {
             let (w, kind, token) = (head.warp, head.kind, head.token);
             if self.access_txn(w, kind, token, head.txn, true, now) {
                 self.l1d_pipe[bank].pop_front();
             } else {
-                let version = self.l1d.version();
-                self.l1d_pipe[bank].front_mut().expect("present").failed_at = Some(version);
+                let failed_at = self.l1d_failed_at(kind);
+                self.l1d_pipe[bank].front_mut().expect("present").failed_at = failed_at;
                 self.stalls.lsu_blocked += 1;
             }
         }
@@ -364,6 +367,13 @@ impl Sm<'_> {
             }
             LsuKind::Load => self.load_txn(warp, token, addr, bytes, queued, now),
         }
+    }
+
+    /// After a transaction of `kind` was refused: the L1D's version and the refusal's cause
+    /// when the L1D refused it (`None` for the uncached kinds, refused by the crossbar queue).
+    fn l1d_failed_at(&self, kind: LsuKind) -> Option<(u64, Fail)> {
+        let why = self.l1d.last_fail().filter(|_| kind.uses_l1d())?;
+        Some((self.l1d.version(), why))
     }
 
     /// Queues the uncached request `kind` of load `token` (warp `warp`) for the crossbar; one

@@ -9,12 +9,15 @@
 //! Accounting: a transaction that enters the queue counts at once as outstanding (loads,
 //! atomics) or unacknowledged (stores), so its instruction and warp cannot complete or retire
 //! before it has left the queue. Atomics order as stores (spec A-13) and are always taken.
-//! A probe the cache refuses counts as an L1D reservation failure, as the access would.
+//! A probe the cache refuses counts as an L1D reservation failure, as the access would, under
+//! the cause the probe gives (an uncached transaction refused by the crossbar queue is not an
+//! L1D failure and is not counted).
 
 use super::{LsuKind, Sm};
 use crate::gpu::sites::lsu_queue::{LsuQueueUnit, QueueIn};
 use crate::gpu::SimError;
 use crate::mem::coalescer::Transaction;
+use crate::mem::data_cache::Fail;
 
 /// A transaction waiting in a queue slot.
 #[derive(Clone, Copy, Debug)]
@@ -31,7 +34,7 @@ pub(super) struct QueueState<'a> {
     slots: Vec<Option<Queued>>,
     /// Per slot: the L1D version at which its probe was made, and the verdict (a probe gives
     /// the same answer while the cache is unchanged; see `DataCache::version`).
-    probes: Vec<(u64, bool)>,
+    probes: Vec<(u64, Probe)>,
 }
 
 impl<'a> QueueState<'a> {
@@ -41,7 +44,7 @@ impl<'a> QueueState<'a> {
         Self {
             unit,
             slots: vec![None; entries],
-            probes: vec![(u64::MAX, false); entries],
+            probes: vec![(u64::MAX, Err(None)); entries],
         }
     }
 
@@ -54,16 +57,21 @@ impl<'a> QueueState<'a> {
     }
 }
 
+/// Whether a transaction would be taken now: `Ok`, or refused by the L1D (`Err(Some(why))`)
+/// or by the uncached requests' crossbar queue (`Err(None)`).
+type Probe = Result<(), Option<Fail>>;
+
 impl Sm<'_> {
-    /// Whether the L1D (or, for atomics, the atomics queue) would take a transaction of `kind`
-    /// to `addr` now.
-    fn accepts(&self, kind: LsuKind, addr: u64) -> bool {
+    /// Whether the L1D (or, for atomics and uncached transactions, the atomics or crossbar
+    /// queue) would take a transaction of `kind` to `addr` now.
+    fn probe(&self, kind: LsuKind, addr: u64) -> Probe {
+        let queue = |full: bool| if full { Err(None) } else { Ok(()) };
         match kind {
-            LsuKind::Atomic => true,
-            LsuKind::LoadBypass => !self.uncached_reads_full(),
-            LsuKind::StoreBypass => self.uncached.is_empty(),
-            LsuKind::Store => self.l1d.check(addr, true).is_ok(),
-            LsuKind::Load => self.l1d.check(addr, false).is_ok(),
+            LsuKind::Atomic => Ok(()),
+            LsuKind::LoadBypass => queue(self.uncached_reads_full()),
+            LsuKind::StoreBypass => queue(!self.uncached.is_empty()),
+            LsuKind::Store => self.l1d.check(addr, true).map(|_| ()).map_err(Some),
+            LsuKind::Load => self.l1d.check(addr, false).map(|_| ()).map_err(Some),
         }
     }
 
@@ -79,7 +87,8 @@ impl Sm<'_> {
         });
         let unit = self.lsu_queue.as_ref().expect("a queue present");
         let full = unit.slots.iter().all(|s| s.is_some());
-        let lsu_accept = req.is_some_and(|r| self.accepts(r.kind, r.txn.addr));
+        let lsu_probe = req.map(|r| self.probe(r.kind, r.txn.addr));
+        let lsu_accept = lsu_probe.is_some_and(|p| p.is_ok());
         let mut q_accept = 0u64;
         if req.is_none() || full {
             let version = self.l1d.version();
@@ -88,9 +97,9 @@ impl Sm<'_> {
             for (i, q) in unit.slots.iter().enumerate() {
                 if let Some(q) = q {
                     if probes[i].0 != version {
-                        probes[i] = (version, self.accepts(q.kind, q.txn.addr));
+                        probes[i] = (version, self.probe(q.kind, q.txn.addr));
                     }
-                    q_accept |= (probes[i].1 as u64) << i;
+                    q_accept |= (probes[i].1.is_ok() as u64) << i;
                 }
             }
             self.lsu_queue.as_mut().expect("present").probes = probes;
@@ -114,8 +123,8 @@ impl Sm<'_> {
                     LsuKind::Store | LsuKind::StoreBypass => self.warps[r.warp].stores += 1,
                     _ => self.pending[r.token as usize].outstanding += 1,
                 }
-                if !lsu_accept {
-                    self.l1d_for(r.warp).repeat_fail();
+                if let Some(Err(Some(why))) = lsu_probe {
+                    self.l1d_for(r.warp).repeat_fail(why);
                 }
                 self.counts.lsu_queue_enqueued += 1;
                 let unit = self.lsu_queue.as_mut().expect("present");
@@ -136,9 +145,12 @@ impl Sm<'_> {
                 let taken = self.access_txn(q.warp, q.kind, q.token, q.txn, true, now);
                 debug_assert!(taken, "the probe said the cache takes it");
             } else {
+                // The queue is served only when the LSU sent nothing: the probe is this cycle's.
                 let unit = self.lsu_queue.as_ref().expect("present");
                 let w = unit.slots[slot].expect("the block tries a full slot").warp;
-                self.l1d_for(w).repeat_fail();
+                if let Err(Some(why)) = unit.probes[slot].1 {
+                    self.l1d_for(w).repeat_fail(why);
+                }
             }
         }
         self.lsu_finish();
