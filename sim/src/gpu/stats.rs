@@ -21,6 +21,13 @@ trait Since {
     fn since(&self, earlier: &Self) -> Self;
 }
 
+counters_sub!(FailCauses {
+    miss_queue_full,
+    mshr_full,
+    merge_limit,
+    all_ways_reserved
+});
+
 impl Since for FailCauses {
     fn since(&self, earlier: &Self) -> Self {
         FailCauses::since(self, earlier)
@@ -47,9 +54,9 @@ pub struct CacheCounts {
     /// Writes taken.
     pub writes: u64,
     /// Accesses refused for lack of a resource (MSHR, miss queue, merge limit, reserved set);
-    /// each retry counts again.
+    /// each retry counts again (`fail_causes`' total).
     pub fails: u64,
-    /// The same, by cause (they sum to `fails`).
+    /// The same, by cause.
     pub fail_causes: FailCauses,
     /// Dirty lines written back (write-back caches).
     pub writebacks: u64,
@@ -83,7 +90,7 @@ impl CacheCounts {
         self.hit_reserved += s.hit_reserved;
         self.misses += s.misses;
         self.writes += s.writes;
-        self.fails += s.fails;
+        self.fails += s.fail_causes.total();
         self.fail_causes.add(&s.fail_causes);
         self.writebacks += s.writebacks;
         self.prefetches += s.prefetches;

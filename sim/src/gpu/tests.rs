@@ -684,9 +684,7 @@ fn elf_newcar_and_iprefetch_complete_every_suite_kernel_with_exact_counts() {
         let base = run(&mut *open(), SimOptions::default());
         for opts in &configs {
             let r = run(&mut *open(), opts.clone());
-            let what = format!("{name} under {}", opts.label());
-            assert_same_work(&r, &base, &what);
-            assert_fail_causes_add_up(&r, &what);
+            assert_same_work(&r, &base, &format!("{name} under {}", opts.label()));
             queued += r.counters.lsu_queue_enqueued;
             prefetched += r.counters.l1i.prefetches;
             causes.add(&r.counters.l1d.fail_causes);
@@ -698,20 +696,6 @@ fn elf_newcar_and_iprefetch_complete_every_suite_kernel_with_exact_counts() {
         c.miss_queue_full > 0 && c.mshr_full > 0 && c.all_ways_reserved > 0,
         "the suite meets the L1D's main refusal causes: {c:?}"
     );
-}
-
-/// Each cache level's refusals by cause sum to its refusals, GPU-wide and per kernel.
-fn assert_fail_causes_add_up(r: &Report, what: &str) {
-    let c = &r.counters;
-    let levels = r.kernels.iter().map(|k| &k.counters);
-    let levels = levels.flat_map(|c| [&c.l1i, &c.l1d, &c.l2]);
-    for (i, k) in [&c.l1i, &c.l1d, &c.l2]
-        .into_iter()
-        .chain(levels)
-        .enumerate()
-    {
-        assert_eq!(k.fail_causes.total(), k.fails, "{what}: level {i}");
-    }
 }
 
 #[test]

@@ -134,8 +134,7 @@ pub struct Fetch<R> {
     pub owner: u32,
 }
 
-/// Refused accesses by cause ([`Fail`]); each retry counts again, and they sum to
-/// [`CacheStats::fails`].
+/// Refused accesses by cause ([`Fail`]); each retry counts again.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct FailCauses {
     /// The miss queue to the next level was full.
@@ -167,17 +166,7 @@ impl FailCauses {
         self.all_ways_reserved += other.all_ways_reserved;
     }
 
-    /// Field-wise `self - earlier` (counts between two snapshots).
-    pub fn since(&self, earlier: &Self) -> Self {
-        Self {
-            miss_queue_full: self.miss_queue_full - earlier.miss_queue_full,
-            mshr_full: self.mshr_full - earlier.mshr_full,
-            merge_limit: self.merge_limit - earlier.merge_limit,
-            all_ways_reserved: self.all_ways_reserved - earlier.all_ways_reserved,
-        }
-    }
-
-    /// All refusals (equals [`CacheStats::fails`]).
+    /// All refusals.
     pub fn total(&self) -> u64 {
         self.miss_queue_full + self.mshr_full + self.merge_limit + self.all_ways_reserved
     }
@@ -196,9 +185,7 @@ pub struct CacheStats {
     pub hit_reserved: u64,
     /// Read misses (fetches sent).
     pub misses: u64,
-    /// Accesses refused (reservation failures).
-    pub fails: u64,
-    /// The same, by cause.
+    /// Accesses refused (reservation failures), by cause.
     pub fail_causes: FailCauses,
     /// Write misses (write-back caches: lines allocated by a write).
     pub write_misses: u64,
@@ -232,8 +219,6 @@ pub struct DataCache<R> {
     by_kernel: PerKernel<CacheStats>,
     /// The kernel whose accesses the cache serves now.
     owner: u32,
-    /// Why the latest refused access was refused.
-    last_fail: Option<Fail>,
 }
 
 impl<R> DataCache<R> {
@@ -265,7 +250,6 @@ impl<R> DataCache<R> {
             stats: CacheStats::default(),
             by_kernel: PerKernel::default(),
             owner: 0,
-            last_fail: None,
         }
     }
 
@@ -484,11 +468,7 @@ impl<R> DataCache<R> {
     }
 
     fn count_fail(&mut self, why: Fail) {
-        self.last_fail = Some(why);
-        self.count(|s| {
-            s.fails += 1;
-            s.fail_causes.count(why);
-        });
+        self.count(|s| s.fail_causes.count(why));
     }
 
     /// One access of request `req` to `addr` (a write carries a whole line).
@@ -741,11 +721,6 @@ impl<R> DataCache<R> {
         self.version
     }
 
-    /// Why the latest refused access (or counted retry) was refused.
-    pub fn last_fail(&self) -> Option<Fail> {
-        self.last_fail
-    }
-
     /// Counts a retry of an access that failed for `why` when the cache had the current
     /// [`DataCache::version`] (the retry would fail the same way; callers skip it).
     pub fn repeat_fail(&mut self, why: Fail) {
@@ -875,7 +850,6 @@ mod tests {
                 hits: 1,
                 hit_reserved: 1,
                 misses: 1,
-                fails: 0,
                 read_sectors: 3,
                 read_sector_misses: 1,
                 ..CacheStats::default()
@@ -927,7 +901,7 @@ mod tests {
             merge_limit: 1,
             all_ways_reserved: 0,
         };
-        assert_eq!((c.stats.fails, c.stats.fail_causes), (4, causes));
+        assert_eq!(c.stats.fail_causes, causes);
         // Two reserved ways leave nothing to replace.
         let mut c = cache(1, 2, 4, 4, 4);
         c.access(0x000, false, 1);
@@ -936,7 +910,7 @@ mod tests {
             c.access(0x100, false, 3),
             Outcome::Fail(Fail::AllWaysReserved)
         );
-        assert_eq!(c.stats.fails, 1);
+        assert_eq!(c.stats.fail_causes.total(), 1);
         assert_eq!(c.stats.fail_causes.all_ways_reserved, 1);
     }
 

@@ -12,6 +12,10 @@
 use super::*;
 use crate::mem::data_cache::Fail;
 
+/// Whether the L1D or the uncached requests' queue takes a transaction: `Ok`, or refused by
+/// the L1D (`Err(Some(why))`) or by the crossbar queue (`Err(None)`).
+pub(super) type Verdict = Result<(), Option<Fail>>;
+
 /// A load (or atomic) in flight.
 #[derive(Clone, Copy)]
 pub(super) struct PendingLoad {
@@ -70,13 +74,6 @@ pub(super) enum LsuKind {
     /// `ldst_unit::memory_cycle` sends it to the interconnect, no lookup, no eviction).
     StoreBypass,
     Atomic,
-}
-
-impl LsuKind {
-    /// Its transactions go to the L1D (a refused one fails again until the L1D changes).
-    pub(super) fn uses_l1d(self) -> bool {
-        matches!(self, LsuKind::Load | LsuKind::Store)
-    }
 }
 
 /// Bypassed sector reads that may wait for the crossbar at once (the LSU stalls beyond).
@@ -182,15 +179,18 @@ impl Sm<'_> {
         } else if op.next < op.txns.len() {
             let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
             let txn = op.txns[op.next];
-            let sent = self.access_txn(warp, kind, token, txn, false, now);
-            let failed_at = self.l1d_failed_at(kind);
+            let verdict = self.access_txn(warp, kind, token, txn, false, now);
+            let version = self.l1d.version();
             let op = self.lsu.front_mut().expect("present");
-            if sent {
-                op.next += 1;
-                op.failed_at = None;
-            } else {
-                op.failed_at = failed_at;
-                self.stalls.lsu_blocked += 1;
+            match verdict {
+                Ok(()) => {
+                    op.next += 1;
+                    op.failed_at = None;
+                }
+                Err(why) => {
+                    op.failed_at = why.map(|why| (version, why));
+                    self.stalls.lsu_blocked += 1;
+                }
             }
         }
         self.lsu_finish();
@@ -225,12 +225,14 @@ impl Sm<'_> {
             self.stalls.lsu_blocked += 1;
         } else {
             let (w, kind, token) = (head.warp, head.kind, head.token);
-            if self.access_txn(w, kind, token, head.txn, true, now) {
-                self.l1d_pipe[bank].pop_front();
-            } else {
-                let failed_at = self.l1d_failed_at(kind);
-                self.l1d_pipe[bank].front_mut().expect("present").failed_at = failed_at;
-                self.stalls.lsu_blocked += 1;
+            match self.access_txn(w, kind, token, head.txn, true, now) {
+                Ok(()) => _ = self.l1d_pipe[bank].pop_front(),
+                Err(why) => {
+                    let version = self.l1d.version();
+                    let head = self.l1d_pipe[bank].front_mut().expect("present");
+                    head.failed_at = why.map(|why| (version, why));
+                    self.stalls.lsu_blocked += 1;
+                }
             }
         }
     }
@@ -270,7 +272,7 @@ impl Sm<'_> {
             };
             let taken = match kind {
                 LsuKind::Atomic | LsuKind::LoadBypass | LsuKind::StoreBypass => {
-                    self.access_txn(warp, kind, token, txn, false, now)
+                    self.access_txn(warp, kind, token, txn, false, now).is_ok()
                 }
                 LsuKind::Store => {
                     self.warps[warp].stores += 1;
@@ -307,7 +309,7 @@ impl Sm<'_> {
     }
 
     /// One transaction of warp `warp` to the L1D (loads and stores) or the queue of uncached
-    /// requests (atomics, bypassed loads); returns whether it was taken. `queued`: it comes out of the LSU queue, which counted
+    /// requests (atomics, bypassed loads); returns whether it was taken ([`Verdict`]). `queued`: it comes out of the LSU queue, which counted
     /// it as outstanding (loads, atomics) or unacknowledged (stores) when it went in.
     pub(super) fn access_txn(
         &mut self,
@@ -317,30 +319,30 @@ impl Sm<'_> {
         txn: Transaction,
         queued: bool,
         now: u64,
-    ) -> bool {
+    ) -> Verdict {
         let (addr, bytes) = (txn.addr, txn.size);
         self.l1d.set_owner(self.warps[warp].kernel);
         match kind {
             LsuKind::LoadBypass => {
                 if self.uncached_reads_full() {
-                    return false;
+                    return Err(None);
                 }
                 self.send_uncached(warp, (ReqKind::ReadBypass, token), addr, bytes, queued);
                 self.count_access(warp, token, |c| {
                     c.bypassed += 1;
                     c.l2_bytes += bytes as u64;
                 });
-                true
+                Ok(())
             }
             LsuKind::Atomic => {
                 self.send_uncached(warp, (ReqKind::Atomic, token), addr, bytes, queued);
-                true
+                Ok(())
             }
             LsuKind::StoreBypass => {
                 // One request waits for the crossbar at most (GPGPU-Sim stalls on a full
                 // interconnect input).
                 if !self.uncached.is_empty() {
-                    return false;
+                    return Err(None);
                 }
                 self.uncached.push_back(MemRequest {
                     sm: self.id as u16,
@@ -353,27 +355,20 @@ impl Sm<'_> {
                 if !queued {
                     self.warps[warp].stores += 1;
                 }
-                true
+                Ok(())
             }
             LsuKind::Store => {
-                let taken = !matches!(
-                    self.l1d.access_write(addr, bytes, txn.bytes, warp as u32),
-                    Outcome::Fail(_)
-                );
+                let verdict = match self.l1d.access_write(addr, bytes, txn.bytes, warp as u32) {
+                    Outcome::Fail(why) => Err(Some(why)),
+                    _ => Ok(()),
+                };
                 if !queued {
-                    self.warps[warp].stores += taken as u32;
+                    self.warps[warp].stores += verdict.is_ok() as u32;
                 }
-                taken
+                verdict
             }
             LsuKind::Load => self.load_txn(warp, token, addr, bytes, queued, now),
         }
-    }
-
-    /// After a transaction of `kind` was refused: the L1D's version and the refusal's cause
-    /// when the L1D refused it (`None` for the uncached kinds, refused by the crossbar queue).
-    fn l1d_failed_at(&self, kind: LsuKind) -> Option<(u64, Fail)> {
-        let why = self.l1d.last_fail().filter(|_| kind.uses_l1d())?;
-        Some((self.l1d.version(), why))
     }
 
     /// Queues the uncached request `kind` of load `token` (warp `warp`) for the crossbar; one
@@ -442,7 +437,7 @@ impl Sm<'_> {
         bytes: u32,
         queued: bool,
         now: u64,
-    ) -> bool {
+    ) -> Verdict {
         let outcome = self.l1d.access_sized(addr, bytes, false, token);
         let line = self.l1d.line_bytes() as u64;
         match outcome {
@@ -461,25 +456,25 @@ impl Sm<'_> {
             // LSU, it pays the latency and the writeback now.
             Outcome::Hit if queued && self.timing.l1d_pipe > 0 => {
                 self.load_part_done(token, now);
-                true
+                Ok(())
             }
             Outcome::Hit if queued => {
                 self.load_part_done(token, now + self.timing.l1d_hit + self.timing.around);
-                true
+                Ok(())
             }
             Outcome::Hit => {
                 let p = &mut self.pending[token as usize];
                 p.ready_at = p
                     .ready_at
                     .max(now + self.timing.l1d_hit + self.timing.around);
-                true
+                Ok(())
             }
-            Outcome::Fail(_) => false,
+            Outcome::Fail(why) => Err(Some(why)),
             _ => {
                 if !queued {
                     self.pending[token as usize].outstanding += 1;
                 }
-                true
+                Ok(())
             }
         }
     }

@@ -13,11 +13,11 @@
 //! the cause the probe gives (an uncached transaction refused by the crossbar queue is not an
 //! L1D failure and is not counted).
 
+use super::lsu::Verdict;
 use super::{LsuKind, Sm};
 use crate::gpu::sites::lsu_queue::{LsuQueueUnit, QueueIn};
 use crate::gpu::SimError;
 use crate::mem::coalescer::Transaction;
-use crate::mem::data_cache::Fail;
 
 /// A transaction waiting in a queue slot.
 #[derive(Clone, Copy, Debug)]
@@ -34,7 +34,7 @@ pub(super) struct QueueState<'a> {
     slots: Vec<Option<Queued>>,
     /// Per slot: the L1D version at which its probe was made, and the verdict (a probe gives
     /// the same answer while the cache is unchanged; see `DataCache::version`).
-    probes: Vec<(u64, Probe)>,
+    probes: Vec<(u64, Verdict)>,
 }
 
 impl<'a> QueueState<'a> {
@@ -57,14 +57,11 @@ impl<'a> QueueState<'a> {
     }
 }
 
-/// Whether a transaction would be taken now: `Ok`, or refused by the L1D (`Err(Some(why))`)
-/// or by the uncached requests' crossbar queue (`Err(None)`).
-type Probe = Result<(), Option<Fail>>;
-
 impl Sm<'_> {
     /// Whether the L1D (or, for atomics and uncached transactions, the atomics or crossbar
-    /// queue) would take a transaction of `kind` to `addr` now.
-    fn probe(&self, kind: LsuKind, addr: u64) -> Probe {
+    /// queue) would take a transaction of `kind` to `addr` now (what [`Sm::access_txn`] would
+    /// return, without its effects).
+    fn probe(&self, kind: LsuKind, addr: u64) -> Verdict {
         let queue = |full: bool| if full { Err(None) } else { Ok(()) };
         match kind {
             LsuKind::Atomic => Ok(()),
@@ -116,7 +113,7 @@ impl Sm<'_> {
         if let Some(r) = req {
             if out.lsu_to_cache {
                 let taken = self.access_txn(r.warp, r.kind, r.token, r.txn, false, now);
-                debug_assert!(taken, "the probe said the cache takes it");
+                debug_assert!(taken.is_ok(), "the probe said the cache takes it");
                 self.lsu.front_mut().expect("present").next += 1;
             } else if out.enq_valid {
                 match r.kind {
@@ -143,7 +140,7 @@ impl Sm<'_> {
                     .take()
                     .expect("the block dequeues a full slot");
                 let taken = self.access_txn(q.warp, q.kind, q.token, q.txn, true, now);
-                debug_assert!(taken, "the probe said the cache takes it");
+                debug_assert!(taken.is_ok(), "the probe said the cache takes it");
             } else {
                 // The queue is served only when the LSU sent nothing: the probe is this cycle's.
                 let unit = self.lsu_queue.as_ref().expect("present");
