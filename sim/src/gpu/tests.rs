@@ -675,6 +675,7 @@ fn elf_newcar_and_iprefetch_complete_every_suite_kernel_with_exact_counts() {
         opts("--warp-sched elf++ --elf-wpt registered"),
         opts("--warp-sched elf++ --elf-wpt pipelined"),
         opts("--newcar"),
+        opts("--newcar --bypass all"),
         opts("--warp-sched elf"),
     ];
     let (mut queued, mut prefetched) = (0, 0);

@@ -93,7 +93,10 @@ impl Sm<'_> {
             let unit = self.lsu_queue.as_ref().expect("present");
             for (i, q) in unit.slots.iter().enumerate() {
                 if let Some(q) = q {
-                    if probes[i].0 != version {
+                    // A kept probe holds while the L1D is unchanged; an uncached transaction's
+                    // depends on the crossbar queue instead, so it is probed every cycle.
+                    let kept = matches!(q.kind, LsuKind::Load | LsuKind::Store);
+                    if !kept || probes[i].0 != version {
                         probes[i] = (version, self.probe(q.kind, q.txn.addr));
                     }
                     q_accept |= (probes[i].1.is_ok() as u64) << i;
