@@ -78,6 +78,10 @@ pub struct RunArgs {
     /// self-check, for debugging the simulator; 0: only when the watchdog fires).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub audit_every: u64,
+    /// Step every SM in every cycle: no SM sleeps through cycles in which it can only count
+    /// stalls (the statistics are the same, the run slower; for checking the model).
+    #[arg(long)]
+    pub no_sm_sleep: bool,
     /// Run these blocks as Verilated RTL in place of their golden models (comma-separated
     /// names of `gpusched blocks`, e.g. `warp_arbiter,twoway_alloc`).
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
@@ -146,6 +150,7 @@ impl RunArgs {
             max_cycles: self.max_cycles,
             watchdog: self.watchdog,
             audit_interval: self.audit_every,
+            sm_sleep: !self.no_sm_sleep,
             ..SimOptions::from_values(&values)?
         };
         let mut modes = Modes::default();

@@ -353,6 +353,14 @@ impl Held {
         self.by_sm[sm].get(&(kind, key)).copied().unwrap_or(0)
     }
 
+    /// The keys (lines or tags) of the requests of `kind` held for SM `sm`.
+    pub fn keys(&self, sm: usize, kind: ReqKind) -> impl Iterator<Item = u64> + '_ {
+        self.by_sm[sm]
+            .keys()
+            .filter(move |(k, _)| *k == kind)
+            .map(|&(_, key)| key)
+    }
+
     fn add(&mut self, r: &MemRequest) {
         let key = match r.kind {
             ReqKind::Read | ReqKind::InstFetch => r.addr,
@@ -469,6 +477,12 @@ impl MemorySystem {
         }
         self.delivered[sm] += 1;
         Some(r)
+    }
+
+    /// Whether [`MemorySystem::receive`] has something for SM `sm` this cycle (a reply, or a
+    /// piece of one, at its crossbar output).
+    pub fn reply_due(&self, sm: usize) -> bool {
+        self.down.has_ready(sm)
     }
 
     /// Every request the memory system holds, by SM: in the up crossbar, a ROP queue, an L2

@@ -70,6 +70,9 @@ pub struct SimOptions {
     pub record_stores: bool,
     /// Which global loads use the L1D (`--bypass`).
     pub bypass: caching::Bypass,
+    /// SMs sleep through cycles in which they can only count stalls (the default; the
+    /// statistics are the same either way, stepping every SM every cycle is slower).
+    pub sm_sleep: bool,
 }
 
 impl SimOptions {
@@ -101,6 +104,7 @@ impl SimOptions {
             audit_interval: 0,
             record_stores: false,
             bypass: Self::bypass_of(&values)?,
+            sm_sleep: true,
         })
     }
 
@@ -580,5 +584,7 @@ mod ksched_io_tests;
 mod place_tests;
 #[cfg(test)]
 pub(crate) mod preempt_tests;
+#[cfg(test)]
+mod sleep_tests;
 #[cfg(test)]
 mod tests;

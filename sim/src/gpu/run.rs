@@ -125,6 +125,10 @@ impl<'a> Gpu<'a> {
                 break;
             }
         }
+        // The cycles the SMs slept through are counted.
+        for sm in &mut self.sms {
+            sm.wake(self.now);
+        }
         for slot in 0..slots {
             if ks.slots[slot].is_some() {
                 self.leave(&mut ks, &mut lp, slot, true);
@@ -161,7 +165,9 @@ impl<'a> Gpu<'a> {
             self.admit(ks, now)?;
         }
         for sm in &mut self.sms {
-            sm.receive(&mut self.mem, now);
+            if !sm.sleeps_on(now, &self.mem) {
+                sm.receive(&mut self.mem, now);
+            }
         }
         ks.views(&mut lp.views);
         if !lp.blocks.is_empty() {
@@ -213,7 +219,7 @@ impl<'a> Gpu<'a> {
             }
         }
         let mut issued = false;
-        for sm in &mut self.sms {
+        for sm in self.sms.iter_mut().filter(|sm| !sm.asleep(now)) {
             sm.cycle(now, &mut self.mem, &mut issued)?;
         }
         self.collect(ks, lp, now);
@@ -294,7 +300,9 @@ impl<'a> Gpu<'a> {
                 .prepare(&self.cfg, &*source, &mut ctx.prepared)?;
             let shared = ctx.occupancy.blocks as u64 * ctx.info.shmem_bytes as u64;
             if let Some(ways) = self.cfg.l1d_carveout.ways_for(&self.cfg.l1d, shared) {
-                self.sms.iter_mut().for_each(|sm| sm.set_l1d_ways(ways));
+                self.sms
+                    .iter_mut()
+                    .for_each(|sm| sm.set_l1d_ways(ways, now));
             }
             let ctx = Arc::new(ctx);
             self.dispatchers[slot].start_kernel(&ctx);

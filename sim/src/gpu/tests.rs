@@ -7,7 +7,7 @@ use crate::workload::kernel::SingleKernel;
 use crate::workload::kernel::{KernelSource, TraceWorkload, WorkloadError, WorkloadSource};
 use crate::workload::shared_trace;
 
-fn gtx480() -> GpuConfig {
+pub(super) fn gtx480() -> GpuConfig {
     GpuConfig::preset("gtx480").unwrap()
 }
 
@@ -21,7 +21,7 @@ fn run(workload: &mut dyn WorkloadSource, opts: SimOptions) -> Report {
 }
 
 /// The options of `args` (as `gpusched sim` takes them).
-fn opts(args: &str) -> SimOptions {
+pub(super) fn opts(args: &str) -> SimOptions {
     SimOptions::parse(args).unwrap_or_else(|e| panic!("{args}: {e}"))
 }
 
@@ -534,9 +534,9 @@ fn counters_json(r: &Report) -> serde_json::Value {
 }
 
 /// Opens a fresh copy of a workload.
-type Opener = Box<dyn Fn() -> Box<dyn WorkloadSource>>;
+pub(super) type Opener = Box<dyn Fn() -> Box<dyn WorkloadSource>>;
 
-fn suite_and_traces(size: &str) -> Vec<(String, Opener)> {
+pub(super) fn suite_and_traces(size: &str) -> Vec<(String, Opener)> {
     let mut v: Vec<(String, Opener)> = vec![];
     for name in ["stream", "compute", "lbm", "bfs", "mm", "loop_early", "km"] {
         let size = size.to_string();

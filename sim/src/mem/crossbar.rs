@@ -109,14 +109,19 @@ impl<P> Crossbar<P> {
 
     /// Takes the next packet delivered to output `dst`, if one has arrived.
     pub fn pop(&mut self, dst: usize) -> Option<P> {
-        match self.out[dst].front() {
-            Some(&(ready, _, _)) if ready <= self.now => {
-                let (_, flits, p) = self.out[dst].pop_front()?;
-                self.out_flits[dst] -= flits;
-                Some(p)
-            }
-            _ => None,
+        if !self.has_ready(dst) {
+            return None;
         }
+        let (_, flits, p) = self.out[dst].pop_front()?;
+        self.out_flits[dst] -= flits;
+        Some(p)
+    }
+
+    /// Whether [`Crossbar::pop`] would take a payload (or a piece of one) at output `dst` now.
+    pub fn has_ready(&self, dst: usize) -> bool {
+        self.out[dst]
+            .front()
+            .is_some_and(|&(ready, _, _)| ready <= self.now)
     }
 
     /// Every payload inside the crossbar: waiting or streaming at an input, or delivered to an

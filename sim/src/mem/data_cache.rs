@@ -148,14 +148,14 @@ pub struct FailCauses {
 }
 
 impl FailCauses {
-    /// Counts one refusal for `why`.
-    fn count(&mut self, why: Fail) {
+    /// Counts `times` refusals for `why`.
+    fn count(&mut self, why: Fail, times: u64) {
         *match why {
             Fail::MissQueueFull => &mut self.miss_queue_full,
             Fail::MshrFull => &mut self.mshr_full,
             Fail::MergeLimit => &mut self.merge_limit,
             Fail::AllWaysReserved => &mut self.all_ways_reserved,
-        } += 1;
+        } += times;
     }
 
     /// Adds `other`'s counts.
@@ -468,7 +468,7 @@ impl<R> DataCache<R> {
     }
 
     fn count_fail(&mut self, why: Fail) {
-        self.count(|s| s.fail_causes.count(why));
+        self.count(|s| s.fail_causes.count(why, 1));
     }
 
     /// One access of request `req` to `addr` (a write carries a whole line).
@@ -725,6 +725,11 @@ impl<R> DataCache<R> {
     /// [`DataCache::version`] (the retry would fail the same way; callers skip it).
     pub fn repeat_fail(&mut self, why: Fail) {
         self.count_fail(why);
+    }
+
+    /// [`DataCache::repeat_fail`] `times` times over (an SM that slept through the retries).
+    pub fn repeat_fails(&mut self, why: Fail, times: u64) {
+        self.count(|s| s.fail_causes.count(why, times));
     }
 
     /// The oldest request for the next level, if any, left in the queue.

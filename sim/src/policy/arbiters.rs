@@ -192,4 +192,14 @@ impl<'a> IssueUnit<'a> for ArbiterUnit<'a> {
         })?;
         Ok(out.grant_valid.then_some(out.grant_warp as usize))
     }
+
+    fn quiet(&mut self, s: usize, inp: &SchedIn) -> bool {
+        let inp = ArbiterIn {
+            ready: inp.ready,
+            launch: inp.launch,
+            exit: inp.exit,
+            long_stall: inp.long_stall,
+        };
+        self.slots[s].settle(&inp).is_some_and(|out| !out.grant_valid)
+    }
 }

@@ -61,6 +61,10 @@ pub struct BenchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// The suite's runs with every SM stepped in every cycle (`gpusched sim --no-sm-sleep`):
+    /// what sleeping SMs save.
+    #[arg(long, conflicts_with_all = ["cosim", "parse", "reference", "mix", "paver", "lockstep"])]
+    no_sm_sleep: bool,
     /// Print Markdown tables (the suite, `--parse`, `--cosim`, `--lockstep` or `--reference`),
     /// as docs/src/results/speed.md and speed-side-by-side.md hold them.
     #[arg(long, conflicts_with_all = ["json", "mix"])]
@@ -501,7 +505,11 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     let mut rows = vec![];
     for w in workloads(&a.traces, tmp.path())? {
         reset_peak_rss();
-        let (seconds, r) = timed_run(&cfg, &SimOptions::default(), &*w.open, repeat)?;
+        let opts = SimOptions {
+            sm_sleep: !a.no_sm_sleep,
+            ..SimOptions::default()
+        };
+        let (seconds, r) = timed_run(&cfg, &opts, &*w.open, repeat)?;
         let peak = peak_rss_mb();
         let parse_seconds = match &w.trace {
             Some(d) => Some(time_read(d, repeat)?.seconds),

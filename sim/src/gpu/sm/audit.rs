@@ -16,7 +16,7 @@
 
 use super::{LsuKind, Sm};
 use crate::gpu::memory::{Held, ReqKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 impl Sm<'_> {
     /// Appends a line to `out` for each wait of this SM that nothing in flight can end.
@@ -24,6 +24,11 @@ impl Sm<'_> {
         let id = self.id;
         // Where each load token's transactions are.
         let mut found: HashMap<u32, u32> = HashMap::new();
+        // A sectored L1D's read starts at its first missing sector: found by its line.
+        let held_lines: HashSet<u64> = held
+            .keys(id, ReqKind::Read)
+            .map(|a| self.l1d.line(a))
+            .collect();
         for (line, waiting) in self.l1d.mshr_entries() {
             let fetching = self
                 .l1d
@@ -32,8 +37,8 @@ impl Sm<'_> {
                 || self
                     .l1d_queue
                     .iter()
-                    .any(|(_, r)| r.kind == ReqKind::Read && r.addr == line)
-                || held.count(id, ReqKind::Read, line) > 0;
+                    .any(|(_, r)| r.kind == ReqKind::Read && self.l1d.line(r.addr) == line)
+                || held_lines.contains(&line);
             if !fetching {
                 out.push(format!(
                     "sm {id}: L1D line {line:#x} waits for a fill that is nowhere in flight ({} transaction(s) wait on it)",
@@ -50,7 +55,7 @@ impl Sm<'_> {
                 *imiss.entry(w as usize).or_default() += 1;
             }
         }
-        let free: std::collections::HashSet<u32> = self.free_pending.iter().copied().collect();
+        let free: HashSet<u32> = self.free_pending.iter().copied().collect();
         let mut loads: HashMap<usize, u32> = HashMap::new();
         for (t, p) in self.pending.iter().enumerate() {
             if !free.contains(&(t as u32)) {

@@ -149,6 +149,31 @@ impl ScanState {
         due
     }
 
+    /// The first cycle from `from` (the cycle after the last scan) at which a warp changes
+    /// class by time alone, as far as the wheel and `far` know (a stale wheel bit makes it
+    /// earlier, never later; `u64::MAX`: none).
+    pub(super) fn next_due(&self, from: u64) -> u64 {
+        (from..from + WHEEL_SLOTS)
+            .find(|t| self.wheel[(t % WHEEL_SLOTS) as usize] != 0)
+            .unwrap_or(u64::MAX)
+            .min(self.far_min)
+    }
+
+    /// Whether an event marked a warp for the next scan.
+    pub(super) fn is_dirty(&self) -> bool {
+        self.dirty != 0
+    }
+
+    /// The scan these masks give: the last scan's answer, and the next one's when no warp
+    /// is due or dirty.
+    pub(super) fn kept(&self) -> Scan {
+        Scan {
+            by_unit: self.by_unit,
+            long_stall: (self.live & self.stalled) | self.long_op,
+            any_inst: self.inst != 0,
+        }
+    }
+
     /// Files warp `local`, classified at `now`, under the cycle `at` (> `now`) at which its
     /// class changes by time alone (`u64::MAX` or [`super::warps::IN_PIPELINE`]: only by an
     /// event, not filed).
@@ -189,6 +214,38 @@ impl Scan {
     /// Some warp passes the scoreboard.
     pub(super) fn any_operands(&self) -> bool {
         self.by_unit.iter().any(|&m| m != 0)
+    }
+}
+
+/// Why a scheduler issued nothing (a preemption aside): what [`StallCounts`] counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stall {
+    /// A warp had its operands, but not its unit.
+    Structural,
+    /// Warps had decoded instructions, every one waiting on the scoreboard.
+    Raw,
+    /// No warp had a decoded instruction.
+    Idle,
+}
+
+impl Stall {
+    /// The stall of a scheduler some of whose warps pass the scoreboard (`any_operands`) or
+    /// have a decoded instruction (`any_inst`).
+    pub(super) fn of(any_operands: bool, any_inst: bool) -> Self {
+        match (any_operands, any_inst) {
+            (true, _) => Stall::Structural,
+            (false, true) => Stall::Raw,
+            (false, false) => Stall::Idle,
+        }
+    }
+
+    /// Counts `cycles` cycles of this stall in `stalls`.
+    pub(super) fn count(self, stalls: &mut StallCounts, cycles: u64) {
+        *match self {
+            Stall::Structural => &mut stalls.structural,
+            Stall::Raw => &mut stalls.raw,
+            Stall::Idle => &mut stalls.idle,
+        } += cycles;
     }
 }
 
@@ -324,15 +381,21 @@ impl Sm<'_> {
     fn issue_sequential(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
         for s in self.issue_order(now) {
             let scan = self.scan(s, now);
-            // No warp passes the scoreboard: none is ready whatever the units.
-            let ready = match scan.any_operands() {
-                true => scan.ready(self.free_units(now, s)),
-                false => 0,
-            };
+            let ready = self.ready_of(&scan, s, now);
             let grant = self.step_arbiter(s, ready, scan.long_stall)?;
             self.take_grant(s, grant, ready, &scan, now, issued)?;
         }
         Ok(())
+    }
+
+    /// Scheduler `s`'s ready warps at `now` (sequential issue): those of `scan` whose unit
+    /// has a free slot.
+    pub(super) fn ready_of(&self, scan: &Scan, s: usize, now: u64) -> u64 {
+        // No warp passes the scoreboard: none is ready whatever the units.
+        match scan.any_operands() {
+            true => scan.ready(self.free_units(now, s)),
+            false => 0,
+        }
     }
 
     /// Which units can take an instruction of scheduler `s` this cycle, as a mask over
@@ -398,11 +461,7 @@ impl Sm<'_> {
             change_at[w] = at;
             st.file(local, now, at);
         }
-        let scan = Scan {
-            by_unit: st.by_unit,
-            long_stall: (st.live & st.stalled) | st.long_op,
-            any_inst: st.inst != 0,
-        };
+        let scan = st.kept();
         #[cfg(test)]
         assert_eq!(
             self.scan_now(s, now),
@@ -456,8 +515,18 @@ impl Sm<'_> {
         ready: u64,
         long_stall: u64,
     ) -> Result<Option<usize>, SimError> {
+        let inp = self.sched_in(s, ready, long_stall);
+        self.launch[s] = 0;
+        self.exit[s] = 0;
+        self.issue.select(s, &inp)
+    }
+
+    /// Scheduler `s`'s input at the warp-issue site, given its `ready` and `long_stall` masks
+    /// (the launches, exits and marks are the SM's).
+    #[inline]
+    pub(super) fn sched_in(&self, s: usize, ready: u64, long_stall: u64) -> SchedIn {
         let [kernel, boundary, drain] = self.marks.as_ref().map_or([0; 3], |m| m.per_sched[s]);
-        let inp = SchedIn {
+        SchedIn {
             ready,
             launch: self.launch[s],
             launch2: self.launch2[s],
@@ -468,10 +537,7 @@ impl Sm<'_> {
             boundary,
             drain,
             tail: self.marks.as_ref().map_or(0, |m| m.tail),
-        };
-        self.launch[s] = 0;
-        self.exit[s] = 0;
-        self.issue.select(s, &inp)
+        }
     }
 
     /// Issues scheduler `s`'s grant (checked against the `ready` mask it was given) or counts
@@ -508,12 +574,8 @@ impl Sm<'_> {
         }
         if self.preempting > 0 && self.has_stopped_warp(s) {
             self.stalls.preempted += 1;
-        } else if scan.any_operands() {
-            self.stalls.structural += 1;
-        } else if scan.any_inst {
-            self.stalls.raw += 1;
         } else {
-            self.stalls.idle += 1;
+            Stall::of(scan.any_operands(), scan.any_inst).count(&mut self.stalls, 1);
         }
         Ok(None)
     }

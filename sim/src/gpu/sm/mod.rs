@@ -82,11 +82,14 @@ mod lsu;
 mod lsu_queue;
 mod marks;
 mod preempt;
+mod sleep;
 mod warps;
 
 #[cfg(test)]
 pub(crate) use preempt::PreemptFault;
 pub use preempt::{Preempted, Released, SavedBlock, SavedWarp, CONTEXT_BASE, MAX_FLUSHES};
+#[cfg(test)]
+pub(crate) use sleep::SleepFault;
 pub use warps::Finished;
 
 use issue::unit_bit;
@@ -269,8 +272,23 @@ pub struct Sm<'a> {
     /// A preemption bug planted by a test.
     #[cfg(test)]
     pub(crate) fault: Option<preempt::PreemptFault>,
+    /// A sleep bug planted by a test.
+    #[cfg(test)]
+    pub(crate) sleep_fault: Option<sleep::SleepFault>,
     /// Scheduler outcomes of this SM.
     pub stalls: StallCounts,
+    /// The SM may sleep through quiet cycles (`sleep.rs`).
+    sleep_allowed: bool,
+    /// The first cycle it is stepped again (0: awake).
+    sleep_until: u64,
+    /// The first cycle it slept through.
+    slept_from: u64,
+    /// What each cycle it sleeps through counts.
+    quiet: sleep::Quiet,
+    /// It sleeps with a request waiting for room at its crossbar input.
+    send_blocked: bool,
+    /// Cycles it slept through (not stepped), counted when it wakes.
+    pub slept_cycles: u64,
     timing: Timing,
     id: usize,
     /// The queue between the LSU and the L1D, with its slots' payloads.
@@ -326,7 +344,7 @@ impl<'a> Sm<'a> {
         let oc = Some(&cfg.pipeline.operand_collector).filter(|oc| oc.enabled);
         let pipe = oc.is_some() && blocks.lsu_queue.is_none();
         let l1d_index = cfg.l1d.l1d_index();
-        Self {
+        let mut new = Self {
             id,
             warps: (0..sm.max_warps).map(|_| Warp::new()).collect(),
             tbs: (0..sm.max_blocks).map(|_| TbSlot::free()).collect(),
@@ -428,13 +446,24 @@ impl<'a> Sm<'a> {
             stores: opts.record_stores.then(Vec::new),
             #[cfg(test)]
             fault: None,
+            #[cfg(test)]
+            sleep_fault: None,
             stalls: StallCounts::default(),
-        }
+            sleep_allowed: false,
+            sleep_until: 0,
+            slept_from: 0,
+            quiet: Default::default(),
+            send_blocked: false,
+            slept_cycles: 0,
+        };
+        new.sleep_allowed = opts.sm_sleep && new.can_sleep();
+        new
     }
 
     /// Gives the L1D `ways` ways per set (the unified L1D / shared-memory split of a newly
     /// admitted kernel: [`crate::config::L1dCarveout`]).
-    pub fn set_l1d_ways(&mut self, ways: u32) {
+    pub fn set_l1d_ways(&mut self, ways: u32, now: u64) {
+        self.wake(now);
         self.l1d.set_ways(ways);
     }
 
@@ -559,6 +588,7 @@ impl<'a> Sm<'a> {
     }
 
     /// One core cycle (see the module documentation). `issued` is set when any warp issued.
+    /// Ends with the SM asleep when its next cycles are quiet (`sleep.rs`).
     pub fn cycle(
         &mut self,
         now: u64,
@@ -571,7 +601,9 @@ impl<'a> Sm<'a> {
         self.collector_writeback(now);
         self.lsu_stage(now)?;
         self.collector_cycle(now);
-        self.issue_stage(now, issued)?;
+        let mut issued_here = false;
+        self.issue_stage(now, &mut issued_here)?;
+        *issued |= issued_here;
         for round in 1..=self.timing.fetches {
             // GPGPU-Sim's decode + fetch loop decodes a fetch in the next round, so every
             // fetch but the last round's is decoded in this cycle.
@@ -585,6 +617,7 @@ impl<'a> Sm<'a> {
         if self.resident > 0 {
             self.active_cycles += 1;
         }
+        self.try_sleep(now, issued_here, mem);
         Ok(())
     }
 }

@@ -209,6 +209,7 @@ impl Sm<'_> {
         only: Option<usize>,
         now: u64,
     ) -> u32 {
+        self.wake(now);
         let mut started = 0;
         for tb in 0..self.tbs.len() {
             let slot = &self.tbs[tb];
@@ -249,6 +250,7 @@ impl Sm<'_> {
     /// switched out, flushed or restored keeps on (called again, a restored one is then
     /// flushed). Returns the blocks whose preemption this started (a drained one had).
     pub fn kill_kernel(&mut self, launch: usize, now: u64) -> u32 {
+        self.wake(now);
         let mut started = 0;
         for tb in 0..self.tbs.len() {
             let slot = &self.tbs[tb];
@@ -515,6 +517,7 @@ impl Sm<'_> {
         saved: SavedBlock,
         now: u64,
     ) -> Result<usize, SimError> {
+        self.wake(now);
         let slot = self
             .tbs
             .iter()

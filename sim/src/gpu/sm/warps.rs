@@ -250,6 +250,7 @@ impl Sm<'_> {
         dispatched: bool,
         now: u64,
     ) -> Result<usize, SimError> {
+        self.wake(now);
         let slot = self
             .tbs
             .iter()
