@@ -60,11 +60,11 @@ fn sleeping_sms_change_no_statistic() {
         "--warp-sched gto --bypass all",
         "--warp-sched lrr --iprefetch 8",
         "--warp-sched gto --tb-sched bcs",
+        "--warp-sched gto --paired-issue",
     ];
     // Units whose SMs do not sleep (their runs must not change either).
     let awake = [
         "--warp-sched two_level",
-        "--warp-sched gto --paired-issue",
         "--warp-sched elf++",
         "--newcar",
         "--warp-sched laws --tb-sched locality",

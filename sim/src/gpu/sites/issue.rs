@@ -195,7 +195,7 @@ pub trait IssueUnit<'a> {
         let _ = (s, inp);
         unreachable!("a per-scheduler select of an SM-wide unit")
     }
-    /// [`IssueMode::Sequential`]: whether scheduler `s`'s next select with `inp` grants
+    /// [`IssueMode::Sequential`] and [`IssueMode::Paired`]: whether scheduler `s`'s next select with `inp` grants
     /// nothing and changes nothing in the unit (the SM may then skip cycles whose input
     /// repeats `inp`; [`crate::gpu::sm`]'s sleep). `false` unless the unit knows. It may
     /// prepare that select's answer (as a held slot's), but must not change what it answers.

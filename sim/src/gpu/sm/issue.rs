@@ -388,8 +388,8 @@ impl Sm<'_> {
         Ok(())
     }
 
-    /// Scheduler `s`'s ready warps at `now` (sequential issue): those of `scan` whose unit
-    /// has a free slot.
+    /// Scheduler `s`'s ready warps at `now` (sequential issue, and paired issue before any
+    /// grant): those of `scan` whose unit has a free slot.
     pub(super) fn ready_of(&self, scan: &Scan, s: usize, now: u64) -> u64 {
         // No warp passes the scoreboard: none is ready whatever the units.
         match scan.any_operands() {

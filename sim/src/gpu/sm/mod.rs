@@ -285,8 +285,6 @@ pub struct Sm<'a> {
     slept_from: u64,
     /// What each cycle it sleeps through counts.
     quiet: sleep::Quiet,
-    /// It sleeps with a request waiting for room at its crossbar input.
-    send_blocked: bool,
     /// Cycles it slept through (not stepped), counted when it wakes.
     pub slept_cycles: u64,
     timing: Timing,
@@ -453,7 +451,6 @@ impl<'a> Sm<'a> {
             sleep_until: 0,
             slept_from: 0,
             quiet: Default::default(),
-            send_blocked: false,
             slept_cycles: 0,
         };
         new.sleep_allowed = opts.sm_sleep && new.can_sleep();
@@ -617,7 +614,7 @@ impl<'a> Sm<'a> {
         if self.resident > 0 {
             self.active_cycles += 1;
         }
-        self.try_sleep(now, issued_here, mem);
+        self.try_sleep(now, issued_here);
         Ok(())
     }
 }

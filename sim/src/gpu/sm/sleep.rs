@@ -11,8 +11,10 @@
 //! cycle: a skipped cycle is one whose step would have done exactly that (the tests run the
 //! suite both ways, `SimOptions::sm_sleep`).
 //!
-//! Only SMs whose units say when they are quiet sleep: sequential issue through warp arbiters
-//! that hold ([`IssueUnit::quiet`]), without the operand collector, the L1D latency queues in
+//! Only SMs whose units say when they are quiet sleep: sequential or paired issue through
+//! warp arbiters that hold ([`IssueUnit::quiet`]; with no grant, paired issue offers each
+//! scheduler the units free at the start of the cycle, as sequential issue does), without
+//! the operand collector, the L1D latency queues in
 //! front of the tag lookup, an LSU-queue unit, marks, a unit that orders fetch, tracks PCs or
 //! prepares kernels.
 
@@ -46,7 +48,7 @@ impl Sm<'_> {
     /// Whether the SM can sleep at all (its units say when they are quiet; module
     /// documentation).
     pub(super) fn can_sleep(&self) -> bool {
-        self.mode == IssueMode::Sequential
+        self.mode != IssueMode::SmWide
             && self.collector.is_none()
             && self.timing.l1d_pipe == 0
             && self.lsu_queue.is_none()
@@ -63,8 +65,7 @@ impl Sm<'_> {
     }
 
     /// At the start of cycle `now`, before the replies are received: a sleeping SM wakes when
-    /// its cycle has come, a reply waits for it in `mem`, or a request it holds back can now
-    /// enter the crossbar. Returns whether it still sleeps.
+    /// its cycle has come or a reply waits for it in `mem`. Returns whether it still sleeps.
     #[inline]
     pub fn sleeps_on(&mut self, now: u64, mem: &MemorySystem) -> bool {
         if self.sleep_until == 0 {
@@ -74,8 +75,7 @@ impl Sm<'_> {
         let late = self.sleep_fault == Some(SleepFault::LateReplies);
         #[cfg(not(test))]
         let late = false;
-        let send = self.send_blocked && mem.can_send(self.id);
-        if now < self.sleep_until && (late || !mem.reply_due(self.id)) && !send {
+        if now < self.sleep_until && (late || !mem.reply_due(self.id)) {
             return true;
         }
         self.wake(now);
@@ -112,7 +112,7 @@ impl Sm<'_> {
 
     /// At the end of cycle `now` (`issued`: a warp issued in it): sleeps from cycle `now + 1`
     /// when that cycle is quiet, until the first cycle time alone changes.
-    pub(super) fn try_sleep(&mut self, now: u64, issued: bool, mem: &MemorySystem) {
+    pub(super) fn try_sleep(&mut self, now: u64, issued: bool) {
         if !self.sleep_allowed || issued {
             return;
         }
@@ -123,39 +123,39 @@ impl Sm<'_> {
         if !self.quiet_stages() {
             return;
         }
-        let Some(send_blocked) = self.send_waits(next, mem) else {
+        if !self.sends_nothing(next) {
             return;
-        };
+        }
+        let n = self.schedulers;
+        let changed =
+            |s: usize| self.scan_state[s].is_dirty() || self.launch[s] | self.exit[s] != 0;
+        if (0..n).any(changed) {
+            return;
+        }
+        let until = self.next_change(next);
+        if until <= next {
+            return;
+        }
         let mut stalls = [None; MAX_SCHEDULERS];
-        for (s, stall) in stalls.iter_mut().enumerate().take(self.schedulers) {
-            let st = &self.scan_state[s];
-            if st.is_dirty() || self.launch[s] != 0 || self.exit[s] != 0 {
-                return;
-            }
-            let scan = st.kept();
+        for (s, stall) in stalls.iter_mut().enumerate().take(n) {
+            let scan = self.scan_state[s].kept();
             let inp = self.sched_in(s, self.ready_of(&scan, s, next), scan.long_stall);
             if !self.issue.quiet(s, &inp) {
                 return;
             }
             *stall = Some(Stall::of(scan.any_operands(), scan.any_inst));
         }
-        let until = self.next_change(next);
-        if until <= next {
-            return;
-        }
         self.quiet = Quiet {
             stalls,
             busy: self.resident > 0,
             lsu_fail,
         };
-        self.send_blocked = send_blocked;
         self.slept_from = next;
         self.sleep_until = until;
     }
 
     /// Whether the stages other than issue and the LSU do nothing in cycle `next`: no fetch,
-    /// fill, retirement, launch, preemption, or block to collect, and the send stage sends
-    /// nothing ([`Sm::send_waits`]).
+    /// fill, retirement, launch, preemption, or block to collect.
     fn quiet_stages(&self) -> bool {
         // An exited warp leaves once its loads and stores are done: only replies do that.
         let none_leaves = self.exiting.iter().all(|&w| {
@@ -171,31 +171,16 @@ impl Sm<'_> {
             && self.taken_off.is_empty()
     }
 
-    /// The send stage in cycle `next` ([`Sm::send`]): `None` when it may send, else whether
-    /// something waits for room at the SM's crossbar input (`mem.can_send`, which only the
-    /// SM's own sends and the crossbar's cycle change). A request leaving the L1D latency
-    /// queue later is in [`Sm::next_change`].
-    fn send_waits(&self, next: u64, mem: &MemorySystem) -> Option<bool> {
-        let can_send = mem.can_send(self.id);
-        let l1i = self.l1i.peek_fetch().is_some();
-        let delay = self.timing.l1d_queue;
-        let l1d = match self.l1d.peek_fetch() {
-            None => false,
-            // Into the L1D latency queue while it has room, else it waits.
-            Some(_) if delay > 0 => {
-                if (self.l1d_queue.len() as u64) < delay {
-                    return None;
-                }
-                false
-            }
-            Some(_) => true,
-        };
-        let queued = self.l1d_queue.front().is_some_and(|&(at, _)| at <= next);
-        let waits = l1i || l1d || queued;
-        match self.uncached.is_empty() && !(waits && can_send) {
-            true => Some(waits),
-            false => None,
-        }
+    /// Whether the send stage sends nothing in cycle `next` ([`Sm::send`]): no request
+    /// waits, but in the L1D latency queue until later ([`Sm::next_change`]). A request held
+    /// back by a full crossbar input keeps the SM awake: the input drains a packet at a time,
+    /// so such sleeps would last a cycle or two (measured: `bfs` medium slept 1.2 cycles a
+    /// time, and ran slower).
+    fn sends_nothing(&self, next: u64) -> bool {
+        self.l1i.peek_fetch().is_none()
+            && self.l1d.peek_fetch().is_none()
+            && self.uncached.is_empty()
+            && self.l1d_queue.front().is_none_or(|&(at, _)| at > next)
     }
 
     /// The LSU in cycle `next`: `None` when it may do something, else what it counts
