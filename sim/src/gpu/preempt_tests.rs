@@ -279,6 +279,15 @@ proptest! {
     }
 }
 
+/// Kernel schedulers that let two streams' kernels overlap, with and without preemptions.
+pub(crate) const OVERLAPPING: [&str; 5] = [
+    "--kernel-sched fcfs",
+    "--kernel-sched smk",
+    "--kernel-sched even --preempt switch",
+    "--kernel-sched even --preempt flush",
+    "--kernel-sched timeslice --quantum 4000 --preempt switch",
+];
+
 #[test]
 fn mixes_are_deterministic_and_streams_overlap_only_when_the_kernel_scheduler_lets_them() {
     let mix = |sched: &str| {
@@ -299,13 +308,7 @@ fn mixes_are_deterministic_and_streams_overlap_only_when_the_kernel_scheduler_le
     let serial = mix("");
     let (a, b) = (&serial.kernels[0], &serial.kernels[1]);
     assert!(b.start_cycle >= a.end_cycle, "serial: one after the other");
-    for sched in [
-        "--kernel-sched fcfs",
-        "--kernel-sched smk",
-        "--kernel-sched even --preempt switch",
-        "--kernel-sched even --preempt flush",
-        "--kernel-sched timeslice --quantum 4000 --preempt switch",
-    ] {
+    for sched in OVERLAPPING {
         let r = mix(sched);
         let (a, b) = (&r.kernels[0], &r.kernels[1]);
         assert!(b.start_cycle < a.end_cycle, "{sched}: overlapped");

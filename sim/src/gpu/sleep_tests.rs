@@ -104,13 +104,7 @@ fn sleeping_sms_change_no_statistic_of_mixes_preemptions_and_cut_runs() {
         let path = std::path::Path::new("m.toml");
         Box::new(crate::workload::mix::Mix::parse(text, path).unwrap())
     });
-    for sched in [
-        "--kernel-sched fcfs",
-        "--kernel-sched smk",
-        "--kernel-sched even --preempt switch",
-        "--kernel-sched even --preempt flush",
-        "--kernel-sched timeslice --quantum 4000 --preempt switch",
-    ] {
+    for sched in super::preempt_tests::OVERLAPPING {
         assert_same(&gtx480(), &mix, sched, &format!("mix under {sched}"));
     }
     // Cut at half the run: the slept cycles up to the cut are counted.

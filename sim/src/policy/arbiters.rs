@@ -161,6 +161,9 @@ impl WarpIssuePolicy for Arbiters {
         Ok(Box::new(ArbiterUnit {
             slots: scheduler_slots(cfg, provider, sm, &p)?,
             mode: self.mode(),
+            // A two-level arbiter demotes and promotes in every cycle an active warp waits
+            // (even a warp slot without a warp), so it holds too rarely to ask.
+            quiets: matches!(self.policy, Policy::Lrr | Policy::Gto),
         }))
     }
 }
@@ -169,6 +172,8 @@ impl WarpIssuePolicy for Arbiters {
 struct ArbiterUnit<'a> {
     slots: Vec<Slot<'a, warp_arbiter::Kind>>,
     mode: IssueMode,
+    /// The arbiters hold when nothing is ready ([`IssueUnit::can_be_quiet`]).
+    quiets: bool,
 }
 
 impl<'a> IssueUnit<'a> for ArbiterUnit<'a> {
@@ -191,6 +196,10 @@ impl<'a> IssueUnit<'a> for ArbiterUnit<'a> {
             long_stall: inp.long_stall,
         })?;
         Ok(out.grant_valid.then_some(out.grant_warp as usize))
+    }
+
+    fn can_be_quiet(&self) -> bool {
+        self.quiets
     }
 
     fn quiet(&mut self, s: usize, inp: &SchedIn) -> bool {

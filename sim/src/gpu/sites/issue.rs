@@ -195,6 +195,11 @@ pub trait IssueUnit<'a> {
         let _ = (s, inp);
         unreachable!("a per-scheduler select of an SM-wide unit")
     }
+    /// Whether [`IssueUnit::quiet`] can say yes often enough to be asked (the SM then may
+    /// sleep); asked once, when the SM is built.
+    fn can_be_quiet(&self) -> bool {
+        false
+    }
     /// [`IssueMode::Sequential`] and [`IssueMode::Paired`]: whether scheduler `s`'s next select with `inp` grants
     /// nothing and changes nothing in the unit (the SM may then skip cycles whose input
     /// repeats `inp`; [`crate::gpu::sm`]'s sleep). `false` unless the unit knows. It may

@@ -159,6 +159,12 @@ impl ScanState {
             .min(self.far_min)
     }
 
+    /// Whether a warp's class changes by time alone at cycle `t`, the cycle after the last
+    /// scan (or a stale wheel bit says it may).
+    pub(super) fn due_at(&self, t: u64) -> bool {
+        self.wheel[(t % WHEEL_SLOTS) as usize] != 0 || self.far_min <= t
+    }
+
     /// Whether an event marked a warp for the next scan.
     pub(super) fn is_dirty(&self) -> bool {
         self.dirty != 0

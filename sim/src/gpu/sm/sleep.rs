@@ -12,11 +12,11 @@
 //! suite both ways, `SimOptions::sm_sleep`).
 //!
 //! Only SMs whose units say when they are quiet sleep: sequential or paired issue through
-//! warp arbiters that hold ([`IssueUnit::quiet`]; with no grant, paired issue offers each
-//! scheduler the units free at the start of the cycle, as sequential issue does), without
-//! the operand collector, the L1D latency queues in
-//! front of the tag lookup, an LSU-queue unit, marks, a unit that orders fetch, tracks PCs or
-//! prepares kernels.
+//! warp arbiters that hold when nothing is ready, LRR and GTO ([`IssueUnit::can_be_quiet`],
+//! [`IssueUnit::quiet`]; with no grant, paired issue offers each scheduler the units free at
+//! the start of the cycle, as sequential issue does), without the operand collector, the
+//! L1D latency queues in front of the tag lookup, an LSU-queue unit, marks, a unit that
+//! orders fetch, tracks PCs or prepares kernels.
 
 use super::issue::Stall;
 use super::*;
@@ -49,6 +49,7 @@ impl Sm<'_> {
     /// documentation).
     pub(super) fn can_sleep(&self) -> bool {
         self.mode != IssueMode::SmWide
+            && self.issue.can_be_quiet()
             && self.collector.is_none()
             && self.timing.l1d_pipe == 0
             && self.lsu_queue.is_none()
@@ -132,8 +133,8 @@ impl Sm<'_> {
         if (0..n).any(changed) {
             return;
         }
-        let until = self.next_change(next);
-        if until <= next {
+        // A warp due in cycle `next` (cheaper to rule out first than the whole wake-up cycle).
+        if self.scan_state.iter().any(|st| st.due_at(next)) {
             return;
         }
         let mut stalls = [None; MAX_SCHEDULERS];
@@ -145,6 +146,12 @@ impl Sm<'_> {
             }
             *stall = Some(Stall::of(scan.any_operands(), scan.any_inst));
         }
+        let until = self.next_change(next);
+        debug_assert!(
+            until > next,
+            "sm{}: wakes in the cycle it would sleep",
+            self.id
+        );
         self.quiet = Quiet {
             stalls,
             busy: self.resident > 0,
