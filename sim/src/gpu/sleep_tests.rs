@@ -90,7 +90,7 @@ fn sleeping_sms_change_no_statistic() {
             }
         }
     }
-    // The SMs do sleep: GTO on gtx480 over the suite skips about half of its SM-cycles.
+    // The SMs do sleep: GTO on gtx480 skips at least 3 in 10 of the suite's SM-cycles.
     assert!(
         slept * 10 >= cycles * 3,
         "slept {slept} of {cycles} SM-cycles"

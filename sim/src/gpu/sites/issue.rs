@@ -200,10 +200,11 @@ pub trait IssueUnit<'a> {
     fn can_be_quiet(&self) -> bool {
         false
     }
-    /// [`IssueMode::Sequential`] and [`IssueMode::Paired`]: whether scheduler `s`'s next select with `inp` grants
-    /// nothing and changes nothing in the unit (the SM may then skip cycles whose input
-    /// repeats `inp`; [`crate::gpu::sm`]'s sleep). `false` unless the unit knows. It may
-    /// prepare that select's answer (as a held slot's), but must not change what it answers.
+    /// [`IssueMode::Sequential`] and [`IssueMode::Paired`]: whether scheduler `s`'s next
+    /// select with `inp` grants nothing and changes nothing in the unit (the SM may then skip
+    /// cycles whose input repeats `inp`; [`crate::gpu::sm`]'s sleep). `false` unless the unit
+    /// knows. It may prepare that select's answer (as a held slot's), but must not change
+    /// what it answers.
     fn quiet(&mut self, s: usize, inp: &SchedIn) -> bool {
         let _ = (s, inp);
         false

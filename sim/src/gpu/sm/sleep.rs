@@ -96,13 +96,13 @@ impl Sm<'_> {
         for stall in q.stalls.iter().flatten() {
             stall.count(&mut self.stalls, k);
         }
+        #[cfg(test)]
+        let rotates = self.sleep_fault != Some(SleepFault::NoRotation);
+        #[cfg(not(test))]
+        let rotates = true;
         if q.busy {
             self.counts.busy_cycles += k;
-            #[cfg(test)]
-            if self.sleep_fault == Some(SleepFault::NoRotation) {
-                return;
-            }
-            self.active_cycles += k;
+            self.active_cycles += if rotates { k } else { 0 };
         }
         if let Some((kernel, why)) = q.lsu_fail {
             self.stalls.lsu_blocked += k;
