@@ -409,6 +409,9 @@ pub struct KernelTrace {
     /// Lines decoded before, by their bytes.
     memo: memo::LineMemo,
     blocks_read: u64,
+    /// The register and address pools' sizes of the last block kept: the next block's pools
+    /// start with that room (blocks of a kernel mostly have the same sizes).
+    last_pools: (usize, usize),
 }
 
 fn parse_hex(s: &str) -> Option<u64> {
@@ -487,6 +490,7 @@ impl KernelTrace {
             },
             memo: memo::LineMemo::default(),
             blocks_read: 0,
+            last_pools: (0, 0),
         };
         k.read_header()?;
         Ok(k)
@@ -734,10 +738,10 @@ impl KernelTrace {
             return Err(self.invalid(format!("thread block {id} is outside the grid {g}")));
         }
         let nwarps = self.header.block_warps();
-        let mut block = BlockInsts {
-            id,
-            warps: vec![Vec::new(); nwarps],
-            ..Default::default()
+        let (regs, addrs) = self.last_pools;
+        let mut block = match keep_bytes > 0 {
+            true => BlockInsts::with_room(id, nwarps, regs, addrs),
+            false => BlockInsts::with_room(id, nwarps, 0, 0),
         };
         let mut opcodes = vec![Vec::new(); nwarps];
         let mut extents = vec![
@@ -812,6 +816,16 @@ impl KernelTrace {
             }
         }
         self.blocks_read += 1;
+        if keep {
+            self.last_pools = (block.regs.len(), block.addrs.len());
+            // A block far smaller than the one before gives back the room it did not use.
+            if block.regs.capacity() > 2 * block.regs.len() {
+                block.regs.shrink_to_fit();
+            }
+            if block.addrs.capacity() > 2 * block.addrs.len() {
+                block.addrs.shrink_to_fit();
+            }
+        }
         Ok(Some(if keep {
             BlockRead::Whole(TraceBlock {
                 line: begin,

@@ -330,6 +330,18 @@ impl BlockInsts {
         self.warps[warp].push(inst);
     }
 
+    /// An empty block `id` of `warps` warps whose pools have room for `regs` registers and
+    /// `addrs` addresses (a reader gives the sizes of the block before, so that the pools are
+    /// not grown step by step).
+    pub fn with_room(id: Dim3, warps: usize, regs: usize, addrs: usize) -> Self {
+        Self {
+            id,
+            warps: vec![Vec::new(); warps],
+            regs: Vec::with_capacity(regs),
+            addrs: Vec::with_capacity(addrs),
+        }
+    }
+
     /// Warp instructions of the block.
     pub fn warp_instructions(&self) -> u64 {
         self.warps.iter().map(|w| w.len() as u64).sum()
