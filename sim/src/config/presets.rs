@@ -172,12 +172,17 @@ pub fn gtx480() -> GpuConfig {
 /// [`gtx480`] with what the 3.2.2 release differs in: its mechanisms ([`gpgpusim_3_2_2`]) and
 /// its `configs/GTX480/gpgpusim.config`'s L2 geometry.
 ///
-/// Not modelled, in either preset: the partition queues (3.2.2: 8 entries each, default of
-/// `-gpgpu_dram_partition_queues`, `gs/gpu-sim.cc`:144-146; 4.x: 64) and the cluster ejection
-/// buffer (8 vs 32): the model has one bounded queue in front of each L2 slice
-/// ([`crate::gpu::memory::ROP_QUEUE`]) and crossbar inputs of
-/// `interconnect.input_buffer` packets; DRAM bank groups (3.2.2 uses two of its four,
-/// `gs/gpu-sim.h`:193-198); the L2 fill port (four cycles a line, `gs/gpu-cache.cc`:601-606).
+/// Modelled but not set here, as in [`gtx480`]: the partition queues (3.2.2: 8 entries each,
+/// the default of `-gpgpu_dram_partition_queues`, `gs/gpu-sim.cc`:144-146; 4.x: 64;
+/// `partition_queues`) and the ejection buffer (3.2.2: 8 flits and the 16-flit boundary
+/// buffer, `intersim2/interconnect_interface.cpp`:115-129; `interconnect.output_buffer`).
+/// Both on (`8:8` and 24 flits) cost GTO 1.5% more cycles over `repro elf`'s suite at `medium`
+/// and RR 4.0% over `repro locality`'s at `large` (`tran` 42%), and move the headlines by up
+/// to 0.8 (ELF, either way) and 3.0 points (locality, LA-TB over BCS on type II: three of its
+/// four away from the thesis) (`docs/src/notes/gpgpusim-3.2.2-against-4.x.md`); switching them on
+/// re-runs every `gtx480-3.2.2` results page. Not modelled, in either preset: DRAM bank
+/// groups (3.2.2 uses two of its four, `gs/gpu-sim.h`:193-198); the L2 fill port (four cycles
+/// a line, `gs/gpu-cache.cc`:601-606).
 pub fn gtx480_gpgpusim_3_2_2() -> GpuConfig {
     let mut c = gpgpusim_3_2_2(gtx480());
     // dl2 `64:128:8,L:B:m:W,A:32:4,4:0,32`: 64 kB slices of 128 B lines, 8-way (the locality
