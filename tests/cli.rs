@@ -176,6 +176,28 @@ fn cosim_vcd_writes_the_whole_run() {
 }
 
 #[test]
+fn repro_refuses_attribute_where_it_would_be_ignored() {
+    for (args, want) in [
+        (
+            &["repro", "paws", "--attribute"][..],
+            "--attribute: only elf, locality, chimera and maestro",
+        ),
+        (
+            &["repro", "paver", "--attribute"][..],
+            "--attribute: only elf, locality, chimera and maestro",
+        ),
+        (
+            &["repro", "elf", "--attribute", "--config", "gtx480"][..],
+            "not on --config gtx480: leave --config out",
+        ),
+    ] {
+        let o = gpusched(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(want), "{args:?}: {}", text(&o));
+    }
+}
+
+#[test]
 fn config_show_prints_a_preset_that_loads_back() {
     let o = gpusched(&["config", "show", "gtx480"]);
     assert!(o.status.success(), "{}", text(&o));

@@ -80,10 +80,10 @@ pub struct ReproArgs {
     /// serves at most 4 schedulers per SM).
     #[arg(long)]
     config: Option<String>,
-    /// elf, locality: also run the headline configurations on the paper's preset with each
-    /// mechanism in which it differs from the calibrated preset switched to the calibrated
-    /// one's, one at a time, and say per headline figure what moves it (with the default
-    /// presets).
+    /// elf, locality, chimera, maestro: also run the headline configurations on the paper's
+    /// preset with each mechanism in which it differs from the calibrated preset switched to
+    /// the calibrated one's, one at a time, and say per headline figure what moves it (on the
+    /// two default presets: not with --config).
     #[arg(long)]
     attribute: bool,
     /// With --attribute: switch only these mechanisms (comma-separated names of
@@ -699,6 +699,21 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if a.headline && !matches!(a.experiment, Experiment::Elf | Experiment::Locality) {
         bail!("--headline: only elf and locality have columns beside their headline ones");
+    }
+    if a.attribute {
+        let attributed = matches!(
+            a.experiment,
+            Experiment::Elf | Experiment::Locality | Experiment::Chimera | Experiment::Maestro
+        );
+        if !attributed {
+            bail!("--attribute: only elf, locality, chimera and maestro attribute their figures");
+        }
+        if let Some(c) = &a.config {
+            bail!(
+                "--attribute switches mechanisms between the experiment's two presets, so it \
+                 runs on them, not on --config {c}: leave --config out"
+            );
+        }
     }
     match a.experiment {
         Experiment::Locality => return locality::run(&a, &size, &out, jobs),
