@@ -3471,6 +3471,12 @@ fn repro_bypass_writes_each_l1_size_beside_the_paper() {
     }
     let svg = std::fs::read_to_string(dir.path().join("bypass.svg")).unwrap();
     assert!(svg.contains("48 kB heuristic"));
+    // The per-kernel heatmap: a row per kernel, a column per (size, selection).
+    let kernels = std::fs::read_to_string(dir.path().join("bypass-kernels.svg")).unwrap();
+    for row in v["rows"].as_array().unwrap() {
+        assert!(kernels.contains(row["workload"].as_str().unwrap()), "{kernels}");
+    }
+    assert!(kernels.contains("16 kB exact") && kernels.contains("48 kB cache-all"));
 }
 
 /// A sweep point with `--bypass heuristic` makes its profiling runs and records the plan in

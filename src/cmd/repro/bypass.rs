@@ -502,8 +502,40 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     write(a, &results, out)
 }
 
-/// Writes `bypass.md`, `.json` and `.svg` into `out` and prints the Markdown (or the JSON).
+/// Every kernel's gain over bypass-all per L1D size under cache-all, the heuristic and the
+/// exact optimum, as a heatmap.
+fn kernels_chart(r: &Results) -> Result<String> {
+    let cols: Vec<String> = L1_KB
+        .iter()
+        .flat_map(|kb| ["cache-all", "heuristic", "exact"].map(|w| format!("{kb} kB {w}")))
+        .collect();
+    let names: Vec<String> = r.rows.iter().map(|row| row.workload.clone()).collect();
+    let values: Vec<Vec<Option<f64>>> = r
+        .rows
+        .iter()
+        .map(|row| {
+            (row.cells.iter())
+                .flat_map(|c| [c.cache_all, c.heuristic, c.exact].map(|n| Some(c.gain(n))))
+                .collect()
+        })
+        .collect();
+    let title = format!(
+        "Cache bypassing on {} ({}): gain over bypass-all per kernel, %",
+        r.config, r.size
+    );
+    chart::heatmap(&title, (&names, &cols), &values, 20.0)
+}
+
+/// Writes `bypass.md`, `.json`, `.svg` and `bypass-kernels.svg` into `out` and prints the
+/// Markdown (or the JSON).
 fn write(a: &ReproArgs, r: &Results, out: &Path) -> Result<ExitCode> {
     let json = serde_json::to_string_pretty(r)?;
-    super::files::write(out, "bypass", (&markdown(r), &json, &svg(r)?), a.json)
+    let figures = [("kernels", kernels_chart(r)?)];
+    super::files::write(
+        out,
+        "bypass",
+        (&markdown(r), &json, &svg(r)?),
+        &figures,
+        a.json,
+    )
 }

@@ -379,5 +379,5 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
 /// Writes `paws.md`, `.json` and `.svg` into `out` and prints the Markdown (or the JSON).
 fn write(a: &ReproArgs, r: &Results, out: &Path) -> Result<ExitCode> {
     let json = serde_json::to_string_pretty(r)?;
-    super::files::write(out, "paws", (&markdown(r), &json, &svg(r)?), a.json)
+    super::files::write(out, "paws", (&markdown(r), &json, &svg(r)?), &[], a.json)
 }
