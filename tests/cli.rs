@@ -3474,7 +3474,10 @@ fn repro_bypass_writes_each_l1_size_beside_the_paper() {
     // The per-kernel heatmap: a row per kernel, a column per (size, selection).
     let kernels = std::fs::read_to_string(dir.path().join("bypass-kernels.svg")).unwrap();
     for row in v["rows"].as_array().unwrap() {
-        assert!(kernels.contains(row["workload"].as_str().unwrap()), "{kernels}");
+        assert!(
+            kernels.contains(row["workload"].as_str().unwrap()),
+            "{kernels}"
+        );
     }
     assert!(kernels.contains("16 kB exact") && kernels.contains("48 kB cache-all"));
 }

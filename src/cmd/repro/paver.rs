@@ -171,6 +171,9 @@ pub struct Row {
     pub workload: String,
     /// Its category (high, low, none).
     pub category: &'static str,
+    /// Waves of thread blocks under LRR ([`super::waves`]); below [`super::MIN_WAVES`] the
+    /// dispatch order can matter little, and the pages flag it.
+    pub waves: f64,
     /// Per column.
     pub cells: Vec<Cell>,
 }
@@ -328,6 +331,7 @@ fn measure_on(
         rows.push(Row {
             workload: name.clone(),
             category,
+            waves: super::waves(&reps[0])?,
             cells,
         });
     }
@@ -467,6 +471,20 @@ fn table(r: &Results, title: &str, (get, fmt): Figure, means: &[(String, Vec<f64
     table_with(r, &format!("{title}\n"), lrr, (get, fmt), means)
 }
 
+/// The speedup table: [`table`]'s with each workload's waves of thread blocks beside its
+/// category, and the footnote naming those below [`super::MIN_WAVES`].
+fn speedup_table(r: &Results) -> String {
+    let head = "Speedup over LRR (LRR's cycles over the column's; means are arithmetic)\n";
+    let lrr: LrrColumn = ("LRR cycles", |c| c.cycles.to_string());
+    let mut s = table_of(r, head, lrr, (|c| c.speedup, pct), &r.mean_speedup, true);
+    let few = r.rows.iter().map(|w| (w.workload.as_str(), w.waves));
+    let why = "the order in which blocks are dispatched can matter little";
+    if let Some(note) = super::few_waves_note(few, why) {
+        let _ = writeln!(s, "\n{note}");
+    }
+    s
+}
+
 /// LRR's own figure beside the ratios: its header and its value.
 type LrrColumn = (&'static str, fn(&Cell) -> String);
 
@@ -475,30 +493,45 @@ type LrrColumn = (&'static str, fn(&Cell) -> String);
 fn table_with(
     r: &Results,
     head: &str,
+    lrr: LrrColumn,
+    figure: Figure,
+    means: &[(String, Vec<f64>)],
+) -> String {
+    table_of(r, head, lrr, figure, means, false)
+}
+
+/// [`table_with`], with each workload's waves of thread blocks after its category (`waves`).
+fn table_of(
+    r: &Results,
+    head: &str,
     (lrr_header, lrr): LrrColumn,
     (get, fmt): Figure,
     means: &[(String, Vec<f64>)],
+    waves: bool,
 ) -> String {
-    let mut s = format!("\n## {head}\n| workload | category | {lrr_header} |");
+    let (waves_head, waves_rule, no_waves) = match waves {
+        true => (" waves |", "---:|", " |"),
+        false => ("", "", ""),
+    };
+    let mut s = format!("\n## {head}\n| workload | category |{waves_head} {lrr_header} |");
     for c in &r.columns[1..] {
         let _ = write!(s, " {} |", c.label);
     }
-    let _ = writeln!(s, "\n|---|---|---:|{}", "---:|".repeat(r.columns.len() - 1));
+    let rule = "---:|".repeat(r.columns.len() - 1);
+    let _ = writeln!(s, "\n|---|---|{waves_rule}---:|{rule}");
     for row in &r.rows {
-        let _ = write!(
-            s,
-            "| {} | {} | {} |",
-            row.workload,
-            row.category,
-            lrr(&row.cells[0])
-        );
+        let _ = write!(s, "| {} | {} |", row.workload, row.category);
+        if waves {
+            let _ = write!(s, " {} |", super::waves_cell(row.waves));
+        }
+        let _ = write!(s, " {} |", lrr(&row.cells[0]));
         for c in &row.cells[1..] {
             let _ = write!(s, " {} |", fmt(get(c)));
         }
         s.push('\n');
     }
     for (g, v) in means {
-        let _ = write!(s, "| **mean, {g}** | | |");
+        let _ = write!(s, "| **mean, {g}** | |{no_waves} |");
         for x in &v[1..] {
             let _ = write!(s, " **{}** |", fmt(*x));
         }
@@ -601,12 +634,7 @@ pub fn markdown(r: &Results) -> String {
             );
         }
     }
-    s.push_str(&table(
-        r,
-        "Speedup over LRR (LRR's cycles over the column's; means are arithmetic)",
-        (|c| c.speedup, pct),
-        &r.mean_speedup,
-    ));
+    s.push_str(&speedup_table(r));
     s.push_str(&jit_table(r));
     s.push_str(&table(
         r,
@@ -657,7 +685,7 @@ fn kernels_chart(r: &Results) -> Result<String> {
         .rows
         .iter()
         .map(|w| {
-            let name = format!("{} ({})", w.workload, w.category);
+            let name = super::waves_label(format!("{} ({})", w.workload, w.category), w.waves);
             (name, w.cells.iter().map(|c| c.speedup).collect())
         })
         .collect();
@@ -688,6 +716,7 @@ mod tests {
         Row {
             workload: w.into(),
             category: cat,
+            waves: 5.0,
             cells: cycles
                 .iter()
                 .zip(l2)
@@ -722,11 +751,12 @@ mod tests {
         // lrr bcs mst kway rb kway_nosteal rb_nosteal
         let a = [100, 100, 100, 80, 50, 90, 55];
         let b = [100, 100, 100, 100, 100, 100, 100];
-        let rows = vec![
+        let mut rows = vec![
             row("x", "high", &a, &[200, 200, 200, 100, 100, 100, 100]),
             row("y", "high", &b, &[100; 7]),
             row("z", "low", &b, &[100; 7]),
         ];
+        rows[1].waves = 2.5;
         assert_eq!(rows[0].cells.len(), n);
         let gtx480 = GpuConfig::preset("gtx480").unwrap();
         let r = summarize(&gtx480, "small", columns(), rows);
@@ -752,6 +782,14 @@ mod tests {
             "| RB-TS speedup over LRR, high | +29.0% | +50.0% | -100.0% | Fig. 11, L330-L332 |"
         ));
         assert!(md_has(&r, "| x: 1.0 / 1.0 / 1.0 / 1.0 / 1.0 |"));
+        // The speedup table gives each kernel's waves and flags the one below four.
+        assert!(md_has(&r, "| workload | category | waves | LRR cycles |"));
+        assert!(md_has(&r, "| x | high | 5.0 | 100 |"));
+        assert!(md_has(&r, "| y | high | 2.5* | 100 |"));
+        assert!(md_has(&r, "| **mean, high** | | | | **"));
+        let note = "\\* Fewer than 4 waves of thread blocks (the order in which blocks are \
+                    dispatched can matter little): y.";
+        assert!(md_has(&r, note));
         assert!(md_has(
             &r,
             "| kway-TS L2 accesses / LRR's, high | 61.4% | 75.0% | - | Fig. 13, L351 |"
