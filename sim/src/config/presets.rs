@@ -185,7 +185,8 @@ pub fn gtx480() -> GpuConfig {
 /// a line, `gs/gpu-cache.cc`:601-606).
 pub fn gtx480_gpgpusim_3_2_2() -> GpuConfig {
     let mut c = gpgpusim_3_2_2(gtx480());
-    // dl2 `64:128:8,L:B:m:W,A:32:4,4:0,32`: 64 kB slices of 128 B lines, 8-way (the locality
+    // dl2 `64:128:8,L:B:m:W,A:32:4,4:0,32` (the GTX480 file's `-gpgpu_cache:dl2`, parsed by
+    // `gs/gpu-cache.h`'s `cache_config::init`): 64 kB slices of 128 B lines, 8-way (the locality
     // thesis's Table 4.1 says 8-way too; ELF Table 3.1 says 16), 32 MSHRs merging 4, miss
     // queue 4; the rest of the string is a mechanism ([`gpgpusim_3_2_2`]).
     c.l2 = CacheConfig {
@@ -229,8 +230,10 @@ pub fn gpgpusim_3_2_2(mut c: GpuConfig) -> GpuConfig {
     c.l2.write_allocate = WriteAllocate::Fetch;
     // `config_fermi_islip.icnt`:3 `flit_size = 32` (4.x: 40).
     c.interconnect.flit_bytes = 32;
-    // `-gpgpu_frfcfs_dram_sched_queue_size 16` requests (4.x: 64); each is a line fill or a
-    // write of whole bursts, and the model's queue holds bursts.
+    // `-gpgpu_frfcfs_dram_sched_queue_size 16` requests (the GTX480 file's; 4.x: 64), the limit
+    // `dram_t::full` and the FR-FCFS intake enforce (`gs/dram.cc`:118-125,
+    // `gs/dram_sched.cc`:132); each is a line fill or a write of whole bursts, and the model's
+    // queue holds bursts.
     let per_line =
         u64::from(c.l2.line_bytes).div_ceil(crate::mem::dram::Channel::bytes_per_column(&c.dram));
     c.dram.scheduler_queue = 16 * per_line as u32;
