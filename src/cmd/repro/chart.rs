@@ -165,6 +165,15 @@ const SERIES_COLOURS: [RGBColor; 5] = [
     RGBColor(148, 103, 189),
 ];
 
+/// Series `k`'s colour: [`SERIES_COLOURS`] in turn when the first series is the paper's (grey),
+/// else the others in turn (no series of ours in the paper's grey).
+fn series_colour(paper_first: bool, k: usize) -> RGBColor {
+    match paper_first {
+        true => SERIES_COLOURS[k % SERIES_COLOURS.len()],
+        false => SERIES_COLOURS[1 + k % (SERIES_COLOURS.len() - 1)],
+    }
+}
+
 /// A bar chart of `items` (label, one value per series, `None` for no bar): per item a bar per
 /// series of `series` (the first grey: the paper's), on one axis `y_desc`.
 pub fn grouped_bars(
@@ -178,6 +187,21 @@ pub fn grouped_bars(
         items: items.to_vec(),
     };
     bar_panels(title, series, &[panel])
+}
+
+/// [`grouped_bars`] of our figures alone (no paper's series): every series in a colour of its
+/// own, none in the paper's grey.
+pub fn ours_grouped_bars(
+    title: &str,
+    y_desc: &str,
+    series: &[String],
+    items: &[(String, Vec<Option<f64>>)],
+) -> Result<String> {
+    let panel = Panel {
+        y_desc: y_desc.to_string(),
+        items: items.to_vec(),
+    };
+    bar_panels_from(title, series, &[panel], false)
 }
 
 /// One panel of [`bar_panels`]: its axis and its items (label, one value per series, `None`
@@ -196,6 +220,17 @@ const PANEL_HEIGHT: u32 = 340;
 /// units), sharing `series` (the first grey: the paper's) and a legend in a column right of
 /// the plots; every label centred under its group, sized so that none leaves the canvas.
 pub fn bar_panels(title: &str, series: &[String], panels: &[Panel]) -> Result<String> {
+    bar_panels_from(title, series, panels, true)
+}
+
+/// [`bar_panels`], the first series the paper's (grey) or not (`paper_first`: every series in
+/// a colour of its own, [`series_colour`]).
+fn bar_panels_from(
+    title: &str,
+    series: &[String],
+    panels: &[Panel],
+    paper_first: bool,
+) -> Result<String> {
     let chars = |s: &str| s.chars().count() as u32;
     // Each panel as wide as its groups, each group as wide as the panel's longest label (at
     // most 7.2 px a character at 12 px): bars keep about one width from panel to panel.
@@ -221,12 +256,12 @@ pub fn bar_panels(title: &str, series: &[String], panels: &[Panel]) -> Result<St
             .zip(panels)
         {
             let (used, _) = area.split_horizontally(need(panel));
-            draw_panel(&used, panel, series.len())?;
+            draw_panel(&used, panel, (series.len(), paper_first))?;
         }
         let entries = series
             .iter()
             .enumerate()
-            .map(|(k, name)| (name.as_str(), SERIES_COLOURS[k % SERIES_COLOURS.len()]));
+            .map(|(k, name)| (name.as_str(), series_colour(paper_first, k)));
         draw_legend(&legend, entries, Marker::Box)?;
         root.present().map_err(|e| err(&e))?;
     }
@@ -279,7 +314,7 @@ fn draw_legend<'n>(
 }
 
 /// One panel of [`bar_panels`] on `area`: `n` series.
-fn draw_panel(area: &Area<'_>, panel: &Panel, n: usize) -> Result<()> {
+fn draw_panel(area: &Area<'_>, panel: &Panel, (n, paper_first): (usize, bool)) -> Result<()> {
     let err = |e: &dyn std::fmt::Display| anyhow!("drawing the chart: {e}");
     let items = &panel.items;
     let vals: Vec<f64> = items
@@ -324,7 +359,7 @@ fn draw_panel(area: &Area<'_>, panel: &Panel, n: usize) -> Result<()> {
     }
     let width = 0.7 / n.max(1) as f64;
     for k in 0..n {
-        let colour = SERIES_COLOURS[k % SERIES_COLOURS.len()];
+        let colour = series_colour(paper_first, k);
         chart
             .draw_series(items.iter().enumerate().filter_map(|(i, c)| {
                 let v = c.1.get(k).copied().flatten()?;
@@ -631,6 +666,21 @@ mod tests {
         )
         .unwrap();
         inside(&lines_svg);
+    }
+
+    /// Without a paper's series no series is grey, and each of the first four has its own
+    /// colour; with one, the paper's is grey and ours are not.
+    #[test]
+    fn only_the_papers_series_is_grey() {
+        let grey = SERIES_COLOURS[0];
+        let ours: Vec<RGBColor> = (0..8).map(|k| series_colour(false, k)).collect();
+        assert!(ours.iter().all(|&c| c != grey), "{ours:?}");
+        assert!(
+            (0..4).all(|i| (0..i).all(|j| ours[i] != ours[j])),
+            "{ours:?}"
+        );
+        assert_eq!(series_colour(true, 0), grey);
+        assert!((1..5).all(|k| series_colour(true, k) != grey));
     }
 
     /// The heatmap's colours: white at zero, the palette's red and blue at the scale and

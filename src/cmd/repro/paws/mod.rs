@@ -307,7 +307,7 @@ fn svg(r: &Results) -> Result<String> {
     let series: Vec<String> = (r.configs.iter())
         .flat_map(|c| [format!("PAWS, {c}"), format!("TL-PAWS, {c}")])
         .collect();
-    chart::grouped_bars(
+    chart::ours_grouped_bars(
         "PAWS relative to the faster of RR and GTO at its level",
         "% of the faster baseline's performance",
         &series,
