@@ -177,19 +177,12 @@ fn cosim_vcd_writes_the_whole_run() {
 
 #[test]
 fn repro_refuses_attribute_where_it_would_be_ignored() {
-    for (args, want) in [
-        (
-            &["repro", "paws", "--attribute"][..],
-            "--attribute: only elf, locality, chimera and maestro",
-        ),
-        (
-            &["repro", "paver", "--attribute"][..],
-            "--attribute: only elf, locality, chimera and maestro",
-        ),
-        (
-            &["repro", "elf", "--attribute", "--config", "gtx480"][..],
-            "not on --config gtx480: leave --config out",
-        ),
+    let want = "--attribute switches mechanisms between an experiment's two presets: only elf, \
+                locality, chimera and maestro run on two, and only without --config";
+    for args in [
+        &["repro", "paws", "--attribute"][..],
+        &["repro", "paver", "--attribute"][..],
+        &["repro", "elf", "--attribute", "--config", "gtx480"][..],
     ] {
         let o = gpusched(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));

@@ -738,11 +738,12 @@ impl KernelTrace {
             return Err(self.invalid(format!("thread block {id} is outside the grid {g}")));
         }
         let nwarps = self.header.block_warps();
-        let (regs, addrs) = self.last_pools;
-        let mut block = match keep_bytes > 0 {
-            true => BlockInsts::with_room(id, nwarps, regs, addrs),
-            false => BlockInsts::with_room(id, nwarps, 0, 0),
+        let (regs, addrs) = if keep_bytes > 0 {
+            self.last_pools
+        } else {
+            (0, 0)
         };
+        let mut block = BlockInsts::with_room(id, nwarps, regs, addrs);
         let mut opcodes = vec![Vec::new(); nwarps];
         let mut extents = vec![
             WarpExtent {

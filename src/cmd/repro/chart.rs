@@ -182,11 +182,7 @@ pub fn grouped_bars(
     series: &[String],
     items: &[(String, Vec<Option<f64>>)],
 ) -> Result<String> {
-    let panel = Panel {
-        y_desc: y_desc.to_string(),
-        items: items.to_vec(),
-    };
-    bar_panels(title, series, &[panel])
+    one_panel(title, y_desc, series, items, true)
 }
 
 /// [`grouped_bars`] of our figures alone (no paper's series): every series in a colour of its
@@ -197,11 +193,22 @@ pub fn ours_grouped_bars(
     series: &[String],
     items: &[(String, Vec<Option<f64>>)],
 ) -> Result<String> {
+    one_panel(title, y_desc, series, items, false)
+}
+
+/// [`bar_panels_from`] with one panel on axis `y_desc`.
+fn one_panel(
+    title: &str,
+    y_desc: &str,
+    series: &[String],
+    items: &[(String, Vec<Option<f64>>)],
+    paper_first: bool,
+) -> Result<String> {
     let panel = Panel {
         y_desc: y_desc.to_string(),
         items: items.to_vec(),
     };
-    bar_panels_from(title, series, &[panel], false)
+    bar_panels_from(title, series, &[panel], paper_first)
 }
 
 /// One panel of [`bar_panels`]: its axis and its items (label, one value per series, `None`

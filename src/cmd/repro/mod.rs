@@ -700,20 +700,12 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     if a.headline && !matches!(a.experiment, Experiment::Elf | Experiment::Locality) {
         bail!("--headline: only elf and locality have columns beside their headline ones");
     }
-    if a.attribute {
-        let attributed = matches!(
-            a.experiment,
-            Experiment::Elf | Experiment::Locality | Experiment::Chimera | Experiment::Maestro
+    // Attribution switches mechanisms between the two presets an experiment runs side by side.
+    if a.attribute && a.configs().len() < 2 {
+        bail!(
+            "--attribute switches mechanisms between an experiment's two presets: only elf, \
+             locality, chimera and maestro run on two, and only without --config"
         );
-        if !attributed {
-            bail!("--attribute: only elf, locality, chimera and maestro attribute their figures");
-        }
-        if let Some(c) = &a.config {
-            bail!(
-                "--attribute switches mechanisms between the experiment's two presets, so it \
-                 runs on them, not on --config {c}: leave --config out"
-            );
-        }
     }
     match a.experiment {
         Experiment::Locality => return locality::run(&a, &size, &out, jobs),

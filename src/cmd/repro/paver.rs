@@ -468,7 +468,7 @@ type Figure = (fn(&Cell) -> f64, fn(f64) -> String);
 /// `fmt`.
 fn table(r: &Results, title: &str, (get, fmt): Figure, means: &[(String, Vec<f64>)]) -> String {
     let lrr: LrrColumn = ("LRR cycles", |c| c.cycles.to_string());
-    table_with(r, &format!("{title}\n"), lrr, (get, fmt), means)
+    table_with(r, &format!("{title}\n"), lrr, (get, fmt), means, false)
 }
 
 /// The speedup table: [`table`]'s with each workload's waves of thread blocks beside its
@@ -476,7 +476,7 @@ fn table(r: &Results, title: &str, (get, fmt): Figure, means: &[(String, Vec<f64
 fn speedup_table(r: &Results) -> String {
     let head = "Speedup over LRR (LRR's cycles over the column's; means are arithmetic)\n";
     let lrr: LrrColumn = ("LRR cycles", |c| c.cycles.to_string());
-    let mut s = table_of(r, head, lrr, (|c| c.speedup, pct), &r.mean_speedup, true);
+    let mut s = table_with(r, head, lrr, (|c| c.speedup, pct), &r.mean_speedup, true);
     let few = r.rows.iter().map(|w| (w.workload.as_str(), w.waves));
     let why = "the order in which blocks are dispatched can matter little";
     if let Some(note) = super::few_waves_note(few, why) {
@@ -488,20 +488,10 @@ fn speedup_table(r: &Results) -> String {
 /// LRR's own figure beside the ratios: its header and its value.
 type LrrColumn = (&'static str, fn(&Cell) -> String);
 
-/// A table of `get` per workload and column but LRR's, LRR's own figure first; then the
-/// category means. `head`: the heading and any text under it.
+/// A table of `get` per workload and column but LRR's, LRR's own figure first (after the
+/// workload's waves of thread blocks with `waves`); then the category means. `head`: the
+/// heading and any text under it.
 fn table_with(
-    r: &Results,
-    head: &str,
-    lrr: LrrColumn,
-    figure: Figure,
-    means: &[(String, Vec<f64>)],
-) -> String {
-    table_of(r, head, lrr, figure, means, false)
-}
-
-/// [`table_with`], with each workload's waves of thread blocks after its category (`waves`).
-fn table_of(
     r: &Results,
     head: &str,
     (lrr_header, lrr): LrrColumn,
@@ -554,7 +544,7 @@ fn dram_table(r: &Results) -> String {
         format!("{:.0}", c.dram_read_bytes as f64 / 1024.0)
     });
     let ratio: Figure = (|c| c.dram_ratio, |x| format!("{:.1}%", 100.0 * x));
-    table_with(r, &head, lrr, ratio, &r.mean_dram_ratio)
+    table_with(r, &head, lrr, ratio, &r.mean_dram_ratio, false)
 }
 
 /// Per workload the JIT pass's time per scheme and the speedups with it (the rows name their
