@@ -3159,12 +3159,27 @@ fn the_result_pages_hold_what_repro_writes_now() {
         );
     }
     // The pages at the papers' inputs, by their cheapest workload.
-    for (experiment, page, size) in [
-        ("locality", "locality-paper", "paper"),
-        ("elf", "elf-elf", "elf"),
+    for (experiment, page, args, prefix) in [
+        (
+            "locality",
+            "locality-paper",
+            &["--only", "hs", "--size", "paper", "--headline"][..],
+            "| hs |",
+        ),
+        (
+            "elf",
+            "elf-elf",
+            &["--only", "hs", "--size", "elf", "--headline"],
+            "| hs |",
+        ),
+        (
+            "paver",
+            "paver-paver",
+            &["--only", "htw", "--size", "paver"],
+            "| htw |",
+        ),
     ] {
-        let args = ["--only", "hs", "--size", size, "--headline"];
-        let stale = rows_not_on_pages(experiment, page, &args, &["| hs |"]);
+        let stale = rows_not_on_pages(experiment, page, args, &[prefix]);
         assert!(
             stale.is_empty(),
             "docs/src/results/{page}*.md is stale: `repro {experiment} {}` writes\n{}",

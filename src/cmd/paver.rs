@@ -25,7 +25,8 @@ struct Source {
     /// Workload name (see `gpusched workloads`).
     #[arg(long, conflicts_with = "trace")]
     workload: Option<String>,
-    /// Size of a named workload: small, medium, large.
+    /// Size of a named workload: small, medium, large, or a paper's (`paper`, `elf`, `paver`:
+    /// every launch, `gpusched workloads --size S`).
     #[arg(long, default_value = "small")]
     size: String,
     /// Accel-Sim trace directory (with kernelslist.g).

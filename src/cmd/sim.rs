@@ -45,7 +45,8 @@ pub struct SimArgs {
     isolated: Option<PathBuf>,
     /// Size of a named workload: small, medium, large; `paper` (seed 000's benchmarks at the
     /// thesis's inputs, every launch: `gpusched workloads --size paper`); `elf` (seed 003 ch.
-    /// III's benchmarks at their suites' default inputs: `gpusched workloads --size elf`).
+    /// III's benchmarks at their suites' default inputs: `gpusched workloads --size elf`);
+    /// `paver` (seed 004's Table 2 benchmarks at its thread blocks per kernel).
     #[arg(long, default_value = "small")]
     size: String,
     #[command(flatten)]

@@ -17,7 +17,8 @@ use std::process::ExitCode;
 pub struct WorkloadsArgs {
     /// Only this size (small, medium, large; `paper`: seed 000's benchmarks at the thesis's
     /// inputs, their launches and blocks; `elf`: the ELF paper's at their run scripts'
-    /// inputs); default: the first three.
+    /// inputs; `paver`: PAVER's Table 2 benchmarks at its blocks per kernel); default: the
+    /// first three.
     #[arg(long)]
     size: Option<String>,
     /// Print a JSON array.
@@ -78,7 +79,7 @@ fn size_row(name: &str, size: &str, cfg: &GpuConfig) -> Result<SizeRow> {
     })
 }
 
-/// One benchmark at a paper's input (`--size paper`, `elf`).
+/// One benchmark at a paper's input (`--size paper`, `elf`, `paver`).
 #[derive(Serialize)]
 struct PaperRow {
     name: &'static str,
@@ -89,7 +90,7 @@ struct PaperRow {
     blocks: u64,
 }
 
-/// A paper's size (`--size paper`, `elf`): each benchmark's launches and blocks (counted from
+/// A paper's size (`--size paper`, `elf`, `paver`): each benchmark's launches and blocks (counted from
 /// its launches, which a unit test holds to the counts each entry declares).
 fn paper(table: &synth::paper::PaperSize, json: bool) -> Result<ExitCode> {
     let mut rows = vec![];

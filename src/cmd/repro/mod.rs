@@ -70,8 +70,9 @@ pub struct ReproArgs {
     /// locality, maestro and paver, whose effects need several waves of thread blocks; small
     /// for chimera); locality also `paper`: the thesis's inputs, every launch (the benchmarks
     /// with a `paper` size: `gpusched workloads --size paper`); elf also `elf`: the ELF paper's
-    /// benchmarks at their run scripts' inputs (`gpusched workloads --size elf`). Workloads
-    /// without the size are left out and named on the page.
+    /// benchmarks at their run scripts' inputs (`gpusched workloads --size elf`); paver also
+    /// `paver`: PAVER's Table 2 benchmarks at its thread blocks per kernel (`gpusched workloads
+    /// --size paver`). Workloads without the size are left out and named on the page.
     #[arg(long)]
     size: Option<String>,
     /// GPU configuration, preset or file (default: elf and locality run on two presets side by
@@ -371,7 +372,7 @@ pub struct Results {
     pub left_out: Vec<String>,
 }
 
-/// At a paper's size (`paper`, `elf`), removes the workloads without it from `workloads` (real
+/// At a paper's size (`paper`, `elf`, `paver`), removes the workloads without it from `workloads` (real
 /// traces included) and returns their names; an error when none is left.
 pub fn without_size(
     workloads: &mut Vec<(String, Option<PathBuf>)>,

@@ -224,6 +224,10 @@ pub struct Results {
     pub l2_bytes: u64,
     /// The paper's figures beside ours.
     pub comparisons: Vec<Comparison>,
+    /// Workloads left out: those without the size (at `paver`, `gemm` and `bicg`, which are
+    /// not in Table 2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
 }
 
 fn cell(r: &serde_json::Value) -> Result<Cell> {
@@ -267,11 +271,13 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         .flat_map(|(_, ws)| ws.iter().map(|w| (w.to_string(), None)))
         .collect();
     keep_only(&mut workloads, |w| &w.0, &a.only, "workload")?;
+    let left_out = super::without_size(&mut workloads, size)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let measure: &Measure<'_> = &|configs, _, sweep| {
         let mut measured = vec![];
         for c in configs {
-            let r = measure_on(c, size, &workloads, (sweep, out), jobs)?;
+            let mut r = measure_on(c, size, &workloads, (sweep, out), jobs)?;
+            r.left_out = left_out.clone();
             let headlines = r
                 .comparisons
                 .iter()
@@ -449,6 +455,7 @@ pub fn summarize(cfg: &GpuConfig, size: &str, columns: Vec<Column>, rows: Vec<Ro
         mean_dram_ratio,
         l2_bytes: l2_capacity(cfg),
         comparisons,
+        left_out: vec![],
     }
 }
 
@@ -588,6 +595,14 @@ pub fn markdown(r: &Results) -> String {
         "# PAVER (seed 004) on `{}`, suite size `{}`\n\n",
         r.config, r.size
     );
+    if !r.left_out.is_empty() {
+        let _ = writeln!(
+            s,
+            "Left out of every row and mean: {} (no `{}` size).\n",
+            r.left_out.join(", "),
+            r.size
+        );
+    }
     match r.paper_arch {
         Some(a) => {
             let _ = writeln!(s, "## The paper's figures ({a}) beside ours\n");

@@ -36,7 +36,7 @@ fn entry(name: &str) -> Result<&'static suite::Entry, WorkloadError> {
 }
 
 /// The launches of suite workload `name` at `size`: one kernel at `small`, `medium` and
-/// `large`; the benchmark's whole launch sequence at a paper's inputs (`paper`, `elf`:
+/// `large`; the benchmark's whole launch sequence at a paper's inputs (`paper`, `elf`, `paver`:
 /// [`paper::SIZES`]).
 pub fn kernels(name: &str, size: &str) -> Result<Vec<SynthDef>, WorkloadError> {
     let Some(table) = paper::size(size) else {

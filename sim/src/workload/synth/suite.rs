@@ -59,6 +59,12 @@ fn def(
     named(format!("{name}_{}", SIZES[s]), grid, block, regs, smem, p)
 }
 
+/// `d` named for size index `s` (`d`'s name is the bare workload name).
+fn at_size(mut d: SynthDef, s: usize) -> SynthDef {
+    d.name = format!("{}_{}", d.name, SIZES[s]);
+    d
+}
+
 /// Kernel `name` on `grid` blocks of `block` threads, `regs` registers per thread and `smem`
 /// bytes of shared memory per block, running `p`.
 pub(super) fn named(
@@ -582,7 +588,11 @@ fn walk_cols(s: usize) -> SynthDef {
 // ---------------------------------------------------------------- seed 003 ch. III (ELF)
 
 fn bfs(s: usize) -> SynthDef {
-    let g = pick(s, [30, 120, 240]);
+    at_size(bfs_of(pick(s, [30, 120, 240])), s)
+}
+
+/// `bfs` over `g` blocks of 256 nodes.
+pub(super) fn bfs_of(g: u32) -> SynthDef {
     let nodes = g as i64 * 256;
     let mut p = Program::new();
     prologue(&mut p);
@@ -633,7 +643,7 @@ fn bfs(s: usize) -> SynthDef {
     p.end_loop(v(Var::ThreadHash { salt: 5, range: 12 }).offset(1));
     p.end_if();
     p.exit();
-    def("bfs", s, dim(g, 1), dim(256, 1), 16, 0, p)
+    named("bfs".into(), dim(g, 1), dim(256, 1), 16, 0, p)
 }
 
 fn km(s: usize) -> SynthDef {
@@ -851,9 +861,13 @@ fn lud_perimeter(s: usize) -> SynthDef {
 // ---------------------------------------------------------------- seed 004 (PAVER)
 
 fn mm(s: usize) -> SynthDef {
-    let g = pick(s, [6, 13, 13]);
+    at_size(mm_of(pick(s, [6, 13, 13]), pick(s, [1, 1, 3])), s)
+}
+
+/// `mm` on a `g` x `g` grid of 16 x 16 blocks (16 g x 16 g matrices), the tile loop run
+/// `reps` times.
+pub(super) fn mm_of(g: u32, reps: i64) -> SynthDef {
     let n = 16 * g as i64;
-    let reps = pick(s, [1, 1, 3]);
     let mut p = Program::new();
     prologue(&mut p);
     p.begin_loop(1);
@@ -868,7 +882,7 @@ fn mm(s: usize) -> SynthDef {
         global(ARRAY[2], at(v(Var::Gy), n, v(Var::Gx))),
     );
     p.exit();
-    def("mm", s, dim(g, g), dim(16, 16), 24, 2048, p)
+    named("mm".into(), dim(g, g), dim(16, 16), 24, 2048, p)
 }
 
 /// A 1-D chain: block `i` reads its 256-element chunk and `halo` elements of each neighbour
@@ -876,8 +890,8 @@ fn mm(s: usize) -> SynthDef {
 fn chain(name: &str, s: usize, reach: i64, int_work: usize) -> SynthDef {
     let (g, rows) = (pick(s, [30, 120, 240]), pick(s, [2, 4, 8]));
     let mut d = chain_of(g, rows, reach, int_work);
-    d.name = format!("{name}_{}", SIZES[s]);
-    d
+    d.name = name.to_string();
+    at_size(d, s)
 }
 
 /// `pf`'s pattern (each block reads its own 256 columns and one column band either side, in
@@ -891,7 +905,7 @@ pub fn pf_of_blocks(blocks: u32) -> SynthDef {
 
 /// A 1-D chain kernel over `g` blocks: `rows` iterations, each reading the element of every
 /// column within `reach` blocks' width (256 columns a block) and writing its own.
-fn chain_of(g: u32, rows: i64, reach: i64, int_work: usize) -> SynthDef {
+pub(super) fn chain_of(g: u32, rows: i64, reach: i64, int_work: usize) -> SynthDef {
     let n = g as i64 * 256;
     let mut p = Program::new();
     prologue(&mut p);
@@ -931,7 +945,11 @@ fn htw(s: usize) -> SynthDef {
 }
 
 fn spmv(s: usize) -> SynthDef {
-    let g = pick(s, [30, 120, 240]);
+    at_size(spmv_of(pick(s, [30, 120, 240])), s)
+}
+
+/// `spmv` over `g` blocks of 256 rows.
+pub(super) fn spmv_of(g: u32) -> SynthDef {
     let rows = g as i64 * 256;
     let mut p = Program::new();
     prologue(&mut p);
@@ -955,11 +973,15 @@ fn spmv(s: usize) -> SynthDef {
     );
     p.store(Space::Global, 14, 3, global(ARRAY[4], v(Var::Gx)));
     p.exit();
-    def("spmv", s, dim(g, 1), dim(256, 1), 16, 0, p)
+    named("spmv".into(), dim(g, 1), dim(256, 1), 16, 0, p)
 }
 
 fn btr(s: usize) -> SynthDef {
-    let g = pick(s, [30, 120, 240]);
+    at_size(btr_of(pick(s, [30, 120, 240])), s)
+}
+
+/// `btr` over `g` blocks of 256 queries.
+pub(super) fn btr_of(g: u32) -> SynthDef {
     let mut p = Program::new();
     prologue(&mut p);
     p.begin_loop(0);
@@ -975,13 +997,16 @@ fn btr(s: usize) -> SynthDef {
     p.end_loop(Expr::c(6));
     p.store(Space::Global, 11, 3, global(ARRAY[1], v(Var::Gx)));
     p.exit();
-    def("btr", s, dim(g, 1), dim(256, 1), 16, 0, p)
+    named("btr".into(), dim(g, 1), dim(256, 1), 16, 0, p)
 }
 
 fn syrk(s: usize) -> SynthDef {
-    let g = pick(s, [4, 8, 12]);
+    at_size(syrk_of(pick(s, [4, 8, 12]), pick(s, [16, 32, 64])), s)
+}
+
+/// `syrk` on a `g` x `g` grid of 16 x 16 blocks (N = 16 g), `depth` (M) products a thread.
+pub(super) fn syrk_of(g: u32, depth: i64) -> SynthDef {
     let n = 16 * g as i64;
-    let depth = pick(s, [16, 32, 64]);
     let mut p = Program::new();
     prologue(&mut p);
     p.begin_loop(0);
@@ -1006,7 +1031,7 @@ fn syrk(s: usize) -> SynthDef {
         global(ARRAY[1], at(v(Var::Gy), n, v(Var::Gx))),
     );
     p.exit();
-    def("syrk", s, dim(g, g), dim(16, 16), 16, 0, p)
+    named("syrk".into(), dim(g, g), dim(16, 16), 16, 0, p)
 }
 
 /// SYR2K (PolyBench, `C += A B^T + B A^T`): thread (i, j) = (gy, gx) reads row i of A and of
@@ -1014,9 +1039,12 @@ fn syrk(s: usize) -> SynthDef {
 /// grid column, as SYRK, through two arrays (Table 2 gives both SpScore 0.414; ours at `large`
 /// is 0.777, as `syrk`'s is denser than the paper's). Large: 16 x 16 blocks, Table 2's 256.
 fn syr2k(s: usize) -> SynthDef {
-    let g = pick(s, [4, 8, 16]);
+    at_size(syr2k_of(pick(s, [4, 8, 16]), pick(s, [16, 32, 64])), s)
+}
+
+/// `syr2k` on a `g` x `g` grid of 16 x 16 blocks (N = 16 g), `depth` (M) products a thread.
+pub(super) fn syr2k_of(g: u32, depth: i64) -> SynthDef {
     let n = 16 * g as i64;
-    let depth = pick(s, [16, 32, 64]);
     let mut p = Program::new();
     prologue(&mut p);
     p.begin_loop(0);
@@ -1035,7 +1063,7 @@ fn syr2k(s: usize) -> SynthDef {
         global(ARRAY[2], at(v(Var::Gy), n, v(Var::Gx))),
     );
     p.exit();
-    def("syr2k", s, dim(g, g), dim(16, 16), 18, 0, p)
+    named("syr2k".into(), dim(g, g), dim(16, 16), 18, 0, p)
 }
 
 /// GEMM (PolyBench, `C = alpha A B + beta C`, no tiling): thread (i, j) = (gy, gx) reads C[i][j],

@@ -6,6 +6,9 @@
 //! * `elf`: seed 003 ch. III's (ELF's) benchmarks at the inputs their suites run them with
 //!   ([`ELF`]; the paper gives no sizes, only that it ran each benchmark's smallest input that
 //!   could be simulated: Rodinia's `run` scripts, the same in Rodinia 2.0 and 3.1).
+//! * `paver`: seed 004's (PAVER's) Table 2 benchmarks at its thread blocks per kernel
+//!   ([`paver::PAVER`]; mostly the suite's single-kernel mirrors on Table 2's grids, see
+//!   [`paver`]).
 //!
 //! Each workload is the benchmark's sequence of launches as its host code makes them (Rodinia
 //! 3.x, CUDA SDK), every launch with the benchmark's grid and block, and each kernel's program
@@ -28,6 +31,7 @@ mod lbm;
 mod lud;
 mod nn;
 mod nw;
+mod paver;
 mod srad;
 #[cfg(test)]
 mod tests;
@@ -78,6 +82,11 @@ pub const SIZES: &[PaperSize] = &[
         name: ELF_SIZE,
         what: "seed 003 ch. III's (ELF's) benchmarks at the inputs of their suites' run scripts",
         entries: ELF,
+    },
+    PaperSize {
+        name: paver::PAVER_SIZE,
+        what: "seed 004's (PAVER's) Table 2 benchmarks at its thread blocks per kernel",
+        entries: paver::PAVER,
     },
 ];
 
@@ -254,10 +263,20 @@ pub const ELF: &[PaperEntry] = &[
 ];
 
 /// `defs` named for the `elf` size (the programs name their kernels for `paper`).
-fn for_elf(mut defs: Vec<SynthDef>) -> Vec<SynthDef> {
+fn for_elf(defs: Vec<SynthDef>) -> Vec<SynthDef> {
+    for_size(defs, ELF_SIZE)
+}
+
+/// `defs` named for size `size`: the `paper` or `elf` suffix of each name replaced, or
+/// `_<size>` appended to a bare name (a suite kernel's).
+fn for_size(mut defs: Vec<SynthDef>, size: &str) -> Vec<SynthDef> {
     for d in &mut defs {
-        let stem = d.name.strip_suffix(SIZE).unwrap_or(&d.name).to_string();
-        d.name = format!("{stem}{ELF_SIZE}");
+        let stem = [SIZE, ELF_SIZE]
+            .iter()
+            .find_map(|s| d.name.strip_suffix(s))
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{}_", d.name));
+        d.name = format!("{stem}{size}");
     }
     defs
 }
