@@ -3178,6 +3178,12 @@ fn the_result_pages_hold_what_repro_writes_now() {
             &["--only", "htw", "--size", "paver"],
             "| htw |",
         ),
+        (
+            "paws",
+            "paws-elf",
+            &["--only", "hs", "--size", "elf"],
+            "| hs |",
+        ),
     ] {
         let stale = rows_not_on_pages(experiment, page, args, &[prefix]);
         assert!(

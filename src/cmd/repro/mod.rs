@@ -72,7 +72,9 @@ pub struct ReproArgs {
     /// with a `paper` size: `gpusched workloads --size paper`); elf also `elf`: the ELF paper's
     /// benchmarks at their run scripts' inputs (`gpusched workloads --size elf`); paver also
     /// `paver`: PAVER's Table 2 benchmarks at its thread blocks per kernel (`gpusched workloads
-    /// --size paver`). Workloads without the size are left out and named on the page.
+    /// --size paver`); paws also `elf` (Rodinia's run-script inputs: the report names its
+    /// benchmarks but no inputs). Workloads without the size are left out and named on the
+    /// page.
     #[arg(long)]
     size: Option<String>,
     /// GPU configuration, preset or file (default: elf and locality run on two presets side by

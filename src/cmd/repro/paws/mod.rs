@@ -122,8 +122,13 @@ pub struct Results {
     pub tl_inner_of_best: Vec<f64>,
     /// Per configuration: TL-PAWS relative to TL-RR (the PACT paper's comparison).
     pub tl_paws_of_tl_rr: Vec<f64>,
-    /// The phase kernels from App A to App B ([`sweep`]; those `--only` names).
+    /// The phase kernels from App A to App B ([`sweep`]; those `--only` names; none at a
+    /// paper's size).
     pub sweep: Vec<sweep::Point>,
+    /// Workloads left out: at a paper's size (`elf`: Rodinia's run-script inputs, the report
+    /// giving none), the suite kernels without it (the phase kernels).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
 }
 
 /// Opens workload `name`: a suite kernel at `size`, or a trace under `traces`.
@@ -231,10 +236,19 @@ fn markdown(r: &Results) -> String {
          Cycles per scheduler on each configuration (the report's simulator first), which \
          baseline is faster, and PAWS's performance relative to the faster one (100%: as \
          fast). The report's results are qualitative (L408-L416); its last column says what \
-         it found for the single level (two-level: \"trends are similar\", L416).\n\n\
-         ## Single level\n\n",
+         it found for the single level (two-level: \"trends are similar\", L416).\n\n",
         r.size
     );
+    if !r.left_out.is_empty() {
+        let _ = writeln!(
+            md,
+            "Left out: {} (no `{}` size); the sweep from App A to App B runs at the suite's \
+             sizes only.\n",
+            r.left_out.join(", "),
+            r.size
+        );
+    }
+    md.push_str("## Single level\n\n");
     level_table(&mut md, r, 0, ["LRR", "GTO", "PAWS"], &[]);
     let _ = write!(md, "| **geometric mean** | |");
     for g in &r.paws_of_best {
@@ -328,6 +342,15 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         .collect();
     let keep = |w: &str| a.only.is_empty() || a.only.iter().any(|o| o == w);
     workloads.retain(|(w, _)| keep(w));
+    let paper = gpusim::workload::synth::paper::size(size);
+    let mut left_out = vec![];
+    if let Some(table) = paper {
+        let (kept, out): (Vec<_>, Vec<_>) = workloads
+            .into_iter()
+            .partition(|(w, _)| w.contains('-') || table.find(w).is_some());
+        left_out = out.into_iter().map(|w| w.0.to_string()).collect();
+        workloads = kept;
+    }
     if workloads.is_empty() {
         anyhow::bail!(
             "no workload to run (--only names none of the experiment's; a point of the sweep \
@@ -360,7 +383,10 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let tl_paws_of_best = mean(&Cell::tl_paws_of_best);
     let tl_inner_of_best = mean(&|c| c.of_best(TWO_LEVEL, TWO_LEVEL + 3));
     let tl_paws_of_tl_rr = mean(&tl_paws_of_tl_rr);
-    let sweep = sweep::run(size, &configs, jobs, &keep)?;
+    let sweep = match paper {
+        Some(_) => vec![],
+        None => sweep::run(size, &configs, jobs, &keep)?,
+    };
     let results = Results {
         experiment: "paws",
         configs,
@@ -372,6 +398,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         tl_inner_of_best,
         tl_paws_of_tl_rr,
         sweep,
+        left_out,
     };
     write(a, &results, out)
 }
