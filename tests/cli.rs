@@ -190,6 +190,30 @@ fn repro_refuses_attribute_where_it_would_be_ignored() {
     }
 }
 
+/// `repro paws` at a paper's size: the phase kernels, which have none, are refused by what they
+/// lack (not as an `--only` that names nothing).
+#[test]
+fn repro_paws_at_a_papers_size_names_the_workloads_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = gpusched(&[
+        "repro",
+        "paws",
+        "--size",
+        "elf",
+        "--only",
+        "phase_msl",
+        "--out",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("none of these workloads has a `elf` size; those with one: bfs"),
+        "{}",
+        text(&o)
+    );
+}
+
 #[test]
 fn config_show_prints_a_preset_that_loads_back() {
     let o = gpusched(&["config", "show", "gtx480"]);

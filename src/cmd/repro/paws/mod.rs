@@ -350,6 +350,12 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             .partition(|(w, _)| w.contains('-') || table.find(w).is_some());
         left_out = out.into_iter().map(|w| w.0.to_string()).collect();
         workloads = kept;
+        if workloads.is_empty() {
+            anyhow::bail!(
+                "none of these workloads has a `{size}` size; those with one: {}",
+                table.names().join(", ")
+            );
+        }
     }
     if workloads.is_empty() {
         anyhow::bail!(
