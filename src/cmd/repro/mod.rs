@@ -380,13 +380,25 @@ pub fn without_size(
     workloads: &mut Vec<(String, Option<PathBuf>)>,
     size: &str,
 ) -> Result<Vec<String>> {
-    use gpusim::workload::synth::paper;
-    let Some(table) = paper::size(size) else {
+    let out = without_size_where(workloads, size, |w, table| {
+        w.1.is_none() && table.find(&w.0).is_some()
+    })?;
+    Ok(out.into_iter().map(|w| w.0).collect())
+}
+
+/// [`without_size`] for any list: at a paper's size, removes from `workloads` those `keeps`
+/// does not keep (given the size's table) and returns them; an error when none is left.
+pub fn without_size_where<T>(
+    workloads: &mut Vec<T>,
+    size: &str,
+    keeps: impl Fn(&T, &gpusim::workload::synth::paper::PaperSize) -> bool,
+) -> Result<Vec<T>> {
+    let Some(table) = gpusim::workload::synth::paper::size(size) else {
         return Ok(vec![]);
     };
     let (keep, out): (Vec<_>, Vec<_>) = std::mem::take(workloads)
         .into_iter()
-        .partition(|w| w.1.is_none() && table.find(&w.0).is_some());
+        .partition(|w| keeps(w, table));
     if keep.is_empty() {
         anyhow::bail!(
             "none of these workloads has a `{size}` size; those with one: {}",
@@ -394,7 +406,7 @@ pub fn without_size(
         );
     }
     *workloads = keep;
-    Ok(out.into_iter().map(|w| w.0).collect())
+    Ok(out)
 }
 
 /// A speedup above this makes a workload an outlier (+50%).

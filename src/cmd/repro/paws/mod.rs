@@ -342,21 +342,14 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         .collect();
     let keep = |w: &str| a.only.is_empty() || a.only.iter().any(|o| o == w);
     workloads.retain(|(w, _)| keep(w));
+    // At a paper's size the traces stay; the suite kernels without the size are left out.
+    let left_out: Vec<String> = super::without_size_where(&mut workloads, size, |w, table| {
+        w.0.contains('-') || table.find(w.0).is_some()
+    })?
+    .into_iter()
+    .map(|w| w.0.to_string())
+    .collect();
     let paper = gpusim::workload::synth::paper::size(size);
-    let mut left_out = vec![];
-    if let Some(table) = paper {
-        let (kept, out): (Vec<_>, Vec<_>) = workloads
-            .into_iter()
-            .partition(|(w, _)| w.contains('-') || table.find(w).is_some());
-        left_out = out.into_iter().map(|w| w.0.to_string()).collect();
-        workloads = kept;
-        if workloads.is_empty() {
-            anyhow::bail!(
-                "none of these workloads has a `{size}` size; those with one: {}",
-                table.names().join(", ")
-            );
-        }
-    }
     if workloads.is_empty() {
         anyhow::bail!(
             "no workload to run (--only names none of the experiment's; a point of the sweep \
