@@ -12890,12 +12890,10 @@ module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
     // Constant declarations
     localparam  zero_p = 32'h0;
     localparam  one10 = 10'b1;
-    localparam  one32 = 32'h1;
+    localparam  zero32 = 32'h0;
     localparam  clip = 10'b111111111;
     localparam  mask9 = 10'b111111111;
     localparam  hi20 = 32'hfffff000;
-    localparam  above12 = 32'hffffe000;
-    localparam  bit12 = 32'h1000;
     localparam  above_max8 = 10'b1100000000;
     localparam  zero10 = 10'b0;
     localparam  max8 = 8'hff;
@@ -13201,12 +13199,11 @@ module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
     reg  [31:0] branch_new;
     reg  [31:0] hit;
     reg  [31:0] first;
-    reg  [9:0] low;
-    reg  [9:0] slot_mid;
-    reg  [9:0] pc_mid;
-    reg  [9:0] borrow3;
-    reg  hi_eq;
-    reg  hi_plus1;
+    reg  [31:0] diff;
+    reg  borrow;
+    reg  [9:0] addend;
+    reg  [9:0] carry_in;
+    reg  [9:0] sum;
     reg  [9:0] near;
     reg  [9:0] value;
     reg  [9:0] score_0;
@@ -14007,12 +14004,11 @@ module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
         score_31[7] = slot_score_31__q[7];
         hit = zero_p;
         first = zero_p;
-        low = zero10;
-        slot_mid = zero10;
-        pc_mid = zero10;
-        borrow3 = zero10;
-        hi_eq = 1'b0;
-        hi_plus1 = 1'b0;
+        diff = zero32;
+        borrow = 1'b0;
+        addend = zero10;
+        carry_in = zero10;
+        sum = zero10;
         near = zero10;
         value = zero10;
         prio_plane_0 = zero_p;
@@ -14027,39 +14023,839 @@ module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
         prio_0 = max8;
         if (en_0) begin
             hit = zero_p;
+            diff = slot_pc_0__q - pc_0;
+            borrow = (~slot_pc_0__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_0__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[0] = valid__q[0] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_0;
+            carry_in = one10;
+            if (branch__q[0]) begin
+                addend = score_0;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[0] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[0] = value[0] | |(value & above_max8);
+            prio_plane_1[0] = value[1] | |(value & above_max8);
+            prio_plane_2[0] = value[2] | |(value & above_max8);
+            prio_plane_3[0] = value[3] | |(value & above_max8);
+            prio_plane_4[0] = value[4] | |(value & above_max8);
+            prio_plane_5[0] = value[5] | |(value & above_max8);
+            prio_plane_6[0] = value[6] | |(value & above_max8);
+            prio_plane_7[0] = value[7] | |(value & above_max8);
+            diff = slot_pc_1__q - pc_0;
+            borrow = (~slot_pc_1__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_1__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[1] = valid__q[1] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_1;
+            carry_in = one10;
+            if (branch__q[1]) begin
+                addend = score_1;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[1] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[1] = value[0] | |(value & above_max8);
+            prio_plane_1[1] = value[1] | |(value & above_max8);
+            prio_plane_2[1] = value[2] | |(value & above_max8);
+            prio_plane_3[1] = value[3] | |(value & above_max8);
+            prio_plane_4[1] = value[4] | |(value & above_max8);
+            prio_plane_5[1] = value[5] | |(value & above_max8);
+            prio_plane_6[1] = value[6] | |(value & above_max8);
+            prio_plane_7[1] = value[7] | |(value & above_max8);
+            diff = slot_pc_2__q - pc_0;
+            borrow = (~slot_pc_2__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_2__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[2] = valid__q[2] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_2;
+            carry_in = one10;
+            if (branch__q[2]) begin
+                addend = score_2;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[2] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[2] = value[0] | |(value & above_max8);
+            prio_plane_1[2] = value[1] | |(value & above_max8);
+            prio_plane_2[2] = value[2] | |(value & above_max8);
+            prio_plane_3[2] = value[3] | |(value & above_max8);
+            prio_plane_4[2] = value[4] | |(value & above_max8);
+            prio_plane_5[2] = value[5] | |(value & above_max8);
+            prio_plane_6[2] = value[6] | |(value & above_max8);
+            prio_plane_7[2] = value[7] | |(value & above_max8);
+            diff = slot_pc_3__q - pc_0;
+            borrow = (~slot_pc_3__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_3__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[3] = valid__q[3] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_3;
+            carry_in = one10;
+            if (branch__q[3]) begin
+                addend = score_3;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[3] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[3] = value[0] | |(value & above_max8);
+            prio_plane_1[3] = value[1] | |(value & above_max8);
+            prio_plane_2[3] = value[2] | |(value & above_max8);
+            prio_plane_3[3] = value[3] | |(value & above_max8);
+            prio_plane_4[3] = value[4] | |(value & above_max8);
+            prio_plane_5[3] = value[5] | |(value & above_max8);
+            prio_plane_6[3] = value[6] | |(value & above_max8);
+            prio_plane_7[3] = value[7] | |(value & above_max8);
+            diff = slot_pc_4__q - pc_0;
+            borrow = (~slot_pc_4__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_4__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[4] = valid__q[4] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_4;
+            carry_in = one10;
+            if (branch__q[4]) begin
+                addend = score_4;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[4] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[4] = value[0] | |(value & above_max8);
+            prio_plane_1[4] = value[1] | |(value & above_max8);
+            prio_plane_2[4] = value[2] | |(value & above_max8);
+            prio_plane_3[4] = value[3] | |(value & above_max8);
+            prio_plane_4[4] = value[4] | |(value & above_max8);
+            prio_plane_5[4] = value[5] | |(value & above_max8);
+            prio_plane_6[4] = value[6] | |(value & above_max8);
+            prio_plane_7[4] = value[7] | |(value & above_max8);
+            diff = slot_pc_5__q - pc_0;
+            borrow = (~slot_pc_5__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_5__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[5] = valid__q[5] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_5;
+            carry_in = one10;
+            if (branch__q[5]) begin
+                addend = score_5;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[5] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[5] = value[0] | |(value & above_max8);
+            prio_plane_1[5] = value[1] | |(value & above_max8);
+            prio_plane_2[5] = value[2] | |(value & above_max8);
+            prio_plane_3[5] = value[3] | |(value & above_max8);
+            prio_plane_4[5] = value[4] | |(value & above_max8);
+            prio_plane_5[5] = value[5] | |(value & above_max8);
+            prio_plane_6[5] = value[6] | |(value & above_max8);
+            prio_plane_7[5] = value[7] | |(value & above_max8);
+            diff = slot_pc_6__q - pc_0;
+            borrow = (~slot_pc_6__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_6__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[6] = valid__q[6] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_6;
+            carry_in = one10;
+            if (branch__q[6]) begin
+                addend = score_6;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[6] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[6] = value[0] | |(value & above_max8);
+            prio_plane_1[6] = value[1] | |(value & above_max8);
+            prio_plane_2[6] = value[2] | |(value & above_max8);
+            prio_plane_3[6] = value[3] | |(value & above_max8);
+            prio_plane_4[6] = value[4] | |(value & above_max8);
+            prio_plane_5[6] = value[5] | |(value & above_max8);
+            prio_plane_6[6] = value[6] | |(value & above_max8);
+            prio_plane_7[6] = value[7] | |(value & above_max8);
+            diff = slot_pc_7__q - pc_0;
+            borrow = (~slot_pc_7__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_7__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[7] = valid__q[7] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_7;
+            carry_in = one10;
+            if (branch__q[7]) begin
+                addend = score_7;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[7] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[7] = value[0] | |(value & above_max8);
+            prio_plane_1[7] = value[1] | |(value & above_max8);
+            prio_plane_2[7] = value[2] | |(value & above_max8);
+            prio_plane_3[7] = value[3] | |(value & above_max8);
+            prio_plane_4[7] = value[4] | |(value & above_max8);
+            prio_plane_5[7] = value[5] | |(value & above_max8);
+            prio_plane_6[7] = value[6] | |(value & above_max8);
+            prio_plane_7[7] = value[7] | |(value & above_max8);
+            diff = slot_pc_8__q - pc_0;
+            borrow = (~slot_pc_8__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_8__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[8] = valid__q[8] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_8;
+            carry_in = one10;
+            if (branch__q[8]) begin
+                addend = score_8;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[8] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[8] = value[0] | |(value & above_max8);
+            prio_plane_1[8] = value[1] | |(value & above_max8);
+            prio_plane_2[8] = value[2] | |(value & above_max8);
+            prio_plane_3[8] = value[3] | |(value & above_max8);
+            prio_plane_4[8] = value[4] | |(value & above_max8);
+            prio_plane_5[8] = value[5] | |(value & above_max8);
+            prio_plane_6[8] = value[6] | |(value & above_max8);
+            prio_plane_7[8] = value[7] | |(value & above_max8);
+            diff = slot_pc_9__q - pc_0;
+            borrow = (~slot_pc_9__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_9__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[9] = valid__q[9] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_9;
+            carry_in = one10;
+            if (branch__q[9]) begin
+                addend = score_9;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[9] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[9] = value[0] | |(value & above_max8);
+            prio_plane_1[9] = value[1] | |(value & above_max8);
+            prio_plane_2[9] = value[2] | |(value & above_max8);
+            prio_plane_3[9] = value[3] | |(value & above_max8);
+            prio_plane_4[9] = value[4] | |(value & above_max8);
+            prio_plane_5[9] = value[5] | |(value & above_max8);
+            prio_plane_6[9] = value[6] | |(value & above_max8);
+            prio_plane_7[9] = value[7] | |(value & above_max8);
+            diff = slot_pc_10__q - pc_0;
+            borrow = (~slot_pc_10__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_10__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[10] = valid__q[10] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_10;
+            carry_in = one10;
+            if (branch__q[10]) begin
+                addend = score_10;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[10] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[10] = value[0] | |(value & above_max8);
+            prio_plane_1[10] = value[1] | |(value & above_max8);
+            prio_plane_2[10] = value[2] | |(value & above_max8);
+            prio_plane_3[10] = value[3] | |(value & above_max8);
+            prio_plane_4[10] = value[4] | |(value & above_max8);
+            prio_plane_5[10] = value[5] | |(value & above_max8);
+            prio_plane_6[10] = value[6] | |(value & above_max8);
+            prio_plane_7[10] = value[7] | |(value & above_max8);
+            diff = slot_pc_11__q - pc_0;
+            borrow = (~slot_pc_11__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_11__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[11] = valid__q[11] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_11;
+            carry_in = one10;
+            if (branch__q[11]) begin
+                addend = score_11;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[11] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[11] = value[0] | |(value & above_max8);
+            prio_plane_1[11] = value[1] | |(value & above_max8);
+            prio_plane_2[11] = value[2] | |(value & above_max8);
+            prio_plane_3[11] = value[3] | |(value & above_max8);
+            prio_plane_4[11] = value[4] | |(value & above_max8);
+            prio_plane_5[11] = value[5] | |(value & above_max8);
+            prio_plane_6[11] = value[6] | |(value & above_max8);
+            prio_plane_7[11] = value[7] | |(value & above_max8);
+            diff = slot_pc_12__q - pc_0;
+            borrow = (~slot_pc_12__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_12__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[12] = valid__q[12] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_12;
+            carry_in = one10;
+            if (branch__q[12]) begin
+                addend = score_12;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[12] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[12] = value[0] | |(value & above_max8);
+            prio_plane_1[12] = value[1] | |(value & above_max8);
+            prio_plane_2[12] = value[2] | |(value & above_max8);
+            prio_plane_3[12] = value[3] | |(value & above_max8);
+            prio_plane_4[12] = value[4] | |(value & above_max8);
+            prio_plane_5[12] = value[5] | |(value & above_max8);
+            prio_plane_6[12] = value[6] | |(value & above_max8);
+            prio_plane_7[12] = value[7] | |(value & above_max8);
+            diff = slot_pc_13__q - pc_0;
+            borrow = (~slot_pc_13__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_13__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[13] = valid__q[13] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_13;
+            carry_in = one10;
+            if (branch__q[13]) begin
+                addend = score_13;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[13] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[13] = value[0] | |(value & above_max8);
+            prio_plane_1[13] = value[1] | |(value & above_max8);
+            prio_plane_2[13] = value[2] | |(value & above_max8);
+            prio_plane_3[13] = value[3] | |(value & above_max8);
+            prio_plane_4[13] = value[4] | |(value & above_max8);
+            prio_plane_5[13] = value[5] | |(value & above_max8);
+            prio_plane_6[13] = value[6] | |(value & above_max8);
+            prio_plane_7[13] = value[7] | |(value & above_max8);
+            diff = slot_pc_14__q - pc_0;
+            borrow = (~slot_pc_14__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_14__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[14] = valid__q[14] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_14;
+            carry_in = one10;
+            if (branch__q[14]) begin
+                addend = score_14;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[14] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[14] = value[0] | |(value & above_max8);
+            prio_plane_1[14] = value[1] | |(value & above_max8);
+            prio_plane_2[14] = value[2] | |(value & above_max8);
+            prio_plane_3[14] = value[3] | |(value & above_max8);
+            prio_plane_4[14] = value[4] | |(value & above_max8);
+            prio_plane_5[14] = value[5] | |(value & above_max8);
+            prio_plane_6[14] = value[6] | |(value & above_max8);
+            prio_plane_7[14] = value[7] | |(value & above_max8);
+            diff = slot_pc_15__q - pc_0;
+            borrow = (~slot_pc_15__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_15__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[15] = valid__q[15] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_15;
+            carry_in = one10;
+            if (branch__q[15]) begin
+                addend = score_15;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[15] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[15] = value[0] | |(value & above_max8);
+            prio_plane_1[15] = value[1] | |(value & above_max8);
+            prio_plane_2[15] = value[2] | |(value & above_max8);
+            prio_plane_3[15] = value[3] | |(value & above_max8);
+            prio_plane_4[15] = value[4] | |(value & above_max8);
+            prio_plane_5[15] = value[5] | |(value & above_max8);
+            prio_plane_6[15] = value[6] | |(value & above_max8);
+            prio_plane_7[15] = value[7] | |(value & above_max8);
+            diff = slot_pc_16__q - pc_0;
+            borrow = (~slot_pc_16__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_16__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[16] = valid__q[16] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_16;
+            carry_in = one10;
+            if (branch__q[16]) begin
+                addend = score_16;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[16] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[16] = value[0] | |(value & above_max8);
+            prio_plane_1[16] = value[1] | |(value & above_max8);
+            prio_plane_2[16] = value[2] | |(value & above_max8);
+            prio_plane_3[16] = value[3] | |(value & above_max8);
+            prio_plane_4[16] = value[4] | |(value & above_max8);
+            prio_plane_5[16] = value[5] | |(value & above_max8);
+            prio_plane_6[16] = value[6] | |(value & above_max8);
+            prio_plane_7[16] = value[7] | |(value & above_max8);
+            diff = slot_pc_17__q - pc_0;
+            borrow = (~slot_pc_17__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_17__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[17] = valid__q[17] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_17;
+            carry_in = one10;
+            if (branch__q[17]) begin
+                addend = score_17;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[17] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[17] = value[0] | |(value & above_max8);
+            prio_plane_1[17] = value[1] | |(value & above_max8);
+            prio_plane_2[17] = value[2] | |(value & above_max8);
+            prio_plane_3[17] = value[3] | |(value & above_max8);
+            prio_plane_4[17] = value[4] | |(value & above_max8);
+            prio_plane_5[17] = value[5] | |(value & above_max8);
+            prio_plane_6[17] = value[6] | |(value & above_max8);
+            prio_plane_7[17] = value[7] | |(value & above_max8);
+            diff = slot_pc_18__q - pc_0;
+            borrow = (~slot_pc_18__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_18__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[18] = valid__q[18] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_18;
+            carry_in = one10;
+            if (branch__q[18]) begin
+                addend = score_18;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[18] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[18] = value[0] | |(value & above_max8);
+            prio_plane_1[18] = value[1] | |(value & above_max8);
+            prio_plane_2[18] = value[2] | |(value & above_max8);
+            prio_plane_3[18] = value[3] | |(value & above_max8);
+            prio_plane_4[18] = value[4] | |(value & above_max8);
+            prio_plane_5[18] = value[5] | |(value & above_max8);
+            prio_plane_6[18] = value[6] | |(value & above_max8);
+            prio_plane_7[18] = value[7] | |(value & above_max8);
+            diff = slot_pc_19__q - pc_0;
+            borrow = (~slot_pc_19__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_19__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[19] = valid__q[19] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_19;
+            carry_in = one10;
+            if (branch__q[19]) begin
+                addend = score_19;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[19] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[19] = value[0] | |(value & above_max8);
+            prio_plane_1[19] = value[1] | |(value & above_max8);
+            prio_plane_2[19] = value[2] | |(value & above_max8);
+            prio_plane_3[19] = value[3] | |(value & above_max8);
+            prio_plane_4[19] = value[4] | |(value & above_max8);
+            prio_plane_5[19] = value[5] | |(value & above_max8);
+            prio_plane_6[19] = value[6] | |(value & above_max8);
+            prio_plane_7[19] = value[7] | |(value & above_max8);
+            diff = slot_pc_20__q - pc_0;
+            borrow = (~slot_pc_20__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_20__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[20] = valid__q[20] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_20;
+            carry_in = one10;
+            if (branch__q[20]) begin
+                addend = score_20;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[20] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[20] = value[0] | |(value & above_max8);
+            prio_plane_1[20] = value[1] | |(value & above_max8);
+            prio_plane_2[20] = value[2] | |(value & above_max8);
+            prio_plane_3[20] = value[3] | |(value & above_max8);
+            prio_plane_4[20] = value[4] | |(value & above_max8);
+            prio_plane_5[20] = value[5] | |(value & above_max8);
+            prio_plane_6[20] = value[6] | |(value & above_max8);
+            prio_plane_7[20] = value[7] | |(value & above_max8);
+            diff = slot_pc_21__q - pc_0;
+            borrow = (~slot_pc_21__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_21__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[21] = valid__q[21] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_21;
+            carry_in = one10;
+            if (branch__q[21]) begin
+                addend = score_21;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[21] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[21] = value[0] | |(value & above_max8);
+            prio_plane_1[21] = value[1] | |(value & above_max8);
+            prio_plane_2[21] = value[2] | |(value & above_max8);
+            prio_plane_3[21] = value[3] | |(value & above_max8);
+            prio_plane_4[21] = value[4] | |(value & above_max8);
+            prio_plane_5[21] = value[5] | |(value & above_max8);
+            prio_plane_6[21] = value[6] | |(value & above_max8);
+            prio_plane_7[21] = value[7] | |(value & above_max8);
+            diff = slot_pc_22__q - pc_0;
+            borrow = (~slot_pc_22__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_22__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[22] = valid__q[22] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_22;
+            carry_in = one10;
+            if (branch__q[22]) begin
+                addend = score_22;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[22] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[22] = value[0] | |(value & above_max8);
+            prio_plane_1[22] = value[1] | |(value & above_max8);
+            prio_plane_2[22] = value[2] | |(value & above_max8);
+            prio_plane_3[22] = value[3] | |(value & above_max8);
+            prio_plane_4[22] = value[4] | |(value & above_max8);
+            prio_plane_5[22] = value[5] | |(value & above_max8);
+            prio_plane_6[22] = value[6] | |(value & above_max8);
+            prio_plane_7[22] = value[7] | |(value & above_max8);
+            diff = slot_pc_23__q - pc_0;
+            borrow = (~slot_pc_23__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_23__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[23] = valid__q[23] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_23;
+            carry_in = one10;
+            if (branch__q[23]) begin
+                addend = score_23;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[23] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[23] = value[0] | |(value & above_max8);
+            prio_plane_1[23] = value[1] | |(value & above_max8);
+            prio_plane_2[23] = value[2] | |(value & above_max8);
+            prio_plane_3[23] = value[3] | |(value & above_max8);
+            prio_plane_4[23] = value[4] | |(value & above_max8);
+            prio_plane_5[23] = value[5] | |(value & above_max8);
+            prio_plane_6[23] = value[6] | |(value & above_max8);
+            prio_plane_7[23] = value[7] | |(value & above_max8);
+            diff = slot_pc_24__q - pc_0;
+            borrow = (~slot_pc_24__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_24__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[24] = valid__q[24] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_24;
+            carry_in = one10;
+            if (branch__q[24]) begin
+                addend = score_24;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[24] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[24] = value[0] | |(value & above_max8);
+            prio_plane_1[24] = value[1] | |(value & above_max8);
+            prio_plane_2[24] = value[2] | |(value & above_max8);
+            prio_plane_3[24] = value[3] | |(value & above_max8);
+            prio_plane_4[24] = value[4] | |(value & above_max8);
+            prio_plane_5[24] = value[5] | |(value & above_max8);
+            prio_plane_6[24] = value[6] | |(value & above_max8);
+            prio_plane_7[24] = value[7] | |(value & above_max8);
+            diff = slot_pc_25__q - pc_0;
+            borrow = (~slot_pc_25__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_25__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[25] = valid__q[25] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_25;
+            carry_in = one10;
+            if (branch__q[25]) begin
+                addend = score_25;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[25] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[25] = value[0] | |(value & above_max8);
+            prio_plane_1[25] = value[1] | |(value & above_max8);
+            prio_plane_2[25] = value[2] | |(value & above_max8);
+            prio_plane_3[25] = value[3] | |(value & above_max8);
+            prio_plane_4[25] = value[4] | |(value & above_max8);
+            prio_plane_5[25] = value[5] | |(value & above_max8);
+            prio_plane_6[25] = value[6] | |(value & above_max8);
+            prio_plane_7[25] = value[7] | |(value & above_max8);
+            diff = slot_pc_26__q - pc_0;
+            borrow = (~slot_pc_26__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_26__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[26] = valid__q[26] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_26;
+            carry_in = one10;
+            if (branch__q[26]) begin
+                addend = score_26;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[26] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[26] = value[0] | |(value & above_max8);
+            prio_plane_1[26] = value[1] | |(value & above_max8);
+            prio_plane_2[26] = value[2] | |(value & above_max8);
+            prio_plane_3[26] = value[3] | |(value & above_max8);
+            prio_plane_4[26] = value[4] | |(value & above_max8);
+            prio_plane_5[26] = value[5] | |(value & above_max8);
+            prio_plane_6[26] = value[6] | |(value & above_max8);
+            prio_plane_7[26] = value[7] | |(value & above_max8);
+            diff = slot_pc_27__q - pc_0;
+            borrow = (~slot_pc_27__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_27__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[27] = valid__q[27] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_27;
+            carry_in = one10;
+            if (branch__q[27]) begin
+                addend = score_27;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[27] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[27] = value[0] | |(value & above_max8);
+            prio_plane_1[27] = value[1] | |(value & above_max8);
+            prio_plane_2[27] = value[2] | |(value & above_max8);
+            prio_plane_3[27] = value[3] | |(value & above_max8);
+            prio_plane_4[27] = value[4] | |(value & above_max8);
+            prio_plane_5[27] = value[5] | |(value & above_max8);
+            prio_plane_6[27] = value[6] | |(value & above_max8);
+            prio_plane_7[27] = value[7] | |(value & above_max8);
+            diff = slot_pc_28__q - pc_0;
+            borrow = (~slot_pc_28__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_28__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[28] = valid__q[28] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_28;
+            carry_in = one10;
+            if (branch__q[28]) begin
+                addend = score_28;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[28] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[28] = value[0] | |(value & above_max8);
+            prio_plane_1[28] = value[1] | |(value & above_max8);
+            prio_plane_2[28] = value[2] | |(value & above_max8);
+            prio_plane_3[28] = value[3] | |(value & above_max8);
+            prio_plane_4[28] = value[4] | |(value & above_max8);
+            prio_plane_5[28] = value[5] | |(value & above_max8);
+            prio_plane_6[28] = value[6] | |(value & above_max8);
+            prio_plane_7[28] = value[7] | |(value & above_max8);
+            diff = slot_pc_29__q - pc_0;
+            borrow = (~slot_pc_29__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_29__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[29] = valid__q[29] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_29;
+            carry_in = one10;
+            if (branch__q[29]) begin
+                addend = score_29;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[29] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[29] = value[0] | |(value & above_max8);
+            prio_plane_1[29] = value[1] | |(value & above_max8);
+            prio_plane_2[29] = value[2] | |(value & above_max8);
+            prio_plane_3[29] = value[3] | |(value & above_max8);
+            prio_plane_4[29] = value[4] | |(value & above_max8);
+            prio_plane_5[29] = value[5] | |(value & above_max8);
+            prio_plane_6[29] = value[6] | |(value & above_max8);
+            prio_plane_7[29] = value[7] | |(value & above_max8);
+            diff = slot_pc_30__q - pc_0;
+            borrow = (~slot_pc_30__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_30__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[30] = valid__q[30] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_30;
+            carry_in = one10;
+            if (branch__q[30]) begin
+                addend = score_30;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[30] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[30] = value[0] | |(value & above_max8);
+            prio_plane_1[30] = value[1] | |(value & above_max8);
+            prio_plane_2[30] = value[2] | |(value & above_max8);
+            prio_plane_3[30] = value[3] | |(value & above_max8);
+            prio_plane_4[30] = value[4] | |(value & above_max8);
+            prio_plane_5[30] = value[5] | |(value & above_max8);
+            prio_plane_6[30] = value[6] | |(value & above_max8);
+            prio_plane_7[30] = value[7] | |(value & above_max8);
+            diff = slot_pc_31__q - pc_0;
+            borrow = (~slot_pc_31__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_31__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[31] = valid__q[31] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_31;
+            carry_in = one10;
+            if (branch__q[31]) begin
+                addend = score_31;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[31] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[31] = value[0] | |(value & above_max8);
+            prio_plane_1[31] = value[1] | |(value & above_max8);
+            prio_plane_2[31] = value[2] | |(value & above_max8);
+            prio_plane_3[31] = value[3] | |(value & above_max8);
+            prio_plane_4[31] = value[4] | |(value & above_max8);
+            prio_plane_5[31] = value[5] | |(value & above_max8);
+            prio_plane_6[31] = value[6] | |(value & above_max8);
+            prio_plane_7[31] = value[7] | |(value & above_max8);
             first = zero_p;
-            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_0);
-            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_0);
-            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_0);
-            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_0);
-            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_0);
-            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_0);
-            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_0);
-            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_0);
-            hit[8] = valid__q[8] & (slot_pc_8__q >= pc_0);
-            hit[9] = valid__q[9] & (slot_pc_9__q >= pc_0);
-            hit[10] = valid__q[10] & (slot_pc_10__q >= pc_0);
-            hit[11] = valid__q[11] & (slot_pc_11__q >= pc_0);
-            hit[12] = valid__q[12] & (slot_pc_12__q >= pc_0);
-            hit[13] = valid__q[13] & (slot_pc_13__q >= pc_0);
-            hit[14] = valid__q[14] & (slot_pc_14__q >= pc_0);
-            hit[15] = valid__q[15] & (slot_pc_15__q >= pc_0);
-            hit[16] = valid__q[16] & (slot_pc_16__q >= pc_0);
-            hit[17] = valid__q[17] & (slot_pc_17__q >= pc_0);
-            hit[18] = valid__q[18] & (slot_pc_18__q >= pc_0);
-            hit[19] = valid__q[19] & (slot_pc_19__q >= pc_0);
-            hit[20] = valid__q[20] & (slot_pc_20__q >= pc_0);
-            hit[21] = valid__q[21] & (slot_pc_21__q >= pc_0);
-            hit[22] = valid__q[22] & (slot_pc_22__q >= pc_0);
-            hit[23] = valid__q[23] & (slot_pc_23__q >= pc_0);
-            hit[24] = valid__q[24] & (slot_pc_24__q >= pc_0);
-            hit[25] = valid__q[25] & (slot_pc_25__q >= pc_0);
-            hit[26] = valid__q[26] & (slot_pc_26__q >= pc_0);
-            hit[27] = valid__q[27] & (slot_pc_27__q >= pc_0);
-            hit[28] = valid__q[28] & (slot_pc_28__q >= pc_0);
-            hit[29] = valid__q[29] & (slot_pc_29__q >= pc_0);
-            hit[30] = valid__q[30] & (slot_pc_30__q >= pc_0);
-            hit[31] = valid__q[31] & (slot_pc_31__q >= pc_0);
             first[0] = hit[0] & ~|(hit & slot_below_0);
             first[1] = hit[1] & ~|(hit & slot_below_1);
             first[2] = hit[2] & ~|(hit & slot_below_2);
@@ -14092,966 +14888,6 @@ module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             first[29] = hit[29] & ~|(hit & slot_below_29);
             first[30] = hit[30] & ~|(hit & slot_below_30);
             first[31] = hit[31] & ~|(hit & slot_below_31);
-            slot_mid = slot_pc_0__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_0__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_0__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_0__q ^ pc_0 ^ (((pc_0 & ~slot_pc_0__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[0]) begin
-                value = near + score_0;
-            end
-            else if ((near > score_0) | (merge_ge & (near == score_0))) begin
-                value = near - score_0;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[0] = value[0] | |(value & above_max8);
-            prio_plane_1[0] = value[1] | |(value & above_max8);
-            prio_plane_2[0] = value[2] | |(value & above_max8);
-            prio_plane_3[0] = value[3] | |(value & above_max8);
-            prio_plane_4[0] = value[4] | |(value & above_max8);
-            prio_plane_5[0] = value[5] | |(value & above_max8);
-            prio_plane_6[0] = value[6] | |(value & above_max8);
-            prio_plane_7[0] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_1__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_1__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_1__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_1__q ^ pc_0 ^ (((pc_0 & ~slot_pc_1__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[1]) begin
-                value = near + score_1;
-            end
-            else if ((near > score_1) | (merge_ge & (near == score_1))) begin
-                value = near - score_1;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[1] = value[0] | |(value & above_max8);
-            prio_plane_1[1] = value[1] | |(value & above_max8);
-            prio_plane_2[1] = value[2] | |(value & above_max8);
-            prio_plane_3[1] = value[3] | |(value & above_max8);
-            prio_plane_4[1] = value[4] | |(value & above_max8);
-            prio_plane_5[1] = value[5] | |(value & above_max8);
-            prio_plane_6[1] = value[6] | |(value & above_max8);
-            prio_plane_7[1] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_2__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_2__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_2__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_2__q ^ pc_0 ^ (((pc_0 & ~slot_pc_2__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[2]) begin
-                value = near + score_2;
-            end
-            else if ((near > score_2) | (merge_ge & (near == score_2))) begin
-                value = near - score_2;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[2] = value[0] | |(value & above_max8);
-            prio_plane_1[2] = value[1] | |(value & above_max8);
-            prio_plane_2[2] = value[2] | |(value & above_max8);
-            prio_plane_3[2] = value[3] | |(value & above_max8);
-            prio_plane_4[2] = value[4] | |(value & above_max8);
-            prio_plane_5[2] = value[5] | |(value & above_max8);
-            prio_plane_6[2] = value[6] | |(value & above_max8);
-            prio_plane_7[2] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_3__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_3__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_3__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_3__q ^ pc_0 ^ (((pc_0 & ~slot_pc_3__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[3]) begin
-                value = near + score_3;
-            end
-            else if ((near > score_3) | (merge_ge & (near == score_3))) begin
-                value = near - score_3;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[3] = value[0] | |(value & above_max8);
-            prio_plane_1[3] = value[1] | |(value & above_max8);
-            prio_plane_2[3] = value[2] | |(value & above_max8);
-            prio_plane_3[3] = value[3] | |(value & above_max8);
-            prio_plane_4[3] = value[4] | |(value & above_max8);
-            prio_plane_5[3] = value[5] | |(value & above_max8);
-            prio_plane_6[3] = value[6] | |(value & above_max8);
-            prio_plane_7[3] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_4__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_4__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_4__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_4__q ^ pc_0 ^ (((pc_0 & ~slot_pc_4__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[4]) begin
-                value = near + score_4;
-            end
-            else if ((near > score_4) | (merge_ge & (near == score_4))) begin
-                value = near - score_4;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[4] = value[0] | |(value & above_max8);
-            prio_plane_1[4] = value[1] | |(value & above_max8);
-            prio_plane_2[4] = value[2] | |(value & above_max8);
-            prio_plane_3[4] = value[3] | |(value & above_max8);
-            prio_plane_4[4] = value[4] | |(value & above_max8);
-            prio_plane_5[4] = value[5] | |(value & above_max8);
-            prio_plane_6[4] = value[6] | |(value & above_max8);
-            prio_plane_7[4] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_5__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_5__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_5__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_5__q ^ pc_0 ^ (((pc_0 & ~slot_pc_5__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[5]) begin
-                value = near + score_5;
-            end
-            else if ((near > score_5) | (merge_ge & (near == score_5))) begin
-                value = near - score_5;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[5] = value[0] | |(value & above_max8);
-            prio_plane_1[5] = value[1] | |(value & above_max8);
-            prio_plane_2[5] = value[2] | |(value & above_max8);
-            prio_plane_3[5] = value[3] | |(value & above_max8);
-            prio_plane_4[5] = value[4] | |(value & above_max8);
-            prio_plane_5[5] = value[5] | |(value & above_max8);
-            prio_plane_6[5] = value[6] | |(value & above_max8);
-            prio_plane_7[5] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_6__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_6__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_6__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_6__q ^ pc_0 ^ (((pc_0 & ~slot_pc_6__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[6]) begin
-                value = near + score_6;
-            end
-            else if ((near > score_6) | (merge_ge & (near == score_6))) begin
-                value = near - score_6;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[6] = value[0] | |(value & above_max8);
-            prio_plane_1[6] = value[1] | |(value & above_max8);
-            prio_plane_2[6] = value[2] | |(value & above_max8);
-            prio_plane_3[6] = value[3] | |(value & above_max8);
-            prio_plane_4[6] = value[4] | |(value & above_max8);
-            prio_plane_5[6] = value[5] | |(value & above_max8);
-            prio_plane_6[6] = value[6] | |(value & above_max8);
-            prio_plane_7[6] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_7__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_7__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_7__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_7__q ^ pc_0 ^ (((pc_0 & ~slot_pc_7__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[7]) begin
-                value = near + score_7;
-            end
-            else if ((near > score_7) | (merge_ge & (near == score_7))) begin
-                value = near - score_7;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[7] = value[0] | |(value & above_max8);
-            prio_plane_1[7] = value[1] | |(value & above_max8);
-            prio_plane_2[7] = value[2] | |(value & above_max8);
-            prio_plane_3[7] = value[3] | |(value & above_max8);
-            prio_plane_4[7] = value[4] | |(value & above_max8);
-            prio_plane_5[7] = value[5] | |(value & above_max8);
-            prio_plane_6[7] = value[6] | |(value & above_max8);
-            prio_plane_7[7] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_8__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_8__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_8__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_8__q ^ pc_0 ^ (((pc_0 & ~slot_pc_8__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[8]) begin
-                value = near + score_8;
-            end
-            else if ((near > score_8) | (merge_ge & (near == score_8))) begin
-                value = near - score_8;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[8] = value[0] | |(value & above_max8);
-            prio_plane_1[8] = value[1] | |(value & above_max8);
-            prio_plane_2[8] = value[2] | |(value & above_max8);
-            prio_plane_3[8] = value[3] | |(value & above_max8);
-            prio_plane_4[8] = value[4] | |(value & above_max8);
-            prio_plane_5[8] = value[5] | |(value & above_max8);
-            prio_plane_6[8] = value[6] | |(value & above_max8);
-            prio_plane_7[8] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_9__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_9__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_9__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_9__q ^ pc_0 ^ (((pc_0 & ~slot_pc_9__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[9]) begin
-                value = near + score_9;
-            end
-            else if ((near > score_9) | (merge_ge & (near == score_9))) begin
-                value = near - score_9;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[9] = value[0] | |(value & above_max8);
-            prio_plane_1[9] = value[1] | |(value & above_max8);
-            prio_plane_2[9] = value[2] | |(value & above_max8);
-            prio_plane_3[9] = value[3] | |(value & above_max8);
-            prio_plane_4[9] = value[4] | |(value & above_max8);
-            prio_plane_5[9] = value[5] | |(value & above_max8);
-            prio_plane_6[9] = value[6] | |(value & above_max8);
-            prio_plane_7[9] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_10__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_10__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_10__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_10__q ^ pc_0 ^ (((pc_0 & ~slot_pc_10__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[10]) begin
-                value = near + score_10;
-            end
-            else if ((near > score_10) | (merge_ge & (near == score_10))) begin
-                value = near - score_10;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[10] = value[0] | |(value & above_max8);
-            prio_plane_1[10] = value[1] | |(value & above_max8);
-            prio_plane_2[10] = value[2] | |(value & above_max8);
-            prio_plane_3[10] = value[3] | |(value & above_max8);
-            prio_plane_4[10] = value[4] | |(value & above_max8);
-            prio_plane_5[10] = value[5] | |(value & above_max8);
-            prio_plane_6[10] = value[6] | |(value & above_max8);
-            prio_plane_7[10] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_11__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_11__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_11__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_11__q ^ pc_0 ^ (((pc_0 & ~slot_pc_11__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[11]) begin
-                value = near + score_11;
-            end
-            else if ((near > score_11) | (merge_ge & (near == score_11))) begin
-                value = near - score_11;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[11] = value[0] | |(value & above_max8);
-            prio_plane_1[11] = value[1] | |(value & above_max8);
-            prio_plane_2[11] = value[2] | |(value & above_max8);
-            prio_plane_3[11] = value[3] | |(value & above_max8);
-            prio_plane_4[11] = value[4] | |(value & above_max8);
-            prio_plane_5[11] = value[5] | |(value & above_max8);
-            prio_plane_6[11] = value[6] | |(value & above_max8);
-            prio_plane_7[11] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_12__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_12__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_12__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_12__q ^ pc_0 ^ (((pc_0 & ~slot_pc_12__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[12]) begin
-                value = near + score_12;
-            end
-            else if ((near > score_12) | (merge_ge & (near == score_12))) begin
-                value = near - score_12;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[12] = value[0] | |(value & above_max8);
-            prio_plane_1[12] = value[1] | |(value & above_max8);
-            prio_plane_2[12] = value[2] | |(value & above_max8);
-            prio_plane_3[12] = value[3] | |(value & above_max8);
-            prio_plane_4[12] = value[4] | |(value & above_max8);
-            prio_plane_5[12] = value[5] | |(value & above_max8);
-            prio_plane_6[12] = value[6] | |(value & above_max8);
-            prio_plane_7[12] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_13__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_13__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_13__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_13__q ^ pc_0 ^ (((pc_0 & ~slot_pc_13__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[13]) begin
-                value = near + score_13;
-            end
-            else if ((near > score_13) | (merge_ge & (near == score_13))) begin
-                value = near - score_13;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[13] = value[0] | |(value & above_max8);
-            prio_plane_1[13] = value[1] | |(value & above_max8);
-            prio_plane_2[13] = value[2] | |(value & above_max8);
-            prio_plane_3[13] = value[3] | |(value & above_max8);
-            prio_plane_4[13] = value[4] | |(value & above_max8);
-            prio_plane_5[13] = value[5] | |(value & above_max8);
-            prio_plane_6[13] = value[6] | |(value & above_max8);
-            prio_plane_7[13] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_14__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_14__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_14__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_14__q ^ pc_0 ^ (((pc_0 & ~slot_pc_14__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[14]) begin
-                value = near + score_14;
-            end
-            else if ((near > score_14) | (merge_ge & (near == score_14))) begin
-                value = near - score_14;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[14] = value[0] | |(value & above_max8);
-            prio_plane_1[14] = value[1] | |(value & above_max8);
-            prio_plane_2[14] = value[2] | |(value & above_max8);
-            prio_plane_3[14] = value[3] | |(value & above_max8);
-            prio_plane_4[14] = value[4] | |(value & above_max8);
-            prio_plane_5[14] = value[5] | |(value & above_max8);
-            prio_plane_6[14] = value[6] | |(value & above_max8);
-            prio_plane_7[14] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_15__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_15__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_15__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_15__q ^ pc_0 ^ (((pc_0 & ~slot_pc_15__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[15]) begin
-                value = near + score_15;
-            end
-            else if ((near > score_15) | (merge_ge & (near == score_15))) begin
-                value = near - score_15;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[15] = value[0] | |(value & above_max8);
-            prio_plane_1[15] = value[1] | |(value & above_max8);
-            prio_plane_2[15] = value[2] | |(value & above_max8);
-            prio_plane_3[15] = value[3] | |(value & above_max8);
-            prio_plane_4[15] = value[4] | |(value & above_max8);
-            prio_plane_5[15] = value[5] | |(value & above_max8);
-            prio_plane_6[15] = value[6] | |(value & above_max8);
-            prio_plane_7[15] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_16__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_16__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_16__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_16__q ^ pc_0 ^ (((pc_0 & ~slot_pc_16__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[16]) begin
-                value = near + score_16;
-            end
-            else if ((near > score_16) | (merge_ge & (near == score_16))) begin
-                value = near - score_16;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[16] = value[0] | |(value & above_max8);
-            prio_plane_1[16] = value[1] | |(value & above_max8);
-            prio_plane_2[16] = value[2] | |(value & above_max8);
-            prio_plane_3[16] = value[3] | |(value & above_max8);
-            prio_plane_4[16] = value[4] | |(value & above_max8);
-            prio_plane_5[16] = value[5] | |(value & above_max8);
-            prio_plane_6[16] = value[6] | |(value & above_max8);
-            prio_plane_7[16] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_17__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_17__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_17__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_17__q ^ pc_0 ^ (((pc_0 & ~slot_pc_17__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[17]) begin
-                value = near + score_17;
-            end
-            else if ((near > score_17) | (merge_ge & (near == score_17))) begin
-                value = near - score_17;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[17] = value[0] | |(value & above_max8);
-            prio_plane_1[17] = value[1] | |(value & above_max8);
-            prio_plane_2[17] = value[2] | |(value & above_max8);
-            prio_plane_3[17] = value[3] | |(value & above_max8);
-            prio_plane_4[17] = value[4] | |(value & above_max8);
-            prio_plane_5[17] = value[5] | |(value & above_max8);
-            prio_plane_6[17] = value[6] | |(value & above_max8);
-            prio_plane_7[17] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_18__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_18__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_18__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_18__q ^ pc_0 ^ (((pc_0 & ~slot_pc_18__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[18]) begin
-                value = near + score_18;
-            end
-            else if ((near > score_18) | (merge_ge & (near == score_18))) begin
-                value = near - score_18;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[18] = value[0] | |(value & above_max8);
-            prio_plane_1[18] = value[1] | |(value & above_max8);
-            prio_plane_2[18] = value[2] | |(value & above_max8);
-            prio_plane_3[18] = value[3] | |(value & above_max8);
-            prio_plane_4[18] = value[4] | |(value & above_max8);
-            prio_plane_5[18] = value[5] | |(value & above_max8);
-            prio_plane_6[18] = value[6] | |(value & above_max8);
-            prio_plane_7[18] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_19__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_19__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_19__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_19__q ^ pc_0 ^ (((pc_0 & ~slot_pc_19__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[19]) begin
-                value = near + score_19;
-            end
-            else if ((near > score_19) | (merge_ge & (near == score_19))) begin
-                value = near - score_19;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[19] = value[0] | |(value & above_max8);
-            prio_plane_1[19] = value[1] | |(value & above_max8);
-            prio_plane_2[19] = value[2] | |(value & above_max8);
-            prio_plane_3[19] = value[3] | |(value & above_max8);
-            prio_plane_4[19] = value[4] | |(value & above_max8);
-            prio_plane_5[19] = value[5] | |(value & above_max8);
-            prio_plane_6[19] = value[6] | |(value & above_max8);
-            prio_plane_7[19] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_20__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_20__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_20__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_20__q ^ pc_0 ^ (((pc_0 & ~slot_pc_20__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[20]) begin
-                value = near + score_20;
-            end
-            else if ((near > score_20) | (merge_ge & (near == score_20))) begin
-                value = near - score_20;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[20] = value[0] | |(value & above_max8);
-            prio_plane_1[20] = value[1] | |(value & above_max8);
-            prio_plane_2[20] = value[2] | |(value & above_max8);
-            prio_plane_3[20] = value[3] | |(value & above_max8);
-            prio_plane_4[20] = value[4] | |(value & above_max8);
-            prio_plane_5[20] = value[5] | |(value & above_max8);
-            prio_plane_6[20] = value[6] | |(value & above_max8);
-            prio_plane_7[20] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_21__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_21__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_21__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_21__q ^ pc_0 ^ (((pc_0 & ~slot_pc_21__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[21]) begin
-                value = near + score_21;
-            end
-            else if ((near > score_21) | (merge_ge & (near == score_21))) begin
-                value = near - score_21;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[21] = value[0] | |(value & above_max8);
-            prio_plane_1[21] = value[1] | |(value & above_max8);
-            prio_plane_2[21] = value[2] | |(value & above_max8);
-            prio_plane_3[21] = value[3] | |(value & above_max8);
-            prio_plane_4[21] = value[4] | |(value & above_max8);
-            prio_plane_5[21] = value[5] | |(value & above_max8);
-            prio_plane_6[21] = value[6] | |(value & above_max8);
-            prio_plane_7[21] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_22__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_22__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_22__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_22__q ^ pc_0 ^ (((pc_0 & ~slot_pc_22__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[22]) begin
-                value = near + score_22;
-            end
-            else if ((near > score_22) | (merge_ge & (near == score_22))) begin
-                value = near - score_22;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[22] = value[0] | |(value & above_max8);
-            prio_plane_1[22] = value[1] | |(value & above_max8);
-            prio_plane_2[22] = value[2] | |(value & above_max8);
-            prio_plane_3[22] = value[3] | |(value & above_max8);
-            prio_plane_4[22] = value[4] | |(value & above_max8);
-            prio_plane_5[22] = value[5] | |(value & above_max8);
-            prio_plane_6[22] = value[6] | |(value & above_max8);
-            prio_plane_7[22] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_23__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_23__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_23__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_23__q ^ pc_0 ^ (((pc_0 & ~slot_pc_23__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[23]) begin
-                value = near + score_23;
-            end
-            else if ((near > score_23) | (merge_ge & (near == score_23))) begin
-                value = near - score_23;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[23] = value[0] | |(value & above_max8);
-            prio_plane_1[23] = value[1] | |(value & above_max8);
-            prio_plane_2[23] = value[2] | |(value & above_max8);
-            prio_plane_3[23] = value[3] | |(value & above_max8);
-            prio_plane_4[23] = value[4] | |(value & above_max8);
-            prio_plane_5[23] = value[5] | |(value & above_max8);
-            prio_plane_6[23] = value[6] | |(value & above_max8);
-            prio_plane_7[23] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_24__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_24__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_24__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_24__q ^ pc_0 ^ (((pc_0 & ~slot_pc_24__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[24]) begin
-                value = near + score_24;
-            end
-            else if ((near > score_24) | (merge_ge & (near == score_24))) begin
-                value = near - score_24;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[24] = value[0] | |(value & above_max8);
-            prio_plane_1[24] = value[1] | |(value & above_max8);
-            prio_plane_2[24] = value[2] | |(value & above_max8);
-            prio_plane_3[24] = value[3] | |(value & above_max8);
-            prio_plane_4[24] = value[4] | |(value & above_max8);
-            prio_plane_5[24] = value[5] | |(value & above_max8);
-            prio_plane_6[24] = value[6] | |(value & above_max8);
-            prio_plane_7[24] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_25__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_25__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_25__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_25__q ^ pc_0 ^ (((pc_0 & ~slot_pc_25__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[25]) begin
-                value = near + score_25;
-            end
-            else if ((near > score_25) | (merge_ge & (near == score_25))) begin
-                value = near - score_25;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[25] = value[0] | |(value & above_max8);
-            prio_plane_1[25] = value[1] | |(value & above_max8);
-            prio_plane_2[25] = value[2] | |(value & above_max8);
-            prio_plane_3[25] = value[3] | |(value & above_max8);
-            prio_plane_4[25] = value[4] | |(value & above_max8);
-            prio_plane_5[25] = value[5] | |(value & above_max8);
-            prio_plane_6[25] = value[6] | |(value & above_max8);
-            prio_plane_7[25] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_26__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_26__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_26__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_26__q ^ pc_0 ^ (((pc_0 & ~slot_pc_26__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[26]) begin
-                value = near + score_26;
-            end
-            else if ((near > score_26) | (merge_ge & (near == score_26))) begin
-                value = near - score_26;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[26] = value[0] | |(value & above_max8);
-            prio_plane_1[26] = value[1] | |(value & above_max8);
-            prio_plane_2[26] = value[2] | |(value & above_max8);
-            prio_plane_3[26] = value[3] | |(value & above_max8);
-            prio_plane_4[26] = value[4] | |(value & above_max8);
-            prio_plane_5[26] = value[5] | |(value & above_max8);
-            prio_plane_6[26] = value[6] | |(value & above_max8);
-            prio_plane_7[26] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_27__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_27__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_27__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_27__q ^ pc_0 ^ (((pc_0 & ~slot_pc_27__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[27]) begin
-                value = near + score_27;
-            end
-            else if ((near > score_27) | (merge_ge & (near == score_27))) begin
-                value = near - score_27;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[27] = value[0] | |(value & above_max8);
-            prio_plane_1[27] = value[1] | |(value & above_max8);
-            prio_plane_2[27] = value[2] | |(value & above_max8);
-            prio_plane_3[27] = value[3] | |(value & above_max8);
-            prio_plane_4[27] = value[4] | |(value & above_max8);
-            prio_plane_5[27] = value[5] | |(value & above_max8);
-            prio_plane_6[27] = value[6] | |(value & above_max8);
-            prio_plane_7[27] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_28__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_28__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_28__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_28__q ^ pc_0 ^ (((pc_0 & ~slot_pc_28__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[28]) begin
-                value = near + score_28;
-            end
-            else if ((near > score_28) | (merge_ge & (near == score_28))) begin
-                value = near - score_28;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[28] = value[0] | |(value & above_max8);
-            prio_plane_1[28] = value[1] | |(value & above_max8);
-            prio_plane_2[28] = value[2] | |(value & above_max8);
-            prio_plane_3[28] = value[3] | |(value & above_max8);
-            prio_plane_4[28] = value[4] | |(value & above_max8);
-            prio_plane_5[28] = value[5] | |(value & above_max8);
-            prio_plane_6[28] = value[6] | |(value & above_max8);
-            prio_plane_7[28] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_29__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_29__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_29__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_29__q ^ pc_0 ^ (((pc_0 & ~slot_pc_29__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[29]) begin
-                value = near + score_29;
-            end
-            else if ((near > score_29) | (merge_ge & (near == score_29))) begin
-                value = near - score_29;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[29] = value[0] | |(value & above_max8);
-            prio_plane_1[29] = value[1] | |(value & above_max8);
-            prio_plane_2[29] = value[2] | |(value & above_max8);
-            prio_plane_3[29] = value[3] | |(value & above_max8);
-            prio_plane_4[29] = value[4] | |(value & above_max8);
-            prio_plane_5[29] = value[5] | |(value & above_max8);
-            prio_plane_6[29] = value[6] | |(value & above_max8);
-            prio_plane_7[29] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_30__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_30__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_30__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_30__q ^ pc_0 ^ (((pc_0 & ~slot_pc_30__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[30]) begin
-                value = near + score_30;
-            end
-            else if ((near > score_30) | (merge_ge & (near == score_30))) begin
-                value = near - score_30;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[30] = value[0] | |(value & above_max8);
-            prio_plane_1[30] = value[1] | |(value & above_max8);
-            prio_plane_2[30] = value[2] | |(value & above_max8);
-            prio_plane_3[30] = value[3] | |(value & above_max8);
-            prio_plane_4[30] = value[4] | |(value & above_max8);
-            prio_plane_5[30] = value[5] | |(value & above_max8);
-            prio_plane_6[30] = value[6] | |(value & above_max8);
-            prio_plane_7[30] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_31__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_31__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_31__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_31__q ^ pc_0 ^ (((pc_0 & ~slot_pc_31__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[31]) begin
-                value = near + score_31;
-            end
-            else if ((near > score_31) | (merge_ge & (near == score_31))) begin
-                value = near - score_31;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[31] = value[0] | |(value & above_max8);
-            prio_plane_1[31] = value[1] | |(value & above_max8);
-            prio_plane_2[31] = value[2] | |(value & above_max8);
-            prio_plane_3[31] = value[3] | |(value & above_max8);
-            prio_plane_4[31] = value[4] | |(value & above_max8);
-            prio_plane_5[31] = value[5] | |(value & above_max8);
-            prio_plane_6[31] = value[6] | |(value & above_max8);
-            prio_plane_7[31] = value[7] | |(value & above_max8);
             sel_prio = max8;
             if (|hit) begin
                 sel_prio[0] = |(prio_plane_0 & first);
@@ -15068,39 +14904,839 @@ module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
         prio_1 = max8;
         if (en_1) begin
             hit = zero_p;
+            diff = slot_pc_0__q - pc_1;
+            borrow = (~slot_pc_0__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_0__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[0] = valid__q[0] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_0;
+            carry_in = one10;
+            if (branch__q[0]) begin
+                addend = score_0;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[0] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[0] = value[0] | |(value & above_max8);
+            prio_plane_1[0] = value[1] | |(value & above_max8);
+            prio_plane_2[0] = value[2] | |(value & above_max8);
+            prio_plane_3[0] = value[3] | |(value & above_max8);
+            prio_plane_4[0] = value[4] | |(value & above_max8);
+            prio_plane_5[0] = value[5] | |(value & above_max8);
+            prio_plane_6[0] = value[6] | |(value & above_max8);
+            prio_plane_7[0] = value[7] | |(value & above_max8);
+            diff = slot_pc_1__q - pc_1;
+            borrow = (~slot_pc_1__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_1__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[1] = valid__q[1] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_1;
+            carry_in = one10;
+            if (branch__q[1]) begin
+                addend = score_1;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[1] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[1] = value[0] | |(value & above_max8);
+            prio_plane_1[1] = value[1] | |(value & above_max8);
+            prio_plane_2[1] = value[2] | |(value & above_max8);
+            prio_plane_3[1] = value[3] | |(value & above_max8);
+            prio_plane_4[1] = value[4] | |(value & above_max8);
+            prio_plane_5[1] = value[5] | |(value & above_max8);
+            prio_plane_6[1] = value[6] | |(value & above_max8);
+            prio_plane_7[1] = value[7] | |(value & above_max8);
+            diff = slot_pc_2__q - pc_1;
+            borrow = (~slot_pc_2__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_2__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[2] = valid__q[2] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_2;
+            carry_in = one10;
+            if (branch__q[2]) begin
+                addend = score_2;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[2] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[2] = value[0] | |(value & above_max8);
+            prio_plane_1[2] = value[1] | |(value & above_max8);
+            prio_plane_2[2] = value[2] | |(value & above_max8);
+            prio_plane_3[2] = value[3] | |(value & above_max8);
+            prio_plane_4[2] = value[4] | |(value & above_max8);
+            prio_plane_5[2] = value[5] | |(value & above_max8);
+            prio_plane_6[2] = value[6] | |(value & above_max8);
+            prio_plane_7[2] = value[7] | |(value & above_max8);
+            diff = slot_pc_3__q - pc_1;
+            borrow = (~slot_pc_3__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_3__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[3] = valid__q[3] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_3;
+            carry_in = one10;
+            if (branch__q[3]) begin
+                addend = score_3;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[3] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[3] = value[0] | |(value & above_max8);
+            prio_plane_1[3] = value[1] | |(value & above_max8);
+            prio_plane_2[3] = value[2] | |(value & above_max8);
+            prio_plane_3[3] = value[3] | |(value & above_max8);
+            prio_plane_4[3] = value[4] | |(value & above_max8);
+            prio_plane_5[3] = value[5] | |(value & above_max8);
+            prio_plane_6[3] = value[6] | |(value & above_max8);
+            prio_plane_7[3] = value[7] | |(value & above_max8);
+            diff = slot_pc_4__q - pc_1;
+            borrow = (~slot_pc_4__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_4__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[4] = valid__q[4] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_4;
+            carry_in = one10;
+            if (branch__q[4]) begin
+                addend = score_4;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[4] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[4] = value[0] | |(value & above_max8);
+            prio_plane_1[4] = value[1] | |(value & above_max8);
+            prio_plane_2[4] = value[2] | |(value & above_max8);
+            prio_plane_3[4] = value[3] | |(value & above_max8);
+            prio_plane_4[4] = value[4] | |(value & above_max8);
+            prio_plane_5[4] = value[5] | |(value & above_max8);
+            prio_plane_6[4] = value[6] | |(value & above_max8);
+            prio_plane_7[4] = value[7] | |(value & above_max8);
+            diff = slot_pc_5__q - pc_1;
+            borrow = (~slot_pc_5__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_5__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[5] = valid__q[5] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_5;
+            carry_in = one10;
+            if (branch__q[5]) begin
+                addend = score_5;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[5] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[5] = value[0] | |(value & above_max8);
+            prio_plane_1[5] = value[1] | |(value & above_max8);
+            prio_plane_2[5] = value[2] | |(value & above_max8);
+            prio_plane_3[5] = value[3] | |(value & above_max8);
+            prio_plane_4[5] = value[4] | |(value & above_max8);
+            prio_plane_5[5] = value[5] | |(value & above_max8);
+            prio_plane_6[5] = value[6] | |(value & above_max8);
+            prio_plane_7[5] = value[7] | |(value & above_max8);
+            diff = slot_pc_6__q - pc_1;
+            borrow = (~slot_pc_6__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_6__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[6] = valid__q[6] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_6;
+            carry_in = one10;
+            if (branch__q[6]) begin
+                addend = score_6;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[6] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[6] = value[0] | |(value & above_max8);
+            prio_plane_1[6] = value[1] | |(value & above_max8);
+            prio_plane_2[6] = value[2] | |(value & above_max8);
+            prio_plane_3[6] = value[3] | |(value & above_max8);
+            prio_plane_4[6] = value[4] | |(value & above_max8);
+            prio_plane_5[6] = value[5] | |(value & above_max8);
+            prio_plane_6[6] = value[6] | |(value & above_max8);
+            prio_plane_7[6] = value[7] | |(value & above_max8);
+            diff = slot_pc_7__q - pc_1;
+            borrow = (~slot_pc_7__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_7__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[7] = valid__q[7] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_7;
+            carry_in = one10;
+            if (branch__q[7]) begin
+                addend = score_7;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[7] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[7] = value[0] | |(value & above_max8);
+            prio_plane_1[7] = value[1] | |(value & above_max8);
+            prio_plane_2[7] = value[2] | |(value & above_max8);
+            prio_plane_3[7] = value[3] | |(value & above_max8);
+            prio_plane_4[7] = value[4] | |(value & above_max8);
+            prio_plane_5[7] = value[5] | |(value & above_max8);
+            prio_plane_6[7] = value[6] | |(value & above_max8);
+            prio_plane_7[7] = value[7] | |(value & above_max8);
+            diff = slot_pc_8__q - pc_1;
+            borrow = (~slot_pc_8__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_8__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[8] = valid__q[8] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_8;
+            carry_in = one10;
+            if (branch__q[8]) begin
+                addend = score_8;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[8] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[8] = value[0] | |(value & above_max8);
+            prio_plane_1[8] = value[1] | |(value & above_max8);
+            prio_plane_2[8] = value[2] | |(value & above_max8);
+            prio_plane_3[8] = value[3] | |(value & above_max8);
+            prio_plane_4[8] = value[4] | |(value & above_max8);
+            prio_plane_5[8] = value[5] | |(value & above_max8);
+            prio_plane_6[8] = value[6] | |(value & above_max8);
+            prio_plane_7[8] = value[7] | |(value & above_max8);
+            diff = slot_pc_9__q - pc_1;
+            borrow = (~slot_pc_9__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_9__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[9] = valid__q[9] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_9;
+            carry_in = one10;
+            if (branch__q[9]) begin
+                addend = score_9;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[9] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[9] = value[0] | |(value & above_max8);
+            prio_plane_1[9] = value[1] | |(value & above_max8);
+            prio_plane_2[9] = value[2] | |(value & above_max8);
+            prio_plane_3[9] = value[3] | |(value & above_max8);
+            prio_plane_4[9] = value[4] | |(value & above_max8);
+            prio_plane_5[9] = value[5] | |(value & above_max8);
+            prio_plane_6[9] = value[6] | |(value & above_max8);
+            prio_plane_7[9] = value[7] | |(value & above_max8);
+            diff = slot_pc_10__q - pc_1;
+            borrow = (~slot_pc_10__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_10__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[10] = valid__q[10] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_10;
+            carry_in = one10;
+            if (branch__q[10]) begin
+                addend = score_10;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[10] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[10] = value[0] | |(value & above_max8);
+            prio_plane_1[10] = value[1] | |(value & above_max8);
+            prio_plane_2[10] = value[2] | |(value & above_max8);
+            prio_plane_3[10] = value[3] | |(value & above_max8);
+            prio_plane_4[10] = value[4] | |(value & above_max8);
+            prio_plane_5[10] = value[5] | |(value & above_max8);
+            prio_plane_6[10] = value[6] | |(value & above_max8);
+            prio_plane_7[10] = value[7] | |(value & above_max8);
+            diff = slot_pc_11__q - pc_1;
+            borrow = (~slot_pc_11__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_11__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[11] = valid__q[11] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_11;
+            carry_in = one10;
+            if (branch__q[11]) begin
+                addend = score_11;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[11] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[11] = value[0] | |(value & above_max8);
+            prio_plane_1[11] = value[1] | |(value & above_max8);
+            prio_plane_2[11] = value[2] | |(value & above_max8);
+            prio_plane_3[11] = value[3] | |(value & above_max8);
+            prio_plane_4[11] = value[4] | |(value & above_max8);
+            prio_plane_5[11] = value[5] | |(value & above_max8);
+            prio_plane_6[11] = value[6] | |(value & above_max8);
+            prio_plane_7[11] = value[7] | |(value & above_max8);
+            diff = slot_pc_12__q - pc_1;
+            borrow = (~slot_pc_12__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_12__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[12] = valid__q[12] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_12;
+            carry_in = one10;
+            if (branch__q[12]) begin
+                addend = score_12;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[12] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[12] = value[0] | |(value & above_max8);
+            prio_plane_1[12] = value[1] | |(value & above_max8);
+            prio_plane_2[12] = value[2] | |(value & above_max8);
+            prio_plane_3[12] = value[3] | |(value & above_max8);
+            prio_plane_4[12] = value[4] | |(value & above_max8);
+            prio_plane_5[12] = value[5] | |(value & above_max8);
+            prio_plane_6[12] = value[6] | |(value & above_max8);
+            prio_plane_7[12] = value[7] | |(value & above_max8);
+            diff = slot_pc_13__q - pc_1;
+            borrow = (~slot_pc_13__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_13__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[13] = valid__q[13] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_13;
+            carry_in = one10;
+            if (branch__q[13]) begin
+                addend = score_13;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[13] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[13] = value[0] | |(value & above_max8);
+            prio_plane_1[13] = value[1] | |(value & above_max8);
+            prio_plane_2[13] = value[2] | |(value & above_max8);
+            prio_plane_3[13] = value[3] | |(value & above_max8);
+            prio_plane_4[13] = value[4] | |(value & above_max8);
+            prio_plane_5[13] = value[5] | |(value & above_max8);
+            prio_plane_6[13] = value[6] | |(value & above_max8);
+            prio_plane_7[13] = value[7] | |(value & above_max8);
+            diff = slot_pc_14__q - pc_1;
+            borrow = (~slot_pc_14__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_14__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[14] = valid__q[14] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_14;
+            carry_in = one10;
+            if (branch__q[14]) begin
+                addend = score_14;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[14] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[14] = value[0] | |(value & above_max8);
+            prio_plane_1[14] = value[1] | |(value & above_max8);
+            prio_plane_2[14] = value[2] | |(value & above_max8);
+            prio_plane_3[14] = value[3] | |(value & above_max8);
+            prio_plane_4[14] = value[4] | |(value & above_max8);
+            prio_plane_5[14] = value[5] | |(value & above_max8);
+            prio_plane_6[14] = value[6] | |(value & above_max8);
+            prio_plane_7[14] = value[7] | |(value & above_max8);
+            diff = slot_pc_15__q - pc_1;
+            borrow = (~slot_pc_15__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_15__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[15] = valid__q[15] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_15;
+            carry_in = one10;
+            if (branch__q[15]) begin
+                addend = score_15;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[15] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[15] = value[0] | |(value & above_max8);
+            prio_plane_1[15] = value[1] | |(value & above_max8);
+            prio_plane_2[15] = value[2] | |(value & above_max8);
+            prio_plane_3[15] = value[3] | |(value & above_max8);
+            prio_plane_4[15] = value[4] | |(value & above_max8);
+            prio_plane_5[15] = value[5] | |(value & above_max8);
+            prio_plane_6[15] = value[6] | |(value & above_max8);
+            prio_plane_7[15] = value[7] | |(value & above_max8);
+            diff = slot_pc_16__q - pc_1;
+            borrow = (~slot_pc_16__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_16__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[16] = valid__q[16] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_16;
+            carry_in = one10;
+            if (branch__q[16]) begin
+                addend = score_16;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[16] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[16] = value[0] | |(value & above_max8);
+            prio_plane_1[16] = value[1] | |(value & above_max8);
+            prio_plane_2[16] = value[2] | |(value & above_max8);
+            prio_plane_3[16] = value[3] | |(value & above_max8);
+            prio_plane_4[16] = value[4] | |(value & above_max8);
+            prio_plane_5[16] = value[5] | |(value & above_max8);
+            prio_plane_6[16] = value[6] | |(value & above_max8);
+            prio_plane_7[16] = value[7] | |(value & above_max8);
+            diff = slot_pc_17__q - pc_1;
+            borrow = (~slot_pc_17__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_17__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[17] = valid__q[17] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_17;
+            carry_in = one10;
+            if (branch__q[17]) begin
+                addend = score_17;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[17] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[17] = value[0] | |(value & above_max8);
+            prio_plane_1[17] = value[1] | |(value & above_max8);
+            prio_plane_2[17] = value[2] | |(value & above_max8);
+            prio_plane_3[17] = value[3] | |(value & above_max8);
+            prio_plane_4[17] = value[4] | |(value & above_max8);
+            prio_plane_5[17] = value[5] | |(value & above_max8);
+            prio_plane_6[17] = value[6] | |(value & above_max8);
+            prio_plane_7[17] = value[7] | |(value & above_max8);
+            diff = slot_pc_18__q - pc_1;
+            borrow = (~slot_pc_18__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_18__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[18] = valid__q[18] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_18;
+            carry_in = one10;
+            if (branch__q[18]) begin
+                addend = score_18;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[18] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[18] = value[0] | |(value & above_max8);
+            prio_plane_1[18] = value[1] | |(value & above_max8);
+            prio_plane_2[18] = value[2] | |(value & above_max8);
+            prio_plane_3[18] = value[3] | |(value & above_max8);
+            prio_plane_4[18] = value[4] | |(value & above_max8);
+            prio_plane_5[18] = value[5] | |(value & above_max8);
+            prio_plane_6[18] = value[6] | |(value & above_max8);
+            prio_plane_7[18] = value[7] | |(value & above_max8);
+            diff = slot_pc_19__q - pc_1;
+            borrow = (~slot_pc_19__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_19__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[19] = valid__q[19] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_19;
+            carry_in = one10;
+            if (branch__q[19]) begin
+                addend = score_19;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[19] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[19] = value[0] | |(value & above_max8);
+            prio_plane_1[19] = value[1] | |(value & above_max8);
+            prio_plane_2[19] = value[2] | |(value & above_max8);
+            prio_plane_3[19] = value[3] | |(value & above_max8);
+            prio_plane_4[19] = value[4] | |(value & above_max8);
+            prio_plane_5[19] = value[5] | |(value & above_max8);
+            prio_plane_6[19] = value[6] | |(value & above_max8);
+            prio_plane_7[19] = value[7] | |(value & above_max8);
+            diff = slot_pc_20__q - pc_1;
+            borrow = (~slot_pc_20__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_20__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[20] = valid__q[20] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_20;
+            carry_in = one10;
+            if (branch__q[20]) begin
+                addend = score_20;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[20] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[20] = value[0] | |(value & above_max8);
+            prio_plane_1[20] = value[1] | |(value & above_max8);
+            prio_plane_2[20] = value[2] | |(value & above_max8);
+            prio_plane_3[20] = value[3] | |(value & above_max8);
+            prio_plane_4[20] = value[4] | |(value & above_max8);
+            prio_plane_5[20] = value[5] | |(value & above_max8);
+            prio_plane_6[20] = value[6] | |(value & above_max8);
+            prio_plane_7[20] = value[7] | |(value & above_max8);
+            diff = slot_pc_21__q - pc_1;
+            borrow = (~slot_pc_21__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_21__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[21] = valid__q[21] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_21;
+            carry_in = one10;
+            if (branch__q[21]) begin
+                addend = score_21;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[21] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[21] = value[0] | |(value & above_max8);
+            prio_plane_1[21] = value[1] | |(value & above_max8);
+            prio_plane_2[21] = value[2] | |(value & above_max8);
+            prio_plane_3[21] = value[3] | |(value & above_max8);
+            prio_plane_4[21] = value[4] | |(value & above_max8);
+            prio_plane_5[21] = value[5] | |(value & above_max8);
+            prio_plane_6[21] = value[6] | |(value & above_max8);
+            prio_plane_7[21] = value[7] | |(value & above_max8);
+            diff = slot_pc_22__q - pc_1;
+            borrow = (~slot_pc_22__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_22__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[22] = valid__q[22] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_22;
+            carry_in = one10;
+            if (branch__q[22]) begin
+                addend = score_22;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[22] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[22] = value[0] | |(value & above_max8);
+            prio_plane_1[22] = value[1] | |(value & above_max8);
+            prio_plane_2[22] = value[2] | |(value & above_max8);
+            prio_plane_3[22] = value[3] | |(value & above_max8);
+            prio_plane_4[22] = value[4] | |(value & above_max8);
+            prio_plane_5[22] = value[5] | |(value & above_max8);
+            prio_plane_6[22] = value[6] | |(value & above_max8);
+            prio_plane_7[22] = value[7] | |(value & above_max8);
+            diff = slot_pc_23__q - pc_1;
+            borrow = (~slot_pc_23__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_23__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[23] = valid__q[23] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_23;
+            carry_in = one10;
+            if (branch__q[23]) begin
+                addend = score_23;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[23] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[23] = value[0] | |(value & above_max8);
+            prio_plane_1[23] = value[1] | |(value & above_max8);
+            prio_plane_2[23] = value[2] | |(value & above_max8);
+            prio_plane_3[23] = value[3] | |(value & above_max8);
+            prio_plane_4[23] = value[4] | |(value & above_max8);
+            prio_plane_5[23] = value[5] | |(value & above_max8);
+            prio_plane_6[23] = value[6] | |(value & above_max8);
+            prio_plane_7[23] = value[7] | |(value & above_max8);
+            diff = slot_pc_24__q - pc_1;
+            borrow = (~slot_pc_24__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_24__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[24] = valid__q[24] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_24;
+            carry_in = one10;
+            if (branch__q[24]) begin
+                addend = score_24;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[24] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[24] = value[0] | |(value & above_max8);
+            prio_plane_1[24] = value[1] | |(value & above_max8);
+            prio_plane_2[24] = value[2] | |(value & above_max8);
+            prio_plane_3[24] = value[3] | |(value & above_max8);
+            prio_plane_4[24] = value[4] | |(value & above_max8);
+            prio_plane_5[24] = value[5] | |(value & above_max8);
+            prio_plane_6[24] = value[6] | |(value & above_max8);
+            prio_plane_7[24] = value[7] | |(value & above_max8);
+            diff = slot_pc_25__q - pc_1;
+            borrow = (~slot_pc_25__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_25__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[25] = valid__q[25] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_25;
+            carry_in = one10;
+            if (branch__q[25]) begin
+                addend = score_25;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[25] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[25] = value[0] | |(value & above_max8);
+            prio_plane_1[25] = value[1] | |(value & above_max8);
+            prio_plane_2[25] = value[2] | |(value & above_max8);
+            prio_plane_3[25] = value[3] | |(value & above_max8);
+            prio_plane_4[25] = value[4] | |(value & above_max8);
+            prio_plane_5[25] = value[5] | |(value & above_max8);
+            prio_plane_6[25] = value[6] | |(value & above_max8);
+            prio_plane_7[25] = value[7] | |(value & above_max8);
+            diff = slot_pc_26__q - pc_1;
+            borrow = (~slot_pc_26__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_26__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[26] = valid__q[26] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_26;
+            carry_in = one10;
+            if (branch__q[26]) begin
+                addend = score_26;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[26] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[26] = value[0] | |(value & above_max8);
+            prio_plane_1[26] = value[1] | |(value & above_max8);
+            prio_plane_2[26] = value[2] | |(value & above_max8);
+            prio_plane_3[26] = value[3] | |(value & above_max8);
+            prio_plane_4[26] = value[4] | |(value & above_max8);
+            prio_plane_5[26] = value[5] | |(value & above_max8);
+            prio_plane_6[26] = value[6] | |(value & above_max8);
+            prio_plane_7[26] = value[7] | |(value & above_max8);
+            diff = slot_pc_27__q - pc_1;
+            borrow = (~slot_pc_27__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_27__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[27] = valid__q[27] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_27;
+            carry_in = one10;
+            if (branch__q[27]) begin
+                addend = score_27;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[27] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[27] = value[0] | |(value & above_max8);
+            prio_plane_1[27] = value[1] | |(value & above_max8);
+            prio_plane_2[27] = value[2] | |(value & above_max8);
+            prio_plane_3[27] = value[3] | |(value & above_max8);
+            prio_plane_4[27] = value[4] | |(value & above_max8);
+            prio_plane_5[27] = value[5] | |(value & above_max8);
+            prio_plane_6[27] = value[6] | |(value & above_max8);
+            prio_plane_7[27] = value[7] | |(value & above_max8);
+            diff = slot_pc_28__q - pc_1;
+            borrow = (~slot_pc_28__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_28__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[28] = valid__q[28] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_28;
+            carry_in = one10;
+            if (branch__q[28]) begin
+                addend = score_28;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[28] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[28] = value[0] | |(value & above_max8);
+            prio_plane_1[28] = value[1] | |(value & above_max8);
+            prio_plane_2[28] = value[2] | |(value & above_max8);
+            prio_plane_3[28] = value[3] | |(value & above_max8);
+            prio_plane_4[28] = value[4] | |(value & above_max8);
+            prio_plane_5[28] = value[5] | |(value & above_max8);
+            prio_plane_6[28] = value[6] | |(value & above_max8);
+            prio_plane_7[28] = value[7] | |(value & above_max8);
+            diff = slot_pc_29__q - pc_1;
+            borrow = (~slot_pc_29__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_29__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[29] = valid__q[29] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_29;
+            carry_in = one10;
+            if (branch__q[29]) begin
+                addend = score_29;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[29] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[29] = value[0] | |(value & above_max8);
+            prio_plane_1[29] = value[1] | |(value & above_max8);
+            prio_plane_2[29] = value[2] | |(value & above_max8);
+            prio_plane_3[29] = value[3] | |(value & above_max8);
+            prio_plane_4[29] = value[4] | |(value & above_max8);
+            prio_plane_5[29] = value[5] | |(value & above_max8);
+            prio_plane_6[29] = value[6] | |(value & above_max8);
+            prio_plane_7[29] = value[7] | |(value & above_max8);
+            diff = slot_pc_30__q - pc_1;
+            borrow = (~slot_pc_30__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_30__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[30] = valid__q[30] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_30;
+            carry_in = one10;
+            if (branch__q[30]) begin
+                addend = score_30;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[30] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[30] = value[0] | |(value & above_max8);
+            prio_plane_1[30] = value[1] | |(value & above_max8);
+            prio_plane_2[30] = value[2] | |(value & above_max8);
+            prio_plane_3[30] = value[3] | |(value & above_max8);
+            prio_plane_4[30] = value[4] | |(value & above_max8);
+            prio_plane_5[30] = value[5] | |(value & above_max8);
+            prio_plane_6[30] = value[6] | |(value & above_max8);
+            prio_plane_7[30] = value[7] | |(value & above_max8);
+            diff = slot_pc_31__q - pc_1;
+            borrow = (~slot_pc_31__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_31__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[31] = valid__q[31] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_31;
+            carry_in = one10;
+            if (branch__q[31]) begin
+                addend = score_31;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[31] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[31] = value[0] | |(value & above_max8);
+            prio_plane_1[31] = value[1] | |(value & above_max8);
+            prio_plane_2[31] = value[2] | |(value & above_max8);
+            prio_plane_3[31] = value[3] | |(value & above_max8);
+            prio_plane_4[31] = value[4] | |(value & above_max8);
+            prio_plane_5[31] = value[5] | |(value & above_max8);
+            prio_plane_6[31] = value[6] | |(value & above_max8);
+            prio_plane_7[31] = value[7] | |(value & above_max8);
             first = zero_p;
-            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_1);
-            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_1);
-            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_1);
-            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_1);
-            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_1);
-            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_1);
-            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_1);
-            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_1);
-            hit[8] = valid__q[8] & (slot_pc_8__q >= pc_1);
-            hit[9] = valid__q[9] & (slot_pc_9__q >= pc_1);
-            hit[10] = valid__q[10] & (slot_pc_10__q >= pc_1);
-            hit[11] = valid__q[11] & (slot_pc_11__q >= pc_1);
-            hit[12] = valid__q[12] & (slot_pc_12__q >= pc_1);
-            hit[13] = valid__q[13] & (slot_pc_13__q >= pc_1);
-            hit[14] = valid__q[14] & (slot_pc_14__q >= pc_1);
-            hit[15] = valid__q[15] & (slot_pc_15__q >= pc_1);
-            hit[16] = valid__q[16] & (slot_pc_16__q >= pc_1);
-            hit[17] = valid__q[17] & (slot_pc_17__q >= pc_1);
-            hit[18] = valid__q[18] & (slot_pc_18__q >= pc_1);
-            hit[19] = valid__q[19] & (slot_pc_19__q >= pc_1);
-            hit[20] = valid__q[20] & (slot_pc_20__q >= pc_1);
-            hit[21] = valid__q[21] & (slot_pc_21__q >= pc_1);
-            hit[22] = valid__q[22] & (slot_pc_22__q >= pc_1);
-            hit[23] = valid__q[23] & (slot_pc_23__q >= pc_1);
-            hit[24] = valid__q[24] & (slot_pc_24__q >= pc_1);
-            hit[25] = valid__q[25] & (slot_pc_25__q >= pc_1);
-            hit[26] = valid__q[26] & (slot_pc_26__q >= pc_1);
-            hit[27] = valid__q[27] & (slot_pc_27__q >= pc_1);
-            hit[28] = valid__q[28] & (slot_pc_28__q >= pc_1);
-            hit[29] = valid__q[29] & (slot_pc_29__q >= pc_1);
-            hit[30] = valid__q[30] & (slot_pc_30__q >= pc_1);
-            hit[31] = valid__q[31] & (slot_pc_31__q >= pc_1);
             first[0] = hit[0] & ~|(hit & slot_below_0);
             first[1] = hit[1] & ~|(hit & slot_below_1);
             first[2] = hit[2] & ~|(hit & slot_below_2);
@@ -15133,966 +15769,6 @@ module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             first[29] = hit[29] & ~|(hit & slot_below_29);
             first[30] = hit[30] & ~|(hit & slot_below_30);
             first[31] = hit[31] & ~|(hit & slot_below_31);
-            slot_mid = slot_pc_0__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_0__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_0__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_0__q ^ pc_1 ^ (((pc_1 & ~slot_pc_0__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[0]) begin
-                value = near + score_0;
-            end
-            else if ((near > score_0) | (merge_ge & (near == score_0))) begin
-                value = near - score_0;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[0] = value[0] | |(value & above_max8);
-            prio_plane_1[0] = value[1] | |(value & above_max8);
-            prio_plane_2[0] = value[2] | |(value & above_max8);
-            prio_plane_3[0] = value[3] | |(value & above_max8);
-            prio_plane_4[0] = value[4] | |(value & above_max8);
-            prio_plane_5[0] = value[5] | |(value & above_max8);
-            prio_plane_6[0] = value[6] | |(value & above_max8);
-            prio_plane_7[0] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_1__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_1__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_1__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_1__q ^ pc_1 ^ (((pc_1 & ~slot_pc_1__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[1]) begin
-                value = near + score_1;
-            end
-            else if ((near > score_1) | (merge_ge & (near == score_1))) begin
-                value = near - score_1;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[1] = value[0] | |(value & above_max8);
-            prio_plane_1[1] = value[1] | |(value & above_max8);
-            prio_plane_2[1] = value[2] | |(value & above_max8);
-            prio_plane_3[1] = value[3] | |(value & above_max8);
-            prio_plane_4[1] = value[4] | |(value & above_max8);
-            prio_plane_5[1] = value[5] | |(value & above_max8);
-            prio_plane_6[1] = value[6] | |(value & above_max8);
-            prio_plane_7[1] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_2__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_2__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_2__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_2__q ^ pc_1 ^ (((pc_1 & ~slot_pc_2__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[2]) begin
-                value = near + score_2;
-            end
-            else if ((near > score_2) | (merge_ge & (near == score_2))) begin
-                value = near - score_2;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[2] = value[0] | |(value & above_max8);
-            prio_plane_1[2] = value[1] | |(value & above_max8);
-            prio_plane_2[2] = value[2] | |(value & above_max8);
-            prio_plane_3[2] = value[3] | |(value & above_max8);
-            prio_plane_4[2] = value[4] | |(value & above_max8);
-            prio_plane_5[2] = value[5] | |(value & above_max8);
-            prio_plane_6[2] = value[6] | |(value & above_max8);
-            prio_plane_7[2] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_3__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_3__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_3__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_3__q ^ pc_1 ^ (((pc_1 & ~slot_pc_3__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[3]) begin
-                value = near + score_3;
-            end
-            else if ((near > score_3) | (merge_ge & (near == score_3))) begin
-                value = near - score_3;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[3] = value[0] | |(value & above_max8);
-            prio_plane_1[3] = value[1] | |(value & above_max8);
-            prio_plane_2[3] = value[2] | |(value & above_max8);
-            prio_plane_3[3] = value[3] | |(value & above_max8);
-            prio_plane_4[3] = value[4] | |(value & above_max8);
-            prio_plane_5[3] = value[5] | |(value & above_max8);
-            prio_plane_6[3] = value[6] | |(value & above_max8);
-            prio_plane_7[3] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_4__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_4__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_4__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_4__q ^ pc_1 ^ (((pc_1 & ~slot_pc_4__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[4]) begin
-                value = near + score_4;
-            end
-            else if ((near > score_4) | (merge_ge & (near == score_4))) begin
-                value = near - score_4;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[4] = value[0] | |(value & above_max8);
-            prio_plane_1[4] = value[1] | |(value & above_max8);
-            prio_plane_2[4] = value[2] | |(value & above_max8);
-            prio_plane_3[4] = value[3] | |(value & above_max8);
-            prio_plane_4[4] = value[4] | |(value & above_max8);
-            prio_plane_5[4] = value[5] | |(value & above_max8);
-            prio_plane_6[4] = value[6] | |(value & above_max8);
-            prio_plane_7[4] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_5__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_5__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_5__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_5__q ^ pc_1 ^ (((pc_1 & ~slot_pc_5__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[5]) begin
-                value = near + score_5;
-            end
-            else if ((near > score_5) | (merge_ge & (near == score_5))) begin
-                value = near - score_5;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[5] = value[0] | |(value & above_max8);
-            prio_plane_1[5] = value[1] | |(value & above_max8);
-            prio_plane_2[5] = value[2] | |(value & above_max8);
-            prio_plane_3[5] = value[3] | |(value & above_max8);
-            prio_plane_4[5] = value[4] | |(value & above_max8);
-            prio_plane_5[5] = value[5] | |(value & above_max8);
-            prio_plane_6[5] = value[6] | |(value & above_max8);
-            prio_plane_7[5] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_6__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_6__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_6__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_6__q ^ pc_1 ^ (((pc_1 & ~slot_pc_6__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[6]) begin
-                value = near + score_6;
-            end
-            else if ((near > score_6) | (merge_ge & (near == score_6))) begin
-                value = near - score_6;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[6] = value[0] | |(value & above_max8);
-            prio_plane_1[6] = value[1] | |(value & above_max8);
-            prio_plane_2[6] = value[2] | |(value & above_max8);
-            prio_plane_3[6] = value[3] | |(value & above_max8);
-            prio_plane_4[6] = value[4] | |(value & above_max8);
-            prio_plane_5[6] = value[5] | |(value & above_max8);
-            prio_plane_6[6] = value[6] | |(value & above_max8);
-            prio_plane_7[6] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_7__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_7__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_7__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_7__q ^ pc_1 ^ (((pc_1 & ~slot_pc_7__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[7]) begin
-                value = near + score_7;
-            end
-            else if ((near > score_7) | (merge_ge & (near == score_7))) begin
-                value = near - score_7;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[7] = value[0] | |(value & above_max8);
-            prio_plane_1[7] = value[1] | |(value & above_max8);
-            prio_plane_2[7] = value[2] | |(value & above_max8);
-            prio_plane_3[7] = value[3] | |(value & above_max8);
-            prio_plane_4[7] = value[4] | |(value & above_max8);
-            prio_plane_5[7] = value[5] | |(value & above_max8);
-            prio_plane_6[7] = value[6] | |(value & above_max8);
-            prio_plane_7[7] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_8__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_8__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_8__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_8__q ^ pc_1 ^ (((pc_1 & ~slot_pc_8__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[8]) begin
-                value = near + score_8;
-            end
-            else if ((near > score_8) | (merge_ge & (near == score_8))) begin
-                value = near - score_8;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[8] = value[0] | |(value & above_max8);
-            prio_plane_1[8] = value[1] | |(value & above_max8);
-            prio_plane_2[8] = value[2] | |(value & above_max8);
-            prio_plane_3[8] = value[3] | |(value & above_max8);
-            prio_plane_4[8] = value[4] | |(value & above_max8);
-            prio_plane_5[8] = value[5] | |(value & above_max8);
-            prio_plane_6[8] = value[6] | |(value & above_max8);
-            prio_plane_7[8] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_9__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_9__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_9__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_9__q ^ pc_1 ^ (((pc_1 & ~slot_pc_9__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[9]) begin
-                value = near + score_9;
-            end
-            else if ((near > score_9) | (merge_ge & (near == score_9))) begin
-                value = near - score_9;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[9] = value[0] | |(value & above_max8);
-            prio_plane_1[9] = value[1] | |(value & above_max8);
-            prio_plane_2[9] = value[2] | |(value & above_max8);
-            prio_plane_3[9] = value[3] | |(value & above_max8);
-            prio_plane_4[9] = value[4] | |(value & above_max8);
-            prio_plane_5[9] = value[5] | |(value & above_max8);
-            prio_plane_6[9] = value[6] | |(value & above_max8);
-            prio_plane_7[9] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_10__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_10__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_10__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_10__q ^ pc_1 ^ (((pc_1 & ~slot_pc_10__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[10]) begin
-                value = near + score_10;
-            end
-            else if ((near > score_10) | (merge_ge & (near == score_10))) begin
-                value = near - score_10;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[10] = value[0] | |(value & above_max8);
-            prio_plane_1[10] = value[1] | |(value & above_max8);
-            prio_plane_2[10] = value[2] | |(value & above_max8);
-            prio_plane_3[10] = value[3] | |(value & above_max8);
-            prio_plane_4[10] = value[4] | |(value & above_max8);
-            prio_plane_5[10] = value[5] | |(value & above_max8);
-            prio_plane_6[10] = value[6] | |(value & above_max8);
-            prio_plane_7[10] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_11__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_11__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_11__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_11__q ^ pc_1 ^ (((pc_1 & ~slot_pc_11__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[11]) begin
-                value = near + score_11;
-            end
-            else if ((near > score_11) | (merge_ge & (near == score_11))) begin
-                value = near - score_11;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[11] = value[0] | |(value & above_max8);
-            prio_plane_1[11] = value[1] | |(value & above_max8);
-            prio_plane_2[11] = value[2] | |(value & above_max8);
-            prio_plane_3[11] = value[3] | |(value & above_max8);
-            prio_plane_4[11] = value[4] | |(value & above_max8);
-            prio_plane_5[11] = value[5] | |(value & above_max8);
-            prio_plane_6[11] = value[6] | |(value & above_max8);
-            prio_plane_7[11] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_12__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_12__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_12__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_12__q ^ pc_1 ^ (((pc_1 & ~slot_pc_12__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[12]) begin
-                value = near + score_12;
-            end
-            else if ((near > score_12) | (merge_ge & (near == score_12))) begin
-                value = near - score_12;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[12] = value[0] | |(value & above_max8);
-            prio_plane_1[12] = value[1] | |(value & above_max8);
-            prio_plane_2[12] = value[2] | |(value & above_max8);
-            prio_plane_3[12] = value[3] | |(value & above_max8);
-            prio_plane_4[12] = value[4] | |(value & above_max8);
-            prio_plane_5[12] = value[5] | |(value & above_max8);
-            prio_plane_6[12] = value[6] | |(value & above_max8);
-            prio_plane_7[12] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_13__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_13__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_13__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_13__q ^ pc_1 ^ (((pc_1 & ~slot_pc_13__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[13]) begin
-                value = near + score_13;
-            end
-            else if ((near > score_13) | (merge_ge & (near == score_13))) begin
-                value = near - score_13;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[13] = value[0] | |(value & above_max8);
-            prio_plane_1[13] = value[1] | |(value & above_max8);
-            prio_plane_2[13] = value[2] | |(value & above_max8);
-            prio_plane_3[13] = value[3] | |(value & above_max8);
-            prio_plane_4[13] = value[4] | |(value & above_max8);
-            prio_plane_5[13] = value[5] | |(value & above_max8);
-            prio_plane_6[13] = value[6] | |(value & above_max8);
-            prio_plane_7[13] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_14__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_14__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_14__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_14__q ^ pc_1 ^ (((pc_1 & ~slot_pc_14__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[14]) begin
-                value = near + score_14;
-            end
-            else if ((near > score_14) | (merge_ge & (near == score_14))) begin
-                value = near - score_14;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[14] = value[0] | |(value & above_max8);
-            prio_plane_1[14] = value[1] | |(value & above_max8);
-            prio_plane_2[14] = value[2] | |(value & above_max8);
-            prio_plane_3[14] = value[3] | |(value & above_max8);
-            prio_plane_4[14] = value[4] | |(value & above_max8);
-            prio_plane_5[14] = value[5] | |(value & above_max8);
-            prio_plane_6[14] = value[6] | |(value & above_max8);
-            prio_plane_7[14] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_15__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_15__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_15__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_15__q ^ pc_1 ^ (((pc_1 & ~slot_pc_15__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[15]) begin
-                value = near + score_15;
-            end
-            else if ((near > score_15) | (merge_ge & (near == score_15))) begin
-                value = near - score_15;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[15] = value[0] | |(value & above_max8);
-            prio_plane_1[15] = value[1] | |(value & above_max8);
-            prio_plane_2[15] = value[2] | |(value & above_max8);
-            prio_plane_3[15] = value[3] | |(value & above_max8);
-            prio_plane_4[15] = value[4] | |(value & above_max8);
-            prio_plane_5[15] = value[5] | |(value & above_max8);
-            prio_plane_6[15] = value[6] | |(value & above_max8);
-            prio_plane_7[15] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_16__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_16__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_16__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_16__q ^ pc_1 ^ (((pc_1 & ~slot_pc_16__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[16]) begin
-                value = near + score_16;
-            end
-            else if ((near > score_16) | (merge_ge & (near == score_16))) begin
-                value = near - score_16;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[16] = value[0] | |(value & above_max8);
-            prio_plane_1[16] = value[1] | |(value & above_max8);
-            prio_plane_2[16] = value[2] | |(value & above_max8);
-            prio_plane_3[16] = value[3] | |(value & above_max8);
-            prio_plane_4[16] = value[4] | |(value & above_max8);
-            prio_plane_5[16] = value[5] | |(value & above_max8);
-            prio_plane_6[16] = value[6] | |(value & above_max8);
-            prio_plane_7[16] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_17__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_17__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_17__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_17__q ^ pc_1 ^ (((pc_1 & ~slot_pc_17__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[17]) begin
-                value = near + score_17;
-            end
-            else if ((near > score_17) | (merge_ge & (near == score_17))) begin
-                value = near - score_17;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[17] = value[0] | |(value & above_max8);
-            prio_plane_1[17] = value[1] | |(value & above_max8);
-            prio_plane_2[17] = value[2] | |(value & above_max8);
-            prio_plane_3[17] = value[3] | |(value & above_max8);
-            prio_plane_4[17] = value[4] | |(value & above_max8);
-            prio_plane_5[17] = value[5] | |(value & above_max8);
-            prio_plane_6[17] = value[6] | |(value & above_max8);
-            prio_plane_7[17] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_18__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_18__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_18__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_18__q ^ pc_1 ^ (((pc_1 & ~slot_pc_18__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[18]) begin
-                value = near + score_18;
-            end
-            else if ((near > score_18) | (merge_ge & (near == score_18))) begin
-                value = near - score_18;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[18] = value[0] | |(value & above_max8);
-            prio_plane_1[18] = value[1] | |(value & above_max8);
-            prio_plane_2[18] = value[2] | |(value & above_max8);
-            prio_plane_3[18] = value[3] | |(value & above_max8);
-            prio_plane_4[18] = value[4] | |(value & above_max8);
-            prio_plane_5[18] = value[5] | |(value & above_max8);
-            prio_plane_6[18] = value[6] | |(value & above_max8);
-            prio_plane_7[18] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_19__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_19__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_19__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_19__q ^ pc_1 ^ (((pc_1 & ~slot_pc_19__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[19]) begin
-                value = near + score_19;
-            end
-            else if ((near > score_19) | (merge_ge & (near == score_19))) begin
-                value = near - score_19;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[19] = value[0] | |(value & above_max8);
-            prio_plane_1[19] = value[1] | |(value & above_max8);
-            prio_plane_2[19] = value[2] | |(value & above_max8);
-            prio_plane_3[19] = value[3] | |(value & above_max8);
-            prio_plane_4[19] = value[4] | |(value & above_max8);
-            prio_plane_5[19] = value[5] | |(value & above_max8);
-            prio_plane_6[19] = value[6] | |(value & above_max8);
-            prio_plane_7[19] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_20__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_20__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_20__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_20__q ^ pc_1 ^ (((pc_1 & ~slot_pc_20__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[20]) begin
-                value = near + score_20;
-            end
-            else if ((near > score_20) | (merge_ge & (near == score_20))) begin
-                value = near - score_20;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[20] = value[0] | |(value & above_max8);
-            prio_plane_1[20] = value[1] | |(value & above_max8);
-            prio_plane_2[20] = value[2] | |(value & above_max8);
-            prio_plane_3[20] = value[3] | |(value & above_max8);
-            prio_plane_4[20] = value[4] | |(value & above_max8);
-            prio_plane_5[20] = value[5] | |(value & above_max8);
-            prio_plane_6[20] = value[6] | |(value & above_max8);
-            prio_plane_7[20] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_21__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_21__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_21__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_21__q ^ pc_1 ^ (((pc_1 & ~slot_pc_21__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[21]) begin
-                value = near + score_21;
-            end
-            else if ((near > score_21) | (merge_ge & (near == score_21))) begin
-                value = near - score_21;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[21] = value[0] | |(value & above_max8);
-            prio_plane_1[21] = value[1] | |(value & above_max8);
-            prio_plane_2[21] = value[2] | |(value & above_max8);
-            prio_plane_3[21] = value[3] | |(value & above_max8);
-            prio_plane_4[21] = value[4] | |(value & above_max8);
-            prio_plane_5[21] = value[5] | |(value & above_max8);
-            prio_plane_6[21] = value[6] | |(value & above_max8);
-            prio_plane_7[21] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_22__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_22__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_22__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_22__q ^ pc_1 ^ (((pc_1 & ~slot_pc_22__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[22]) begin
-                value = near + score_22;
-            end
-            else if ((near > score_22) | (merge_ge & (near == score_22))) begin
-                value = near - score_22;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[22] = value[0] | |(value & above_max8);
-            prio_plane_1[22] = value[1] | |(value & above_max8);
-            prio_plane_2[22] = value[2] | |(value & above_max8);
-            prio_plane_3[22] = value[3] | |(value & above_max8);
-            prio_plane_4[22] = value[4] | |(value & above_max8);
-            prio_plane_5[22] = value[5] | |(value & above_max8);
-            prio_plane_6[22] = value[6] | |(value & above_max8);
-            prio_plane_7[22] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_23__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_23__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_23__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_23__q ^ pc_1 ^ (((pc_1 & ~slot_pc_23__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[23]) begin
-                value = near + score_23;
-            end
-            else if ((near > score_23) | (merge_ge & (near == score_23))) begin
-                value = near - score_23;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[23] = value[0] | |(value & above_max8);
-            prio_plane_1[23] = value[1] | |(value & above_max8);
-            prio_plane_2[23] = value[2] | |(value & above_max8);
-            prio_plane_3[23] = value[3] | |(value & above_max8);
-            prio_plane_4[23] = value[4] | |(value & above_max8);
-            prio_plane_5[23] = value[5] | |(value & above_max8);
-            prio_plane_6[23] = value[6] | |(value & above_max8);
-            prio_plane_7[23] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_24__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_24__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_24__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_24__q ^ pc_1 ^ (((pc_1 & ~slot_pc_24__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[24]) begin
-                value = near + score_24;
-            end
-            else if ((near > score_24) | (merge_ge & (near == score_24))) begin
-                value = near - score_24;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[24] = value[0] | |(value & above_max8);
-            prio_plane_1[24] = value[1] | |(value & above_max8);
-            prio_plane_2[24] = value[2] | |(value & above_max8);
-            prio_plane_3[24] = value[3] | |(value & above_max8);
-            prio_plane_4[24] = value[4] | |(value & above_max8);
-            prio_plane_5[24] = value[5] | |(value & above_max8);
-            prio_plane_6[24] = value[6] | |(value & above_max8);
-            prio_plane_7[24] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_25__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_25__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_25__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_25__q ^ pc_1 ^ (((pc_1 & ~slot_pc_25__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[25]) begin
-                value = near + score_25;
-            end
-            else if ((near > score_25) | (merge_ge & (near == score_25))) begin
-                value = near - score_25;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[25] = value[0] | |(value & above_max8);
-            prio_plane_1[25] = value[1] | |(value & above_max8);
-            prio_plane_2[25] = value[2] | |(value & above_max8);
-            prio_plane_3[25] = value[3] | |(value & above_max8);
-            prio_plane_4[25] = value[4] | |(value & above_max8);
-            prio_plane_5[25] = value[5] | |(value & above_max8);
-            prio_plane_6[25] = value[6] | |(value & above_max8);
-            prio_plane_7[25] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_26__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_26__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_26__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_26__q ^ pc_1 ^ (((pc_1 & ~slot_pc_26__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[26]) begin
-                value = near + score_26;
-            end
-            else if ((near > score_26) | (merge_ge & (near == score_26))) begin
-                value = near - score_26;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[26] = value[0] | |(value & above_max8);
-            prio_plane_1[26] = value[1] | |(value & above_max8);
-            prio_plane_2[26] = value[2] | |(value & above_max8);
-            prio_plane_3[26] = value[3] | |(value & above_max8);
-            prio_plane_4[26] = value[4] | |(value & above_max8);
-            prio_plane_5[26] = value[5] | |(value & above_max8);
-            prio_plane_6[26] = value[6] | |(value & above_max8);
-            prio_plane_7[26] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_27__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_27__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_27__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_27__q ^ pc_1 ^ (((pc_1 & ~slot_pc_27__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[27]) begin
-                value = near + score_27;
-            end
-            else if ((near > score_27) | (merge_ge & (near == score_27))) begin
-                value = near - score_27;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[27] = value[0] | |(value & above_max8);
-            prio_plane_1[27] = value[1] | |(value & above_max8);
-            prio_plane_2[27] = value[2] | |(value & above_max8);
-            prio_plane_3[27] = value[3] | |(value & above_max8);
-            prio_plane_4[27] = value[4] | |(value & above_max8);
-            prio_plane_5[27] = value[5] | |(value & above_max8);
-            prio_plane_6[27] = value[6] | |(value & above_max8);
-            prio_plane_7[27] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_28__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_28__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_28__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_28__q ^ pc_1 ^ (((pc_1 & ~slot_pc_28__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[28]) begin
-                value = near + score_28;
-            end
-            else if ((near > score_28) | (merge_ge & (near == score_28))) begin
-                value = near - score_28;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[28] = value[0] | |(value & above_max8);
-            prio_plane_1[28] = value[1] | |(value & above_max8);
-            prio_plane_2[28] = value[2] | |(value & above_max8);
-            prio_plane_3[28] = value[3] | |(value & above_max8);
-            prio_plane_4[28] = value[4] | |(value & above_max8);
-            prio_plane_5[28] = value[5] | |(value & above_max8);
-            prio_plane_6[28] = value[6] | |(value & above_max8);
-            prio_plane_7[28] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_29__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_29__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_29__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_29__q ^ pc_1 ^ (((pc_1 & ~slot_pc_29__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[29]) begin
-                value = near + score_29;
-            end
-            else if ((near > score_29) | (merge_ge & (near == score_29))) begin
-                value = near - score_29;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[29] = value[0] | |(value & above_max8);
-            prio_plane_1[29] = value[1] | |(value & above_max8);
-            prio_plane_2[29] = value[2] | |(value & above_max8);
-            prio_plane_3[29] = value[3] | |(value & above_max8);
-            prio_plane_4[29] = value[4] | |(value & above_max8);
-            prio_plane_5[29] = value[5] | |(value & above_max8);
-            prio_plane_6[29] = value[6] | |(value & above_max8);
-            prio_plane_7[29] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_30__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_30__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_30__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_30__q ^ pc_1 ^ (((pc_1 & ~slot_pc_30__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[30]) begin
-                value = near + score_30;
-            end
-            else if ((near > score_30) | (merge_ge & (near == score_30))) begin
-                value = near - score_30;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[30] = value[0] | |(value & above_max8);
-            prio_plane_1[30] = value[1] | |(value & above_max8);
-            prio_plane_2[30] = value[2] | |(value & above_max8);
-            prio_plane_3[30] = value[3] | |(value & above_max8);
-            prio_plane_4[30] = value[4] | |(value & above_max8);
-            prio_plane_5[30] = value[5] | |(value & above_max8);
-            prio_plane_6[30] = value[6] | |(value & above_max8);
-            prio_plane_7[30] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_31__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_31__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_31__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_31__q ^ pc_1 ^ (((pc_1 & ~slot_pc_31__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[31]) begin
-                value = near + score_31;
-            end
-            else if ((near > score_31) | (merge_ge & (near == score_31))) begin
-                value = near - score_31;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[31] = value[0] | |(value & above_max8);
-            prio_plane_1[31] = value[1] | |(value & above_max8);
-            prio_plane_2[31] = value[2] | |(value & above_max8);
-            prio_plane_3[31] = value[3] | |(value & above_max8);
-            prio_plane_4[31] = value[4] | |(value & above_max8);
-            prio_plane_5[31] = value[5] | |(value & above_max8);
-            prio_plane_6[31] = value[6] | |(value & above_max8);
-            prio_plane_7[31] = value[7] | |(value & above_max8);
             sel_prio = max8;
             if (|hit) begin
                 sel_prio[0] = |(prio_plane_0 & first);
@@ -16109,39 +15785,839 @@ module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
         prio_2 = max8;
         if (en_2) begin
             hit = zero_p;
+            diff = slot_pc_0__q - pc_2;
+            borrow = (~slot_pc_0__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_0__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[0] = valid__q[0] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_0;
+            carry_in = one10;
+            if (branch__q[0]) begin
+                addend = score_0;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[0] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[0] = value[0] | |(value & above_max8);
+            prio_plane_1[0] = value[1] | |(value & above_max8);
+            prio_plane_2[0] = value[2] | |(value & above_max8);
+            prio_plane_3[0] = value[3] | |(value & above_max8);
+            prio_plane_4[0] = value[4] | |(value & above_max8);
+            prio_plane_5[0] = value[5] | |(value & above_max8);
+            prio_plane_6[0] = value[6] | |(value & above_max8);
+            prio_plane_7[0] = value[7] | |(value & above_max8);
+            diff = slot_pc_1__q - pc_2;
+            borrow = (~slot_pc_1__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_1__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[1] = valid__q[1] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_1;
+            carry_in = one10;
+            if (branch__q[1]) begin
+                addend = score_1;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[1] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[1] = value[0] | |(value & above_max8);
+            prio_plane_1[1] = value[1] | |(value & above_max8);
+            prio_plane_2[1] = value[2] | |(value & above_max8);
+            prio_plane_3[1] = value[3] | |(value & above_max8);
+            prio_plane_4[1] = value[4] | |(value & above_max8);
+            prio_plane_5[1] = value[5] | |(value & above_max8);
+            prio_plane_6[1] = value[6] | |(value & above_max8);
+            prio_plane_7[1] = value[7] | |(value & above_max8);
+            diff = slot_pc_2__q - pc_2;
+            borrow = (~slot_pc_2__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_2__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[2] = valid__q[2] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_2;
+            carry_in = one10;
+            if (branch__q[2]) begin
+                addend = score_2;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[2] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[2] = value[0] | |(value & above_max8);
+            prio_plane_1[2] = value[1] | |(value & above_max8);
+            prio_plane_2[2] = value[2] | |(value & above_max8);
+            prio_plane_3[2] = value[3] | |(value & above_max8);
+            prio_plane_4[2] = value[4] | |(value & above_max8);
+            prio_plane_5[2] = value[5] | |(value & above_max8);
+            prio_plane_6[2] = value[6] | |(value & above_max8);
+            prio_plane_7[2] = value[7] | |(value & above_max8);
+            diff = slot_pc_3__q - pc_2;
+            borrow = (~slot_pc_3__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_3__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[3] = valid__q[3] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_3;
+            carry_in = one10;
+            if (branch__q[3]) begin
+                addend = score_3;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[3] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[3] = value[0] | |(value & above_max8);
+            prio_plane_1[3] = value[1] | |(value & above_max8);
+            prio_plane_2[3] = value[2] | |(value & above_max8);
+            prio_plane_3[3] = value[3] | |(value & above_max8);
+            prio_plane_4[3] = value[4] | |(value & above_max8);
+            prio_plane_5[3] = value[5] | |(value & above_max8);
+            prio_plane_6[3] = value[6] | |(value & above_max8);
+            prio_plane_7[3] = value[7] | |(value & above_max8);
+            diff = slot_pc_4__q - pc_2;
+            borrow = (~slot_pc_4__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_4__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[4] = valid__q[4] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_4;
+            carry_in = one10;
+            if (branch__q[4]) begin
+                addend = score_4;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[4] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[4] = value[0] | |(value & above_max8);
+            prio_plane_1[4] = value[1] | |(value & above_max8);
+            prio_plane_2[4] = value[2] | |(value & above_max8);
+            prio_plane_3[4] = value[3] | |(value & above_max8);
+            prio_plane_4[4] = value[4] | |(value & above_max8);
+            prio_plane_5[4] = value[5] | |(value & above_max8);
+            prio_plane_6[4] = value[6] | |(value & above_max8);
+            prio_plane_7[4] = value[7] | |(value & above_max8);
+            diff = slot_pc_5__q - pc_2;
+            borrow = (~slot_pc_5__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_5__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[5] = valid__q[5] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_5;
+            carry_in = one10;
+            if (branch__q[5]) begin
+                addend = score_5;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[5] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[5] = value[0] | |(value & above_max8);
+            prio_plane_1[5] = value[1] | |(value & above_max8);
+            prio_plane_2[5] = value[2] | |(value & above_max8);
+            prio_plane_3[5] = value[3] | |(value & above_max8);
+            prio_plane_4[5] = value[4] | |(value & above_max8);
+            prio_plane_5[5] = value[5] | |(value & above_max8);
+            prio_plane_6[5] = value[6] | |(value & above_max8);
+            prio_plane_7[5] = value[7] | |(value & above_max8);
+            diff = slot_pc_6__q - pc_2;
+            borrow = (~slot_pc_6__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_6__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[6] = valid__q[6] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_6;
+            carry_in = one10;
+            if (branch__q[6]) begin
+                addend = score_6;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[6] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[6] = value[0] | |(value & above_max8);
+            prio_plane_1[6] = value[1] | |(value & above_max8);
+            prio_plane_2[6] = value[2] | |(value & above_max8);
+            prio_plane_3[6] = value[3] | |(value & above_max8);
+            prio_plane_4[6] = value[4] | |(value & above_max8);
+            prio_plane_5[6] = value[5] | |(value & above_max8);
+            prio_plane_6[6] = value[6] | |(value & above_max8);
+            prio_plane_7[6] = value[7] | |(value & above_max8);
+            diff = slot_pc_7__q - pc_2;
+            borrow = (~slot_pc_7__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_7__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[7] = valid__q[7] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_7;
+            carry_in = one10;
+            if (branch__q[7]) begin
+                addend = score_7;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[7] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[7] = value[0] | |(value & above_max8);
+            prio_plane_1[7] = value[1] | |(value & above_max8);
+            prio_plane_2[7] = value[2] | |(value & above_max8);
+            prio_plane_3[7] = value[3] | |(value & above_max8);
+            prio_plane_4[7] = value[4] | |(value & above_max8);
+            prio_plane_5[7] = value[5] | |(value & above_max8);
+            prio_plane_6[7] = value[6] | |(value & above_max8);
+            prio_plane_7[7] = value[7] | |(value & above_max8);
+            diff = slot_pc_8__q - pc_2;
+            borrow = (~slot_pc_8__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_8__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[8] = valid__q[8] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_8;
+            carry_in = one10;
+            if (branch__q[8]) begin
+                addend = score_8;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[8] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[8] = value[0] | |(value & above_max8);
+            prio_plane_1[8] = value[1] | |(value & above_max8);
+            prio_plane_2[8] = value[2] | |(value & above_max8);
+            prio_plane_3[8] = value[3] | |(value & above_max8);
+            prio_plane_4[8] = value[4] | |(value & above_max8);
+            prio_plane_5[8] = value[5] | |(value & above_max8);
+            prio_plane_6[8] = value[6] | |(value & above_max8);
+            prio_plane_7[8] = value[7] | |(value & above_max8);
+            diff = slot_pc_9__q - pc_2;
+            borrow = (~slot_pc_9__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_9__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[9] = valid__q[9] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_9;
+            carry_in = one10;
+            if (branch__q[9]) begin
+                addend = score_9;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[9] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[9] = value[0] | |(value & above_max8);
+            prio_plane_1[9] = value[1] | |(value & above_max8);
+            prio_plane_2[9] = value[2] | |(value & above_max8);
+            prio_plane_3[9] = value[3] | |(value & above_max8);
+            prio_plane_4[9] = value[4] | |(value & above_max8);
+            prio_plane_5[9] = value[5] | |(value & above_max8);
+            prio_plane_6[9] = value[6] | |(value & above_max8);
+            prio_plane_7[9] = value[7] | |(value & above_max8);
+            diff = slot_pc_10__q - pc_2;
+            borrow = (~slot_pc_10__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_10__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[10] = valid__q[10] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_10;
+            carry_in = one10;
+            if (branch__q[10]) begin
+                addend = score_10;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[10] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[10] = value[0] | |(value & above_max8);
+            prio_plane_1[10] = value[1] | |(value & above_max8);
+            prio_plane_2[10] = value[2] | |(value & above_max8);
+            prio_plane_3[10] = value[3] | |(value & above_max8);
+            prio_plane_4[10] = value[4] | |(value & above_max8);
+            prio_plane_5[10] = value[5] | |(value & above_max8);
+            prio_plane_6[10] = value[6] | |(value & above_max8);
+            prio_plane_7[10] = value[7] | |(value & above_max8);
+            diff = slot_pc_11__q - pc_2;
+            borrow = (~slot_pc_11__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_11__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[11] = valid__q[11] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_11;
+            carry_in = one10;
+            if (branch__q[11]) begin
+                addend = score_11;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[11] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[11] = value[0] | |(value & above_max8);
+            prio_plane_1[11] = value[1] | |(value & above_max8);
+            prio_plane_2[11] = value[2] | |(value & above_max8);
+            prio_plane_3[11] = value[3] | |(value & above_max8);
+            prio_plane_4[11] = value[4] | |(value & above_max8);
+            prio_plane_5[11] = value[5] | |(value & above_max8);
+            prio_plane_6[11] = value[6] | |(value & above_max8);
+            prio_plane_7[11] = value[7] | |(value & above_max8);
+            diff = slot_pc_12__q - pc_2;
+            borrow = (~slot_pc_12__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_12__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[12] = valid__q[12] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_12;
+            carry_in = one10;
+            if (branch__q[12]) begin
+                addend = score_12;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[12] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[12] = value[0] | |(value & above_max8);
+            prio_plane_1[12] = value[1] | |(value & above_max8);
+            prio_plane_2[12] = value[2] | |(value & above_max8);
+            prio_plane_3[12] = value[3] | |(value & above_max8);
+            prio_plane_4[12] = value[4] | |(value & above_max8);
+            prio_plane_5[12] = value[5] | |(value & above_max8);
+            prio_plane_6[12] = value[6] | |(value & above_max8);
+            prio_plane_7[12] = value[7] | |(value & above_max8);
+            diff = slot_pc_13__q - pc_2;
+            borrow = (~slot_pc_13__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_13__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[13] = valid__q[13] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_13;
+            carry_in = one10;
+            if (branch__q[13]) begin
+                addend = score_13;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[13] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[13] = value[0] | |(value & above_max8);
+            prio_plane_1[13] = value[1] | |(value & above_max8);
+            prio_plane_2[13] = value[2] | |(value & above_max8);
+            prio_plane_3[13] = value[3] | |(value & above_max8);
+            prio_plane_4[13] = value[4] | |(value & above_max8);
+            prio_plane_5[13] = value[5] | |(value & above_max8);
+            prio_plane_6[13] = value[6] | |(value & above_max8);
+            prio_plane_7[13] = value[7] | |(value & above_max8);
+            diff = slot_pc_14__q - pc_2;
+            borrow = (~slot_pc_14__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_14__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[14] = valid__q[14] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_14;
+            carry_in = one10;
+            if (branch__q[14]) begin
+                addend = score_14;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[14] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[14] = value[0] | |(value & above_max8);
+            prio_plane_1[14] = value[1] | |(value & above_max8);
+            prio_plane_2[14] = value[2] | |(value & above_max8);
+            prio_plane_3[14] = value[3] | |(value & above_max8);
+            prio_plane_4[14] = value[4] | |(value & above_max8);
+            prio_plane_5[14] = value[5] | |(value & above_max8);
+            prio_plane_6[14] = value[6] | |(value & above_max8);
+            prio_plane_7[14] = value[7] | |(value & above_max8);
+            diff = slot_pc_15__q - pc_2;
+            borrow = (~slot_pc_15__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_15__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[15] = valid__q[15] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_15;
+            carry_in = one10;
+            if (branch__q[15]) begin
+                addend = score_15;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[15] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[15] = value[0] | |(value & above_max8);
+            prio_plane_1[15] = value[1] | |(value & above_max8);
+            prio_plane_2[15] = value[2] | |(value & above_max8);
+            prio_plane_3[15] = value[3] | |(value & above_max8);
+            prio_plane_4[15] = value[4] | |(value & above_max8);
+            prio_plane_5[15] = value[5] | |(value & above_max8);
+            prio_plane_6[15] = value[6] | |(value & above_max8);
+            prio_plane_7[15] = value[7] | |(value & above_max8);
+            diff = slot_pc_16__q - pc_2;
+            borrow = (~slot_pc_16__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_16__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[16] = valid__q[16] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_16;
+            carry_in = one10;
+            if (branch__q[16]) begin
+                addend = score_16;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[16] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[16] = value[0] | |(value & above_max8);
+            prio_plane_1[16] = value[1] | |(value & above_max8);
+            prio_plane_2[16] = value[2] | |(value & above_max8);
+            prio_plane_3[16] = value[3] | |(value & above_max8);
+            prio_plane_4[16] = value[4] | |(value & above_max8);
+            prio_plane_5[16] = value[5] | |(value & above_max8);
+            prio_plane_6[16] = value[6] | |(value & above_max8);
+            prio_plane_7[16] = value[7] | |(value & above_max8);
+            diff = slot_pc_17__q - pc_2;
+            borrow = (~slot_pc_17__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_17__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[17] = valid__q[17] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_17;
+            carry_in = one10;
+            if (branch__q[17]) begin
+                addend = score_17;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[17] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[17] = value[0] | |(value & above_max8);
+            prio_plane_1[17] = value[1] | |(value & above_max8);
+            prio_plane_2[17] = value[2] | |(value & above_max8);
+            prio_plane_3[17] = value[3] | |(value & above_max8);
+            prio_plane_4[17] = value[4] | |(value & above_max8);
+            prio_plane_5[17] = value[5] | |(value & above_max8);
+            prio_plane_6[17] = value[6] | |(value & above_max8);
+            prio_plane_7[17] = value[7] | |(value & above_max8);
+            diff = slot_pc_18__q - pc_2;
+            borrow = (~slot_pc_18__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_18__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[18] = valid__q[18] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_18;
+            carry_in = one10;
+            if (branch__q[18]) begin
+                addend = score_18;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[18] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[18] = value[0] | |(value & above_max8);
+            prio_plane_1[18] = value[1] | |(value & above_max8);
+            prio_plane_2[18] = value[2] | |(value & above_max8);
+            prio_plane_3[18] = value[3] | |(value & above_max8);
+            prio_plane_4[18] = value[4] | |(value & above_max8);
+            prio_plane_5[18] = value[5] | |(value & above_max8);
+            prio_plane_6[18] = value[6] | |(value & above_max8);
+            prio_plane_7[18] = value[7] | |(value & above_max8);
+            diff = slot_pc_19__q - pc_2;
+            borrow = (~slot_pc_19__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_19__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[19] = valid__q[19] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_19;
+            carry_in = one10;
+            if (branch__q[19]) begin
+                addend = score_19;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[19] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[19] = value[0] | |(value & above_max8);
+            prio_plane_1[19] = value[1] | |(value & above_max8);
+            prio_plane_2[19] = value[2] | |(value & above_max8);
+            prio_plane_3[19] = value[3] | |(value & above_max8);
+            prio_plane_4[19] = value[4] | |(value & above_max8);
+            prio_plane_5[19] = value[5] | |(value & above_max8);
+            prio_plane_6[19] = value[6] | |(value & above_max8);
+            prio_plane_7[19] = value[7] | |(value & above_max8);
+            diff = slot_pc_20__q - pc_2;
+            borrow = (~slot_pc_20__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_20__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[20] = valid__q[20] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_20;
+            carry_in = one10;
+            if (branch__q[20]) begin
+                addend = score_20;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[20] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[20] = value[0] | |(value & above_max8);
+            prio_plane_1[20] = value[1] | |(value & above_max8);
+            prio_plane_2[20] = value[2] | |(value & above_max8);
+            prio_plane_3[20] = value[3] | |(value & above_max8);
+            prio_plane_4[20] = value[4] | |(value & above_max8);
+            prio_plane_5[20] = value[5] | |(value & above_max8);
+            prio_plane_6[20] = value[6] | |(value & above_max8);
+            prio_plane_7[20] = value[7] | |(value & above_max8);
+            diff = slot_pc_21__q - pc_2;
+            borrow = (~slot_pc_21__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_21__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[21] = valid__q[21] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_21;
+            carry_in = one10;
+            if (branch__q[21]) begin
+                addend = score_21;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[21] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[21] = value[0] | |(value & above_max8);
+            prio_plane_1[21] = value[1] | |(value & above_max8);
+            prio_plane_2[21] = value[2] | |(value & above_max8);
+            prio_plane_3[21] = value[3] | |(value & above_max8);
+            prio_plane_4[21] = value[4] | |(value & above_max8);
+            prio_plane_5[21] = value[5] | |(value & above_max8);
+            prio_plane_6[21] = value[6] | |(value & above_max8);
+            prio_plane_7[21] = value[7] | |(value & above_max8);
+            diff = slot_pc_22__q - pc_2;
+            borrow = (~slot_pc_22__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_22__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[22] = valid__q[22] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_22;
+            carry_in = one10;
+            if (branch__q[22]) begin
+                addend = score_22;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[22] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[22] = value[0] | |(value & above_max8);
+            prio_plane_1[22] = value[1] | |(value & above_max8);
+            prio_plane_2[22] = value[2] | |(value & above_max8);
+            prio_plane_3[22] = value[3] | |(value & above_max8);
+            prio_plane_4[22] = value[4] | |(value & above_max8);
+            prio_plane_5[22] = value[5] | |(value & above_max8);
+            prio_plane_6[22] = value[6] | |(value & above_max8);
+            prio_plane_7[22] = value[7] | |(value & above_max8);
+            diff = slot_pc_23__q - pc_2;
+            borrow = (~slot_pc_23__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_23__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[23] = valid__q[23] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_23;
+            carry_in = one10;
+            if (branch__q[23]) begin
+                addend = score_23;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[23] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[23] = value[0] | |(value & above_max8);
+            prio_plane_1[23] = value[1] | |(value & above_max8);
+            prio_plane_2[23] = value[2] | |(value & above_max8);
+            prio_plane_3[23] = value[3] | |(value & above_max8);
+            prio_plane_4[23] = value[4] | |(value & above_max8);
+            prio_plane_5[23] = value[5] | |(value & above_max8);
+            prio_plane_6[23] = value[6] | |(value & above_max8);
+            prio_plane_7[23] = value[7] | |(value & above_max8);
+            diff = slot_pc_24__q - pc_2;
+            borrow = (~slot_pc_24__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_24__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[24] = valid__q[24] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_24;
+            carry_in = one10;
+            if (branch__q[24]) begin
+                addend = score_24;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[24] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[24] = value[0] | |(value & above_max8);
+            prio_plane_1[24] = value[1] | |(value & above_max8);
+            prio_plane_2[24] = value[2] | |(value & above_max8);
+            prio_plane_3[24] = value[3] | |(value & above_max8);
+            prio_plane_4[24] = value[4] | |(value & above_max8);
+            prio_plane_5[24] = value[5] | |(value & above_max8);
+            prio_plane_6[24] = value[6] | |(value & above_max8);
+            prio_plane_7[24] = value[7] | |(value & above_max8);
+            diff = slot_pc_25__q - pc_2;
+            borrow = (~slot_pc_25__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_25__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[25] = valid__q[25] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_25;
+            carry_in = one10;
+            if (branch__q[25]) begin
+                addend = score_25;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[25] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[25] = value[0] | |(value & above_max8);
+            prio_plane_1[25] = value[1] | |(value & above_max8);
+            prio_plane_2[25] = value[2] | |(value & above_max8);
+            prio_plane_3[25] = value[3] | |(value & above_max8);
+            prio_plane_4[25] = value[4] | |(value & above_max8);
+            prio_plane_5[25] = value[5] | |(value & above_max8);
+            prio_plane_6[25] = value[6] | |(value & above_max8);
+            prio_plane_7[25] = value[7] | |(value & above_max8);
+            diff = slot_pc_26__q - pc_2;
+            borrow = (~slot_pc_26__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_26__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[26] = valid__q[26] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_26;
+            carry_in = one10;
+            if (branch__q[26]) begin
+                addend = score_26;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[26] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[26] = value[0] | |(value & above_max8);
+            prio_plane_1[26] = value[1] | |(value & above_max8);
+            prio_plane_2[26] = value[2] | |(value & above_max8);
+            prio_plane_3[26] = value[3] | |(value & above_max8);
+            prio_plane_4[26] = value[4] | |(value & above_max8);
+            prio_plane_5[26] = value[5] | |(value & above_max8);
+            prio_plane_6[26] = value[6] | |(value & above_max8);
+            prio_plane_7[26] = value[7] | |(value & above_max8);
+            diff = slot_pc_27__q - pc_2;
+            borrow = (~slot_pc_27__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_27__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[27] = valid__q[27] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_27;
+            carry_in = one10;
+            if (branch__q[27]) begin
+                addend = score_27;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[27] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[27] = value[0] | |(value & above_max8);
+            prio_plane_1[27] = value[1] | |(value & above_max8);
+            prio_plane_2[27] = value[2] | |(value & above_max8);
+            prio_plane_3[27] = value[3] | |(value & above_max8);
+            prio_plane_4[27] = value[4] | |(value & above_max8);
+            prio_plane_5[27] = value[5] | |(value & above_max8);
+            prio_plane_6[27] = value[6] | |(value & above_max8);
+            prio_plane_7[27] = value[7] | |(value & above_max8);
+            diff = slot_pc_28__q - pc_2;
+            borrow = (~slot_pc_28__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_28__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[28] = valid__q[28] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_28;
+            carry_in = one10;
+            if (branch__q[28]) begin
+                addend = score_28;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[28] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[28] = value[0] | |(value & above_max8);
+            prio_plane_1[28] = value[1] | |(value & above_max8);
+            prio_plane_2[28] = value[2] | |(value & above_max8);
+            prio_plane_3[28] = value[3] | |(value & above_max8);
+            prio_plane_4[28] = value[4] | |(value & above_max8);
+            prio_plane_5[28] = value[5] | |(value & above_max8);
+            prio_plane_6[28] = value[6] | |(value & above_max8);
+            prio_plane_7[28] = value[7] | |(value & above_max8);
+            diff = slot_pc_29__q - pc_2;
+            borrow = (~slot_pc_29__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_29__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[29] = valid__q[29] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_29;
+            carry_in = one10;
+            if (branch__q[29]) begin
+                addend = score_29;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[29] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[29] = value[0] | |(value & above_max8);
+            prio_plane_1[29] = value[1] | |(value & above_max8);
+            prio_plane_2[29] = value[2] | |(value & above_max8);
+            prio_plane_3[29] = value[3] | |(value & above_max8);
+            prio_plane_4[29] = value[4] | |(value & above_max8);
+            prio_plane_5[29] = value[5] | |(value & above_max8);
+            prio_plane_6[29] = value[6] | |(value & above_max8);
+            prio_plane_7[29] = value[7] | |(value & above_max8);
+            diff = slot_pc_30__q - pc_2;
+            borrow = (~slot_pc_30__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_30__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[30] = valid__q[30] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_30;
+            carry_in = one10;
+            if (branch__q[30]) begin
+                addend = score_30;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[30] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[30] = value[0] | |(value & above_max8);
+            prio_plane_1[30] = value[1] | |(value & above_max8);
+            prio_plane_2[30] = value[2] | |(value & above_max8);
+            prio_plane_3[30] = value[3] | |(value & above_max8);
+            prio_plane_4[30] = value[4] | |(value & above_max8);
+            prio_plane_5[30] = value[5] | |(value & above_max8);
+            prio_plane_6[30] = value[6] | |(value & above_max8);
+            prio_plane_7[30] = value[7] | |(value & above_max8);
+            diff = slot_pc_31__q - pc_2;
+            borrow = (~slot_pc_31__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_31__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[31] = valid__q[31] & ~borrow;
+            near = clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
+            end
+            addend = ~score_31;
+            carry_in = one10;
+            if (branch__q[31]) begin
+                addend = score_31;
+                carry_in = zero10;
+            end
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[31] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
+                value = near;
+            end
+            prio_plane_0[31] = value[0] | |(value & above_max8);
+            prio_plane_1[31] = value[1] | |(value & above_max8);
+            prio_plane_2[31] = value[2] | |(value & above_max8);
+            prio_plane_3[31] = value[3] | |(value & above_max8);
+            prio_plane_4[31] = value[4] | |(value & above_max8);
+            prio_plane_5[31] = value[5] | |(value & above_max8);
+            prio_plane_6[31] = value[6] | |(value & above_max8);
+            prio_plane_7[31] = value[7] | |(value & above_max8);
             first = zero_p;
-            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_2);
-            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_2);
-            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_2);
-            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_2);
-            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_2);
-            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_2);
-            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_2);
-            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_2);
-            hit[8] = valid__q[8] & (slot_pc_8__q >= pc_2);
-            hit[9] = valid__q[9] & (slot_pc_9__q >= pc_2);
-            hit[10] = valid__q[10] & (slot_pc_10__q >= pc_2);
-            hit[11] = valid__q[11] & (slot_pc_11__q >= pc_2);
-            hit[12] = valid__q[12] & (slot_pc_12__q >= pc_2);
-            hit[13] = valid__q[13] & (slot_pc_13__q >= pc_2);
-            hit[14] = valid__q[14] & (slot_pc_14__q >= pc_2);
-            hit[15] = valid__q[15] & (slot_pc_15__q >= pc_2);
-            hit[16] = valid__q[16] & (slot_pc_16__q >= pc_2);
-            hit[17] = valid__q[17] & (slot_pc_17__q >= pc_2);
-            hit[18] = valid__q[18] & (slot_pc_18__q >= pc_2);
-            hit[19] = valid__q[19] & (slot_pc_19__q >= pc_2);
-            hit[20] = valid__q[20] & (slot_pc_20__q >= pc_2);
-            hit[21] = valid__q[21] & (slot_pc_21__q >= pc_2);
-            hit[22] = valid__q[22] & (slot_pc_22__q >= pc_2);
-            hit[23] = valid__q[23] & (slot_pc_23__q >= pc_2);
-            hit[24] = valid__q[24] & (slot_pc_24__q >= pc_2);
-            hit[25] = valid__q[25] & (slot_pc_25__q >= pc_2);
-            hit[26] = valid__q[26] & (slot_pc_26__q >= pc_2);
-            hit[27] = valid__q[27] & (slot_pc_27__q >= pc_2);
-            hit[28] = valid__q[28] & (slot_pc_28__q >= pc_2);
-            hit[29] = valid__q[29] & (slot_pc_29__q >= pc_2);
-            hit[30] = valid__q[30] & (slot_pc_30__q >= pc_2);
-            hit[31] = valid__q[31] & (slot_pc_31__q >= pc_2);
             first[0] = hit[0] & ~|(hit & slot_below_0);
             first[1] = hit[1] & ~|(hit & slot_below_1);
             first[2] = hit[2] & ~|(hit & slot_below_2);
@@ -16174,966 +16650,6 @@ module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             first[29] = hit[29] & ~|(hit & slot_below_29);
             first[30] = hit[30] & ~|(hit & slot_below_30);
             first[31] = hit[31] & ~|(hit & slot_below_31);
-            slot_mid = slot_pc_0__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_0__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_0__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_0__q ^ pc_2 ^ (((pc_2 & ~slot_pc_0__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[0]) begin
-                value = near + score_0;
-            end
-            else if ((near > score_0) | (merge_ge & (near == score_0))) begin
-                value = near - score_0;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[0] = value[0] | |(value & above_max8);
-            prio_plane_1[0] = value[1] | |(value & above_max8);
-            prio_plane_2[0] = value[2] | |(value & above_max8);
-            prio_plane_3[0] = value[3] | |(value & above_max8);
-            prio_plane_4[0] = value[4] | |(value & above_max8);
-            prio_plane_5[0] = value[5] | |(value & above_max8);
-            prio_plane_6[0] = value[6] | |(value & above_max8);
-            prio_plane_7[0] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_1__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_1__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_1__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_1__q ^ pc_2 ^ (((pc_2 & ~slot_pc_1__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[1]) begin
-                value = near + score_1;
-            end
-            else if ((near > score_1) | (merge_ge & (near == score_1))) begin
-                value = near - score_1;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[1] = value[0] | |(value & above_max8);
-            prio_plane_1[1] = value[1] | |(value & above_max8);
-            prio_plane_2[1] = value[2] | |(value & above_max8);
-            prio_plane_3[1] = value[3] | |(value & above_max8);
-            prio_plane_4[1] = value[4] | |(value & above_max8);
-            prio_plane_5[1] = value[5] | |(value & above_max8);
-            prio_plane_6[1] = value[6] | |(value & above_max8);
-            prio_plane_7[1] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_2__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_2__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_2__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_2__q ^ pc_2 ^ (((pc_2 & ~slot_pc_2__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[2]) begin
-                value = near + score_2;
-            end
-            else if ((near > score_2) | (merge_ge & (near == score_2))) begin
-                value = near - score_2;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[2] = value[0] | |(value & above_max8);
-            prio_plane_1[2] = value[1] | |(value & above_max8);
-            prio_plane_2[2] = value[2] | |(value & above_max8);
-            prio_plane_3[2] = value[3] | |(value & above_max8);
-            prio_plane_4[2] = value[4] | |(value & above_max8);
-            prio_plane_5[2] = value[5] | |(value & above_max8);
-            prio_plane_6[2] = value[6] | |(value & above_max8);
-            prio_plane_7[2] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_3__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_3__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_3__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_3__q ^ pc_2 ^ (((pc_2 & ~slot_pc_3__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[3]) begin
-                value = near + score_3;
-            end
-            else if ((near > score_3) | (merge_ge & (near == score_3))) begin
-                value = near - score_3;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[3] = value[0] | |(value & above_max8);
-            prio_plane_1[3] = value[1] | |(value & above_max8);
-            prio_plane_2[3] = value[2] | |(value & above_max8);
-            prio_plane_3[3] = value[3] | |(value & above_max8);
-            prio_plane_4[3] = value[4] | |(value & above_max8);
-            prio_plane_5[3] = value[5] | |(value & above_max8);
-            prio_plane_6[3] = value[6] | |(value & above_max8);
-            prio_plane_7[3] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_4__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_4__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_4__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_4__q ^ pc_2 ^ (((pc_2 & ~slot_pc_4__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[4]) begin
-                value = near + score_4;
-            end
-            else if ((near > score_4) | (merge_ge & (near == score_4))) begin
-                value = near - score_4;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[4] = value[0] | |(value & above_max8);
-            prio_plane_1[4] = value[1] | |(value & above_max8);
-            prio_plane_2[4] = value[2] | |(value & above_max8);
-            prio_plane_3[4] = value[3] | |(value & above_max8);
-            prio_plane_4[4] = value[4] | |(value & above_max8);
-            prio_plane_5[4] = value[5] | |(value & above_max8);
-            prio_plane_6[4] = value[6] | |(value & above_max8);
-            prio_plane_7[4] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_5__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_5__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_5__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_5__q ^ pc_2 ^ (((pc_2 & ~slot_pc_5__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[5]) begin
-                value = near + score_5;
-            end
-            else if ((near > score_5) | (merge_ge & (near == score_5))) begin
-                value = near - score_5;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[5] = value[0] | |(value & above_max8);
-            prio_plane_1[5] = value[1] | |(value & above_max8);
-            prio_plane_2[5] = value[2] | |(value & above_max8);
-            prio_plane_3[5] = value[3] | |(value & above_max8);
-            prio_plane_4[5] = value[4] | |(value & above_max8);
-            prio_plane_5[5] = value[5] | |(value & above_max8);
-            prio_plane_6[5] = value[6] | |(value & above_max8);
-            prio_plane_7[5] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_6__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_6__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_6__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_6__q ^ pc_2 ^ (((pc_2 & ~slot_pc_6__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[6]) begin
-                value = near + score_6;
-            end
-            else if ((near > score_6) | (merge_ge & (near == score_6))) begin
-                value = near - score_6;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[6] = value[0] | |(value & above_max8);
-            prio_plane_1[6] = value[1] | |(value & above_max8);
-            prio_plane_2[6] = value[2] | |(value & above_max8);
-            prio_plane_3[6] = value[3] | |(value & above_max8);
-            prio_plane_4[6] = value[4] | |(value & above_max8);
-            prio_plane_5[6] = value[5] | |(value & above_max8);
-            prio_plane_6[6] = value[6] | |(value & above_max8);
-            prio_plane_7[6] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_7__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_7__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_7__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_7__q ^ pc_2 ^ (((pc_2 & ~slot_pc_7__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[7]) begin
-                value = near + score_7;
-            end
-            else if ((near > score_7) | (merge_ge & (near == score_7))) begin
-                value = near - score_7;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[7] = value[0] | |(value & above_max8);
-            prio_plane_1[7] = value[1] | |(value & above_max8);
-            prio_plane_2[7] = value[2] | |(value & above_max8);
-            prio_plane_3[7] = value[3] | |(value & above_max8);
-            prio_plane_4[7] = value[4] | |(value & above_max8);
-            prio_plane_5[7] = value[5] | |(value & above_max8);
-            prio_plane_6[7] = value[6] | |(value & above_max8);
-            prio_plane_7[7] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_8__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_8__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_8__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_8__q ^ pc_2 ^ (((pc_2 & ~slot_pc_8__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[8]) begin
-                value = near + score_8;
-            end
-            else if ((near > score_8) | (merge_ge & (near == score_8))) begin
-                value = near - score_8;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[8] = value[0] | |(value & above_max8);
-            prio_plane_1[8] = value[1] | |(value & above_max8);
-            prio_plane_2[8] = value[2] | |(value & above_max8);
-            prio_plane_3[8] = value[3] | |(value & above_max8);
-            prio_plane_4[8] = value[4] | |(value & above_max8);
-            prio_plane_5[8] = value[5] | |(value & above_max8);
-            prio_plane_6[8] = value[6] | |(value & above_max8);
-            prio_plane_7[8] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_9__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_9__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_9__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_9__q ^ pc_2 ^ (((pc_2 & ~slot_pc_9__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[9]) begin
-                value = near + score_9;
-            end
-            else if ((near > score_9) | (merge_ge & (near == score_9))) begin
-                value = near - score_9;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[9] = value[0] | |(value & above_max8);
-            prio_plane_1[9] = value[1] | |(value & above_max8);
-            prio_plane_2[9] = value[2] | |(value & above_max8);
-            prio_plane_3[9] = value[3] | |(value & above_max8);
-            prio_plane_4[9] = value[4] | |(value & above_max8);
-            prio_plane_5[9] = value[5] | |(value & above_max8);
-            prio_plane_6[9] = value[6] | |(value & above_max8);
-            prio_plane_7[9] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_10__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_10__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_10__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_10__q ^ pc_2 ^ (((pc_2 & ~slot_pc_10__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[10]) begin
-                value = near + score_10;
-            end
-            else if ((near > score_10) | (merge_ge & (near == score_10))) begin
-                value = near - score_10;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[10] = value[0] | |(value & above_max8);
-            prio_plane_1[10] = value[1] | |(value & above_max8);
-            prio_plane_2[10] = value[2] | |(value & above_max8);
-            prio_plane_3[10] = value[3] | |(value & above_max8);
-            prio_plane_4[10] = value[4] | |(value & above_max8);
-            prio_plane_5[10] = value[5] | |(value & above_max8);
-            prio_plane_6[10] = value[6] | |(value & above_max8);
-            prio_plane_7[10] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_11__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_11__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_11__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_11__q ^ pc_2 ^ (((pc_2 & ~slot_pc_11__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[11]) begin
-                value = near + score_11;
-            end
-            else if ((near > score_11) | (merge_ge & (near == score_11))) begin
-                value = near - score_11;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[11] = value[0] | |(value & above_max8);
-            prio_plane_1[11] = value[1] | |(value & above_max8);
-            prio_plane_2[11] = value[2] | |(value & above_max8);
-            prio_plane_3[11] = value[3] | |(value & above_max8);
-            prio_plane_4[11] = value[4] | |(value & above_max8);
-            prio_plane_5[11] = value[5] | |(value & above_max8);
-            prio_plane_6[11] = value[6] | |(value & above_max8);
-            prio_plane_7[11] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_12__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_12__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_12__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_12__q ^ pc_2 ^ (((pc_2 & ~slot_pc_12__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[12]) begin
-                value = near + score_12;
-            end
-            else if ((near > score_12) | (merge_ge & (near == score_12))) begin
-                value = near - score_12;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[12] = value[0] | |(value & above_max8);
-            prio_plane_1[12] = value[1] | |(value & above_max8);
-            prio_plane_2[12] = value[2] | |(value & above_max8);
-            prio_plane_3[12] = value[3] | |(value & above_max8);
-            prio_plane_4[12] = value[4] | |(value & above_max8);
-            prio_plane_5[12] = value[5] | |(value & above_max8);
-            prio_plane_6[12] = value[6] | |(value & above_max8);
-            prio_plane_7[12] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_13__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_13__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_13__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_13__q ^ pc_2 ^ (((pc_2 & ~slot_pc_13__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[13]) begin
-                value = near + score_13;
-            end
-            else if ((near > score_13) | (merge_ge & (near == score_13))) begin
-                value = near - score_13;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[13] = value[0] | |(value & above_max8);
-            prio_plane_1[13] = value[1] | |(value & above_max8);
-            prio_plane_2[13] = value[2] | |(value & above_max8);
-            prio_plane_3[13] = value[3] | |(value & above_max8);
-            prio_plane_4[13] = value[4] | |(value & above_max8);
-            prio_plane_5[13] = value[5] | |(value & above_max8);
-            prio_plane_6[13] = value[6] | |(value & above_max8);
-            prio_plane_7[13] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_14__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_14__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_14__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_14__q ^ pc_2 ^ (((pc_2 & ~slot_pc_14__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[14]) begin
-                value = near + score_14;
-            end
-            else if ((near > score_14) | (merge_ge & (near == score_14))) begin
-                value = near - score_14;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[14] = value[0] | |(value & above_max8);
-            prio_plane_1[14] = value[1] | |(value & above_max8);
-            prio_plane_2[14] = value[2] | |(value & above_max8);
-            prio_plane_3[14] = value[3] | |(value & above_max8);
-            prio_plane_4[14] = value[4] | |(value & above_max8);
-            prio_plane_5[14] = value[5] | |(value & above_max8);
-            prio_plane_6[14] = value[6] | |(value & above_max8);
-            prio_plane_7[14] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_15__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_15__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_15__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_15__q ^ pc_2 ^ (((pc_2 & ~slot_pc_15__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[15]) begin
-                value = near + score_15;
-            end
-            else if ((near > score_15) | (merge_ge & (near == score_15))) begin
-                value = near - score_15;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[15] = value[0] | |(value & above_max8);
-            prio_plane_1[15] = value[1] | |(value & above_max8);
-            prio_plane_2[15] = value[2] | |(value & above_max8);
-            prio_plane_3[15] = value[3] | |(value & above_max8);
-            prio_plane_4[15] = value[4] | |(value & above_max8);
-            prio_plane_5[15] = value[5] | |(value & above_max8);
-            prio_plane_6[15] = value[6] | |(value & above_max8);
-            prio_plane_7[15] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_16__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_16__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_16__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_16__q ^ pc_2 ^ (((pc_2 & ~slot_pc_16__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[16]) begin
-                value = near + score_16;
-            end
-            else if ((near > score_16) | (merge_ge & (near == score_16))) begin
-                value = near - score_16;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[16] = value[0] | |(value & above_max8);
-            prio_plane_1[16] = value[1] | |(value & above_max8);
-            prio_plane_2[16] = value[2] | |(value & above_max8);
-            prio_plane_3[16] = value[3] | |(value & above_max8);
-            prio_plane_4[16] = value[4] | |(value & above_max8);
-            prio_plane_5[16] = value[5] | |(value & above_max8);
-            prio_plane_6[16] = value[6] | |(value & above_max8);
-            prio_plane_7[16] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_17__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_17__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_17__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_17__q ^ pc_2 ^ (((pc_2 & ~slot_pc_17__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[17]) begin
-                value = near + score_17;
-            end
-            else if ((near > score_17) | (merge_ge & (near == score_17))) begin
-                value = near - score_17;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[17] = value[0] | |(value & above_max8);
-            prio_plane_1[17] = value[1] | |(value & above_max8);
-            prio_plane_2[17] = value[2] | |(value & above_max8);
-            prio_plane_3[17] = value[3] | |(value & above_max8);
-            prio_plane_4[17] = value[4] | |(value & above_max8);
-            prio_plane_5[17] = value[5] | |(value & above_max8);
-            prio_plane_6[17] = value[6] | |(value & above_max8);
-            prio_plane_7[17] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_18__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_18__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_18__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_18__q ^ pc_2 ^ (((pc_2 & ~slot_pc_18__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[18]) begin
-                value = near + score_18;
-            end
-            else if ((near > score_18) | (merge_ge & (near == score_18))) begin
-                value = near - score_18;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[18] = value[0] | |(value & above_max8);
-            prio_plane_1[18] = value[1] | |(value & above_max8);
-            prio_plane_2[18] = value[2] | |(value & above_max8);
-            prio_plane_3[18] = value[3] | |(value & above_max8);
-            prio_plane_4[18] = value[4] | |(value & above_max8);
-            prio_plane_5[18] = value[5] | |(value & above_max8);
-            prio_plane_6[18] = value[6] | |(value & above_max8);
-            prio_plane_7[18] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_19__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_19__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_19__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_19__q ^ pc_2 ^ (((pc_2 & ~slot_pc_19__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[19]) begin
-                value = near + score_19;
-            end
-            else if ((near > score_19) | (merge_ge & (near == score_19))) begin
-                value = near - score_19;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[19] = value[0] | |(value & above_max8);
-            prio_plane_1[19] = value[1] | |(value & above_max8);
-            prio_plane_2[19] = value[2] | |(value & above_max8);
-            prio_plane_3[19] = value[3] | |(value & above_max8);
-            prio_plane_4[19] = value[4] | |(value & above_max8);
-            prio_plane_5[19] = value[5] | |(value & above_max8);
-            prio_plane_6[19] = value[6] | |(value & above_max8);
-            prio_plane_7[19] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_20__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_20__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_20__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_20__q ^ pc_2 ^ (((pc_2 & ~slot_pc_20__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[20]) begin
-                value = near + score_20;
-            end
-            else if ((near > score_20) | (merge_ge & (near == score_20))) begin
-                value = near - score_20;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[20] = value[0] | |(value & above_max8);
-            prio_plane_1[20] = value[1] | |(value & above_max8);
-            prio_plane_2[20] = value[2] | |(value & above_max8);
-            prio_plane_3[20] = value[3] | |(value & above_max8);
-            prio_plane_4[20] = value[4] | |(value & above_max8);
-            prio_plane_5[20] = value[5] | |(value & above_max8);
-            prio_plane_6[20] = value[6] | |(value & above_max8);
-            prio_plane_7[20] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_21__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_21__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_21__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_21__q ^ pc_2 ^ (((pc_2 & ~slot_pc_21__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[21]) begin
-                value = near + score_21;
-            end
-            else if ((near > score_21) | (merge_ge & (near == score_21))) begin
-                value = near - score_21;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[21] = value[0] | |(value & above_max8);
-            prio_plane_1[21] = value[1] | |(value & above_max8);
-            prio_plane_2[21] = value[2] | |(value & above_max8);
-            prio_plane_3[21] = value[3] | |(value & above_max8);
-            prio_plane_4[21] = value[4] | |(value & above_max8);
-            prio_plane_5[21] = value[5] | |(value & above_max8);
-            prio_plane_6[21] = value[6] | |(value & above_max8);
-            prio_plane_7[21] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_22__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_22__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_22__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_22__q ^ pc_2 ^ (((pc_2 & ~slot_pc_22__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[22]) begin
-                value = near + score_22;
-            end
-            else if ((near > score_22) | (merge_ge & (near == score_22))) begin
-                value = near - score_22;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[22] = value[0] | |(value & above_max8);
-            prio_plane_1[22] = value[1] | |(value & above_max8);
-            prio_plane_2[22] = value[2] | |(value & above_max8);
-            prio_plane_3[22] = value[3] | |(value & above_max8);
-            prio_plane_4[22] = value[4] | |(value & above_max8);
-            prio_plane_5[22] = value[5] | |(value & above_max8);
-            prio_plane_6[22] = value[6] | |(value & above_max8);
-            prio_plane_7[22] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_23__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_23__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_23__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_23__q ^ pc_2 ^ (((pc_2 & ~slot_pc_23__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[23]) begin
-                value = near + score_23;
-            end
-            else if ((near > score_23) | (merge_ge & (near == score_23))) begin
-                value = near - score_23;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[23] = value[0] | |(value & above_max8);
-            prio_plane_1[23] = value[1] | |(value & above_max8);
-            prio_plane_2[23] = value[2] | |(value & above_max8);
-            prio_plane_3[23] = value[3] | |(value & above_max8);
-            prio_plane_4[23] = value[4] | |(value & above_max8);
-            prio_plane_5[23] = value[5] | |(value & above_max8);
-            prio_plane_6[23] = value[6] | |(value & above_max8);
-            prio_plane_7[23] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_24__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_24__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_24__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_24__q ^ pc_2 ^ (((pc_2 & ~slot_pc_24__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[24]) begin
-                value = near + score_24;
-            end
-            else if ((near > score_24) | (merge_ge & (near == score_24))) begin
-                value = near - score_24;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[24] = value[0] | |(value & above_max8);
-            prio_plane_1[24] = value[1] | |(value & above_max8);
-            prio_plane_2[24] = value[2] | |(value & above_max8);
-            prio_plane_3[24] = value[3] | |(value & above_max8);
-            prio_plane_4[24] = value[4] | |(value & above_max8);
-            prio_plane_5[24] = value[5] | |(value & above_max8);
-            prio_plane_6[24] = value[6] | |(value & above_max8);
-            prio_plane_7[24] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_25__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_25__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_25__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_25__q ^ pc_2 ^ (((pc_2 & ~slot_pc_25__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[25]) begin
-                value = near + score_25;
-            end
-            else if ((near > score_25) | (merge_ge & (near == score_25))) begin
-                value = near - score_25;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[25] = value[0] | |(value & above_max8);
-            prio_plane_1[25] = value[1] | |(value & above_max8);
-            prio_plane_2[25] = value[2] | |(value & above_max8);
-            prio_plane_3[25] = value[3] | |(value & above_max8);
-            prio_plane_4[25] = value[4] | |(value & above_max8);
-            prio_plane_5[25] = value[5] | |(value & above_max8);
-            prio_plane_6[25] = value[6] | |(value & above_max8);
-            prio_plane_7[25] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_26__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_26__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_26__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_26__q ^ pc_2 ^ (((pc_2 & ~slot_pc_26__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[26]) begin
-                value = near + score_26;
-            end
-            else if ((near > score_26) | (merge_ge & (near == score_26))) begin
-                value = near - score_26;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[26] = value[0] | |(value & above_max8);
-            prio_plane_1[26] = value[1] | |(value & above_max8);
-            prio_plane_2[26] = value[2] | |(value & above_max8);
-            prio_plane_3[26] = value[3] | |(value & above_max8);
-            prio_plane_4[26] = value[4] | |(value & above_max8);
-            prio_plane_5[26] = value[5] | |(value & above_max8);
-            prio_plane_6[26] = value[6] | |(value & above_max8);
-            prio_plane_7[26] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_27__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_27__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_27__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_27__q ^ pc_2 ^ (((pc_2 & ~slot_pc_27__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[27]) begin
-                value = near + score_27;
-            end
-            else if ((near > score_27) | (merge_ge & (near == score_27))) begin
-                value = near - score_27;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[27] = value[0] | |(value & above_max8);
-            prio_plane_1[27] = value[1] | |(value & above_max8);
-            prio_plane_2[27] = value[2] | |(value & above_max8);
-            prio_plane_3[27] = value[3] | |(value & above_max8);
-            prio_plane_4[27] = value[4] | |(value & above_max8);
-            prio_plane_5[27] = value[5] | |(value & above_max8);
-            prio_plane_6[27] = value[6] | |(value & above_max8);
-            prio_plane_7[27] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_28__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_28__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_28__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_28__q ^ pc_2 ^ (((pc_2 & ~slot_pc_28__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[28]) begin
-                value = near + score_28;
-            end
-            else if ((near > score_28) | (merge_ge & (near == score_28))) begin
-                value = near - score_28;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[28] = value[0] | |(value & above_max8);
-            prio_plane_1[28] = value[1] | |(value & above_max8);
-            prio_plane_2[28] = value[2] | |(value & above_max8);
-            prio_plane_3[28] = value[3] | |(value & above_max8);
-            prio_plane_4[28] = value[4] | |(value & above_max8);
-            prio_plane_5[28] = value[5] | |(value & above_max8);
-            prio_plane_6[28] = value[6] | |(value & above_max8);
-            prio_plane_7[28] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_29__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_29__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_29__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_29__q ^ pc_2 ^ (((pc_2 & ~slot_pc_29__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[29]) begin
-                value = near + score_29;
-            end
-            else if ((near > score_29) | (merge_ge & (near == score_29))) begin
-                value = near - score_29;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[29] = value[0] | |(value & above_max8);
-            prio_plane_1[29] = value[1] | |(value & above_max8);
-            prio_plane_2[29] = value[2] | |(value & above_max8);
-            prio_plane_3[29] = value[3] | |(value & above_max8);
-            prio_plane_4[29] = value[4] | |(value & above_max8);
-            prio_plane_5[29] = value[5] | |(value & above_max8);
-            prio_plane_6[29] = value[6] | |(value & above_max8);
-            prio_plane_7[29] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_30__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_30__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_30__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_30__q ^ pc_2 ^ (((pc_2 & ~slot_pc_30__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[30]) begin
-                value = near + score_30;
-            end
-            else if ((near > score_30) | (merge_ge & (near == score_30))) begin
-                value = near - score_30;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[30] = value[0] | |(value & above_max8);
-            prio_plane_1[30] = value[1] | |(value & above_max8);
-            prio_plane_2[30] = value[2] | |(value & above_max8);
-            prio_plane_3[30] = value[3] | |(value & above_max8);
-            prio_plane_4[30] = value[4] | |(value & above_max8);
-            prio_plane_5[30] = value[5] | |(value & above_max8);
-            prio_plane_6[30] = value[6] | |(value & above_max8);
-            prio_plane_7[30] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_31__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_31__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_31__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_31__q ^ pc_2 ^ (((pc_2 & ~slot_pc_31__q) << one32) & above12) ^ bit12) & hi20);
-            near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
-            end
-            if (branch__q[31]) begin
-                value = near + score_31;
-            end
-            else if ((near > score_31) | (merge_ge & (near == score_31))) begin
-                value = near - score_31;
-            end
-            else begin
-                value = near;
-            end
-            prio_plane_0[31] = value[0] | |(value & above_max8);
-            prio_plane_1[31] = value[1] | |(value & above_max8);
-            prio_plane_2[31] = value[2] | |(value & above_max8);
-            prio_plane_3[31] = value[3] | |(value & above_max8);
-            prio_plane_4[31] = value[4] | |(value & above_max8);
-            prio_plane_5[31] = value[5] | |(value & above_max8);
-            prio_plane_6[31] = value[6] | |(value & above_max8);
-            prio_plane_7[31] = value[7] | |(value & above_max8);
             sel_prio = max8;
             if (|hit) begin
                 sel_prio[0] = |(prio_plane_0 & first);

@@ -4561,12 +4561,10 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
     // Constant declarations
     localparam  zero_p = 8'h0;
     localparam  one10 = 10'b1;
-    localparam  one32 = 32'h1;
+    localparam  zero32 = 32'h0;
     localparam  clip = 10'b111111111;
     localparam  mask9 = 10'b111111111;
     localparam  hi20 = 32'hfffff000;
-    localparam  above12 = 32'hffffe000;
-    localparam  bit12 = 32'h1000;
     localparam  above_max8 = 10'b1100000000;
     localparam  zero10 = 10'b0;
     localparam  max8 = 8'hff;
@@ -4656,12 +4654,11 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
     reg  [7:0] branch_new;
     reg  [7:0] hit;
     reg  [7:0] first;
-    reg  [9:0] low;
-    reg  [9:0] slot_mid;
-    reg  [9:0] pc_mid;
-    reg  [9:0] borrow3;
-    reg  hi_eq;
-    reg  hi_plus1;
+    reg  [31:0] diff;
+    reg  borrow;
+    reg  [9:0] addend;
+    reg  [9:0] carry_in;
+    reg  [9:0] sum;
     reg  [9:0] near;
     reg  [9:0] value;
     reg  [9:0] score_0;
@@ -4886,12 +4883,11 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
         score_7[7] = slot_score_7__q[7];
         hit = zero_p;
         first = zero_p;
-        low = zero10;
-        slot_mid = zero10;
-        pc_mid = zero10;
-        borrow3 = zero10;
-        hi_eq = 1'b0;
-        hi_plus1 = 1'b0;
+        diff = zero32;
+        borrow = 1'b0;
+        addend = zero10;
+        carry_in = zero10;
+        sum = zero10;
         near = zero10;
         value = zero10;
         prio_plane_0 = zero_p;
@@ -4906,43 +4902,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
         prio_0 = max8;
         if (en_0) begin
             hit = zero_p;
-            first = zero_p;
-            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_0);
-            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_0);
-            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_0);
-            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_0);
-            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_0);
-            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_0);
-            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_0);
-            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_0);
-            first[0] = hit[0] & ~|(hit & slot_below_0);
-            first[1] = hit[1] & ~|(hit & slot_below_1);
-            first[2] = hit[2] & ~|(hit & slot_below_2);
-            first[3] = hit[3] & ~|(hit & slot_below_3);
-            first[4] = hit[4] & ~|(hit & slot_below_4);
-            first[5] = hit[5] & ~|(hit & slot_below_5);
-            first[6] = hit[6] & ~|(hit & slot_below_6);
-            first[7] = hit[7] & ~|(hit & slot_below_7);
-            slot_mid = slot_pc_0__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_0__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_0__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_0__q ^ pc_0 ^ (((pc_0 & ~slot_pc_0__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_0__q - pc_0;
+            borrow = (~slot_pc_0__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_0__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[0] = valid__q[0] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_0;
+            carry_in = one10;
             if (branch__q[0]) begin
-                value = near + score_0;
+                addend = score_0;
+                carry_in = zero10;
             end
-            else if ((near > score_0) | (merge_ge & (near == score_0))) begin
-                value = near - score_0;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[0] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[0] = value[0] | |(value & above_max8);
@@ -4953,26 +4928,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[0] = value[5] | |(value & above_max8);
             prio_plane_6[0] = value[6] | |(value & above_max8);
             prio_plane_7[0] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_1__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_1__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_1__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_1__q ^ pc_0 ^ (((pc_0 & ~slot_pc_1__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_1__q - pc_0;
+            borrow = (~slot_pc_1__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_1__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[1] = valid__q[1] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_1;
+            carry_in = one10;
             if (branch__q[1]) begin
-                value = near + score_1;
+                addend = score_1;
+                carry_in = zero10;
             end
-            else if ((near > score_1) | (merge_ge & (near == score_1))) begin
-                value = near - score_1;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[1] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[1] = value[0] | |(value & above_max8);
@@ -4983,26 +4954,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[1] = value[5] | |(value & above_max8);
             prio_plane_6[1] = value[6] | |(value & above_max8);
             prio_plane_7[1] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_2__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_2__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_2__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_2__q ^ pc_0 ^ (((pc_0 & ~slot_pc_2__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_2__q - pc_0;
+            borrow = (~slot_pc_2__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_2__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[2] = valid__q[2] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_2;
+            carry_in = one10;
             if (branch__q[2]) begin
-                value = near + score_2;
+                addend = score_2;
+                carry_in = zero10;
             end
-            else if ((near > score_2) | (merge_ge & (near == score_2))) begin
-                value = near - score_2;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[2] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[2] = value[0] | |(value & above_max8);
@@ -5013,26 +4980,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[2] = value[5] | |(value & above_max8);
             prio_plane_6[2] = value[6] | |(value & above_max8);
             prio_plane_7[2] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_3__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_3__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_3__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_3__q ^ pc_0 ^ (((pc_0 & ~slot_pc_3__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_3__q - pc_0;
+            borrow = (~slot_pc_3__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_3__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[3] = valid__q[3] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_3;
+            carry_in = one10;
             if (branch__q[3]) begin
-                value = near + score_3;
+                addend = score_3;
+                carry_in = zero10;
             end
-            else if ((near > score_3) | (merge_ge & (near == score_3))) begin
-                value = near - score_3;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[3] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[3] = value[0] | |(value & above_max8);
@@ -5043,26 +5006,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[3] = value[5] | |(value & above_max8);
             prio_plane_6[3] = value[6] | |(value & above_max8);
             prio_plane_7[3] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_4__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_4__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_4__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_4__q ^ pc_0 ^ (((pc_0 & ~slot_pc_4__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_4__q - pc_0;
+            borrow = (~slot_pc_4__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_4__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[4] = valid__q[4] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_4;
+            carry_in = one10;
             if (branch__q[4]) begin
-                value = near + score_4;
+                addend = score_4;
+                carry_in = zero10;
             end
-            else if ((near > score_4) | (merge_ge & (near == score_4))) begin
-                value = near - score_4;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[4] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[4] = value[0] | |(value & above_max8);
@@ -5073,26 +5032,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[4] = value[5] | |(value & above_max8);
             prio_plane_6[4] = value[6] | |(value & above_max8);
             prio_plane_7[4] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_5__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_5__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_5__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_5__q ^ pc_0 ^ (((pc_0 & ~slot_pc_5__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_5__q - pc_0;
+            borrow = (~slot_pc_5__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_5__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[5] = valid__q[5] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_5;
+            carry_in = one10;
             if (branch__q[5]) begin
-                value = near + score_5;
+                addend = score_5;
+                carry_in = zero10;
             end
-            else if ((near > score_5) | (merge_ge & (near == score_5))) begin
-                value = near - score_5;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[5] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[5] = value[0] | |(value & above_max8);
@@ -5103,26 +5058,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[5] = value[5] | |(value & above_max8);
             prio_plane_6[5] = value[6] | |(value & above_max8);
             prio_plane_7[5] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_6__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_6__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_6__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_6__q ^ pc_0 ^ (((pc_0 & ~slot_pc_6__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_6__q - pc_0;
+            borrow = (~slot_pc_6__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_6__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[6] = valid__q[6] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_6;
+            carry_in = one10;
             if (branch__q[6]) begin
-                value = near + score_6;
+                addend = score_6;
+                carry_in = zero10;
             end
-            else if ((near > score_6) | (merge_ge & (near == score_6))) begin
-                value = near - score_6;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[6] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[6] = value[0] | |(value & above_max8);
@@ -5133,26 +5084,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[6] = value[5] | |(value & above_max8);
             prio_plane_6[6] = value[6] | |(value & above_max8);
             prio_plane_7[6] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_7__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_0[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_7__q[(32'h0)+:(3)] < pc_0[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_7__q ^ pc_0) & hi20);
-            hi_plus1 = ~|((slot_pc_7__q ^ pc_0 ^ (((pc_0 & ~slot_pc_7__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_7__q - pc_0;
+            borrow = (~slot_pc_7__q[32'h1f] & pc_0[32'h1f]) | (~(slot_pc_7__q[32'h1f] ^ pc_0[32'h1f]) & diff[32'h1f]);
+            hit[7] = valid__q[7] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_7;
+            carry_in = one10;
             if (branch__q[7]) begin
-                value = near + score_7;
+                addend = score_7;
+                carry_in = zero10;
             end
-            else if ((near > score_7) | (merge_ge & (near == score_7))) begin
-                value = near - score_7;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[7] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[7] = value[0] | |(value & above_max8);
@@ -5163,6 +5110,15 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[7] = value[5] | |(value & above_max8);
             prio_plane_6[7] = value[6] | |(value & above_max8);
             prio_plane_7[7] = value[7] | |(value & above_max8);
+            first = zero_p;
+            first[0] = hit[0] & ~|(hit & slot_below_0);
+            first[1] = hit[1] & ~|(hit & slot_below_1);
+            first[2] = hit[2] & ~|(hit & slot_below_2);
+            first[3] = hit[3] & ~|(hit & slot_below_3);
+            first[4] = hit[4] & ~|(hit & slot_below_4);
+            first[5] = hit[5] & ~|(hit & slot_below_5);
+            first[6] = hit[6] & ~|(hit & slot_below_6);
+            first[7] = hit[7] & ~|(hit & slot_below_7);
             sel_prio = max8;
             if (|hit) begin
                 sel_prio[0] = |(prio_plane_0 & first);
@@ -5179,43 +5135,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
         prio_1 = max8;
         if (en_1) begin
             hit = zero_p;
-            first = zero_p;
-            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_1);
-            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_1);
-            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_1);
-            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_1);
-            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_1);
-            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_1);
-            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_1);
-            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_1);
-            first[0] = hit[0] & ~|(hit & slot_below_0);
-            first[1] = hit[1] & ~|(hit & slot_below_1);
-            first[2] = hit[2] & ~|(hit & slot_below_2);
-            first[3] = hit[3] & ~|(hit & slot_below_3);
-            first[4] = hit[4] & ~|(hit & slot_below_4);
-            first[5] = hit[5] & ~|(hit & slot_below_5);
-            first[6] = hit[6] & ~|(hit & slot_below_6);
-            first[7] = hit[7] & ~|(hit & slot_below_7);
-            slot_mid = slot_pc_0__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_0__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_0__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_0__q ^ pc_1 ^ (((pc_1 & ~slot_pc_0__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_0__q - pc_1;
+            borrow = (~slot_pc_0__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_0__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[0] = valid__q[0] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_0;
+            carry_in = one10;
             if (branch__q[0]) begin
-                value = near + score_0;
+                addend = score_0;
+                carry_in = zero10;
             end
-            else if ((near > score_0) | (merge_ge & (near == score_0))) begin
-                value = near - score_0;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[0] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[0] = value[0] | |(value & above_max8);
@@ -5226,26 +5161,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[0] = value[5] | |(value & above_max8);
             prio_plane_6[0] = value[6] | |(value & above_max8);
             prio_plane_7[0] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_1__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_1__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_1__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_1__q ^ pc_1 ^ (((pc_1 & ~slot_pc_1__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_1__q - pc_1;
+            borrow = (~slot_pc_1__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_1__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[1] = valid__q[1] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_1;
+            carry_in = one10;
             if (branch__q[1]) begin
-                value = near + score_1;
+                addend = score_1;
+                carry_in = zero10;
             end
-            else if ((near > score_1) | (merge_ge & (near == score_1))) begin
-                value = near - score_1;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[1] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[1] = value[0] | |(value & above_max8);
@@ -5256,26 +5187,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[1] = value[5] | |(value & above_max8);
             prio_plane_6[1] = value[6] | |(value & above_max8);
             prio_plane_7[1] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_2__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_2__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_2__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_2__q ^ pc_1 ^ (((pc_1 & ~slot_pc_2__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_2__q - pc_1;
+            borrow = (~slot_pc_2__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_2__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[2] = valid__q[2] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_2;
+            carry_in = one10;
             if (branch__q[2]) begin
-                value = near + score_2;
+                addend = score_2;
+                carry_in = zero10;
             end
-            else if ((near > score_2) | (merge_ge & (near == score_2))) begin
-                value = near - score_2;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[2] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[2] = value[0] | |(value & above_max8);
@@ -5286,26 +5213,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[2] = value[5] | |(value & above_max8);
             prio_plane_6[2] = value[6] | |(value & above_max8);
             prio_plane_7[2] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_3__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_3__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_3__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_3__q ^ pc_1 ^ (((pc_1 & ~slot_pc_3__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_3__q - pc_1;
+            borrow = (~slot_pc_3__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_3__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[3] = valid__q[3] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_3;
+            carry_in = one10;
             if (branch__q[3]) begin
-                value = near + score_3;
+                addend = score_3;
+                carry_in = zero10;
             end
-            else if ((near > score_3) | (merge_ge & (near == score_3))) begin
-                value = near - score_3;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[3] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[3] = value[0] | |(value & above_max8);
@@ -5316,26 +5239,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[3] = value[5] | |(value & above_max8);
             prio_plane_6[3] = value[6] | |(value & above_max8);
             prio_plane_7[3] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_4__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_4__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_4__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_4__q ^ pc_1 ^ (((pc_1 & ~slot_pc_4__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_4__q - pc_1;
+            borrow = (~slot_pc_4__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_4__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[4] = valid__q[4] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_4;
+            carry_in = one10;
             if (branch__q[4]) begin
-                value = near + score_4;
+                addend = score_4;
+                carry_in = zero10;
             end
-            else if ((near > score_4) | (merge_ge & (near == score_4))) begin
-                value = near - score_4;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[4] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[4] = value[0] | |(value & above_max8);
@@ -5346,26 +5265,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[4] = value[5] | |(value & above_max8);
             prio_plane_6[4] = value[6] | |(value & above_max8);
             prio_plane_7[4] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_5__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_5__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_5__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_5__q ^ pc_1 ^ (((pc_1 & ~slot_pc_5__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_5__q - pc_1;
+            borrow = (~slot_pc_5__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_5__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[5] = valid__q[5] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_5;
+            carry_in = one10;
             if (branch__q[5]) begin
-                value = near + score_5;
+                addend = score_5;
+                carry_in = zero10;
             end
-            else if ((near > score_5) | (merge_ge & (near == score_5))) begin
-                value = near - score_5;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[5] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[5] = value[0] | |(value & above_max8);
@@ -5376,26 +5291,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[5] = value[5] | |(value & above_max8);
             prio_plane_6[5] = value[6] | |(value & above_max8);
             prio_plane_7[5] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_6__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_6__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_6__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_6__q ^ pc_1 ^ (((pc_1 & ~slot_pc_6__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_6__q - pc_1;
+            borrow = (~slot_pc_6__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_6__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[6] = valid__q[6] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_6;
+            carry_in = one10;
             if (branch__q[6]) begin
-                value = near + score_6;
+                addend = score_6;
+                carry_in = zero10;
             end
-            else if ((near > score_6) | (merge_ge & (near == score_6))) begin
-                value = near - score_6;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[6] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[6] = value[0] | |(value & above_max8);
@@ -5406,26 +5317,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[6] = value[5] | |(value & above_max8);
             prio_plane_6[6] = value[6] | |(value & above_max8);
             prio_plane_7[6] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_7__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_1[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_7__q[(32'h0)+:(3)] < pc_1[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_7__q ^ pc_1) & hi20);
-            hi_plus1 = ~|((slot_pc_7__q ^ pc_1 ^ (((pc_1 & ~slot_pc_7__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_7__q - pc_1;
+            borrow = (~slot_pc_7__q[32'h1f] & pc_1[32'h1f]) | (~(slot_pc_7__q[32'h1f] ^ pc_1[32'h1f]) & diff[32'h1f]);
+            hit[7] = valid__q[7] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_7;
+            carry_in = one10;
             if (branch__q[7]) begin
-                value = near + score_7;
+                addend = score_7;
+                carry_in = zero10;
             end
-            else if ((near > score_7) | (merge_ge & (near == score_7))) begin
-                value = near - score_7;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[7] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[7] = value[0] | |(value & above_max8);
@@ -5436,6 +5343,15 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[7] = value[5] | |(value & above_max8);
             prio_plane_6[7] = value[6] | |(value & above_max8);
             prio_plane_7[7] = value[7] | |(value & above_max8);
+            first = zero_p;
+            first[0] = hit[0] & ~|(hit & slot_below_0);
+            first[1] = hit[1] & ~|(hit & slot_below_1);
+            first[2] = hit[2] & ~|(hit & slot_below_2);
+            first[3] = hit[3] & ~|(hit & slot_below_3);
+            first[4] = hit[4] & ~|(hit & slot_below_4);
+            first[5] = hit[5] & ~|(hit & slot_below_5);
+            first[6] = hit[6] & ~|(hit & slot_below_6);
+            first[7] = hit[7] & ~|(hit & slot_below_7);
             sel_prio = max8;
             if (|hit) begin
                 sel_prio[0] = |(prio_plane_0 & first);
@@ -5452,43 +5368,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
         prio_2 = max8;
         if (en_2) begin
             hit = zero_p;
-            first = zero_p;
-            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_2);
-            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_2);
-            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_2);
-            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_2);
-            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_2);
-            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_2);
-            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_2);
-            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_2);
-            first[0] = hit[0] & ~|(hit & slot_below_0);
-            first[1] = hit[1] & ~|(hit & slot_below_1);
-            first[2] = hit[2] & ~|(hit & slot_below_2);
-            first[3] = hit[3] & ~|(hit & slot_below_3);
-            first[4] = hit[4] & ~|(hit & slot_below_4);
-            first[5] = hit[5] & ~|(hit & slot_below_5);
-            first[6] = hit[6] & ~|(hit & slot_below_6);
-            first[7] = hit[7] & ~|(hit & slot_below_7);
-            slot_mid = slot_pc_0__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_0__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_0__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_0__q ^ pc_2 ^ (((pc_2 & ~slot_pc_0__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_0__q - pc_2;
+            borrow = (~slot_pc_0__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_0__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[0] = valid__q[0] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_0;
+            carry_in = one10;
             if (branch__q[0]) begin
-                value = near + score_0;
+                addend = score_0;
+                carry_in = zero10;
             end
-            else if ((near > score_0) | (merge_ge & (near == score_0))) begin
-                value = near - score_0;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[0] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[0] = value[0] | |(value & above_max8);
@@ -5499,26 +5394,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[0] = value[5] | |(value & above_max8);
             prio_plane_6[0] = value[6] | |(value & above_max8);
             prio_plane_7[0] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_1__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_1__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_1__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_1__q ^ pc_2 ^ (((pc_2 & ~slot_pc_1__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_1__q - pc_2;
+            borrow = (~slot_pc_1__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_1__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[1] = valid__q[1] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_1;
+            carry_in = one10;
             if (branch__q[1]) begin
-                value = near + score_1;
+                addend = score_1;
+                carry_in = zero10;
             end
-            else if ((near > score_1) | (merge_ge & (near == score_1))) begin
-                value = near - score_1;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[1] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[1] = value[0] | |(value & above_max8);
@@ -5529,26 +5420,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[1] = value[5] | |(value & above_max8);
             prio_plane_6[1] = value[6] | |(value & above_max8);
             prio_plane_7[1] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_2__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_2__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_2__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_2__q ^ pc_2 ^ (((pc_2 & ~slot_pc_2__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_2__q - pc_2;
+            borrow = (~slot_pc_2__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_2__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[2] = valid__q[2] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_2;
+            carry_in = one10;
             if (branch__q[2]) begin
-                value = near + score_2;
+                addend = score_2;
+                carry_in = zero10;
             end
-            else if ((near > score_2) | (merge_ge & (near == score_2))) begin
-                value = near - score_2;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[2] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[2] = value[0] | |(value & above_max8);
@@ -5559,26 +5446,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[2] = value[5] | |(value & above_max8);
             prio_plane_6[2] = value[6] | |(value & above_max8);
             prio_plane_7[2] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_3__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_3__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_3__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_3__q ^ pc_2 ^ (((pc_2 & ~slot_pc_3__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_3__q - pc_2;
+            borrow = (~slot_pc_3__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_3__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[3] = valid__q[3] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_3;
+            carry_in = one10;
             if (branch__q[3]) begin
-                value = near + score_3;
+                addend = score_3;
+                carry_in = zero10;
             end
-            else if ((near > score_3) | (merge_ge & (near == score_3))) begin
-                value = near - score_3;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[3] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[3] = value[0] | |(value & above_max8);
@@ -5589,26 +5472,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[3] = value[5] | |(value & above_max8);
             prio_plane_6[3] = value[6] | |(value & above_max8);
             prio_plane_7[3] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_4__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_4__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_4__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_4__q ^ pc_2 ^ (((pc_2 & ~slot_pc_4__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_4__q - pc_2;
+            borrow = (~slot_pc_4__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_4__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[4] = valid__q[4] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_4;
+            carry_in = one10;
             if (branch__q[4]) begin
-                value = near + score_4;
+                addend = score_4;
+                carry_in = zero10;
             end
-            else if ((near > score_4) | (merge_ge & (near == score_4))) begin
-                value = near - score_4;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[4] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[4] = value[0] | |(value & above_max8);
@@ -5619,26 +5498,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[4] = value[5] | |(value & above_max8);
             prio_plane_6[4] = value[6] | |(value & above_max8);
             prio_plane_7[4] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_5__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_5__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_5__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_5__q ^ pc_2 ^ (((pc_2 & ~slot_pc_5__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_5__q - pc_2;
+            borrow = (~slot_pc_5__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_5__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[5] = valid__q[5] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_5;
+            carry_in = one10;
             if (branch__q[5]) begin
-                value = near + score_5;
+                addend = score_5;
+                carry_in = zero10;
             end
-            else if ((near > score_5) | (merge_ge & (near == score_5))) begin
-                value = near - score_5;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[5] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[5] = value[0] | |(value & above_max8);
@@ -5649,26 +5524,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[5] = value[5] | |(value & above_max8);
             prio_plane_6[5] = value[6] | |(value & above_max8);
             prio_plane_7[5] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_6__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_6__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_6__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_6__q ^ pc_2 ^ (((pc_2 & ~slot_pc_6__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_6__q - pc_2;
+            borrow = (~slot_pc_6__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_6__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[6] = valid__q[6] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_6;
+            carry_in = one10;
             if (branch__q[6]) begin
-                value = near + score_6;
+                addend = score_6;
+                carry_in = zero10;
             end
-            else if ((near > score_6) | (merge_ge & (near == score_6))) begin
-                value = near - score_6;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[6] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[6] = value[0] | |(value & above_max8);
@@ -5679,26 +5550,22 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[6] = value[5] | |(value & above_max8);
             prio_plane_6[6] = value[6] | |(value & above_max8);
             prio_plane_7[6] = value[7] | |(value & above_max8);
-            slot_mid = slot_pc_7__q[(32'h3)+:(10)] & mask9;
-            pc_mid = pc_2[(32'h3)+:(10)] & mask9;
-            borrow3 = zero10;
-            if (slot_pc_7__q[(32'h0)+:(3)] < pc_2[(32'h0)+:(3)]) begin
-                borrow3 = one10;
-            end
-            low = slot_mid - pc_mid - borrow3;
-            hi_eq = ~|((slot_pc_7__q ^ pc_2) & hi20);
-            hi_plus1 = ~|((slot_pc_7__q ^ pc_2 ^ (((pc_2 & ~slot_pc_7__q) << one32) & above12) ^ bit12) & hi20);
+            diff = slot_pc_7__q - pc_2;
+            borrow = (~slot_pc_7__q[32'h1f] & pc_2[32'h1f]) | (~(slot_pc_7__q[32'h1f] ^ pc_2[32'h1f]) & diff[32'h1f]);
+            hit[7] = valid__q[7] & ~borrow;
             near = clip;
-            if (hi_eq | (hi_plus1 & low[32'h9])) begin
-                near = low & clip;
+            if (~|(diff & hi20)) begin
+                near = diff[(32'h3)+:(10)] & mask9;
             end
+            addend = ~score_7;
+            carry_in = one10;
             if (branch__q[7]) begin
-                value = near + score_7;
+                addend = score_7;
+                carry_in = zero10;
             end
-            else if ((near > score_7) | (merge_ge & (near == score_7))) begin
-                value = near - score_7;
-            end
-            else begin
+            sum = near + addend + carry_in;
+            value = sum;
+            if (~branch__q[7] & (sum[32'h9] | (~merge_ge & ~|sum))) begin
                 value = near;
             end
             prio_plane_0[7] = value[0] | |(value & above_max8);
@@ -5709,6 +5576,15 @@ module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid
             prio_plane_5[7] = value[5] | |(value & above_max8);
             prio_plane_6[7] = value[6] | |(value & above_max8);
             prio_plane_7[7] = value[7] | |(value & above_max8);
+            first = zero_p;
+            first[0] = hit[0] & ~|(hit & slot_below_0);
+            first[1] = hit[1] & ~|(hit & slot_below_1);
+            first[2] = hit[2] & ~|(hit & slot_below_2);
+            first[3] = hit[3] & ~|(hit & slot_below_3);
+            first[4] = hit[4] & ~|(hit & slot_below_4);
+            first[5] = hit[5] & ~|(hit & slot_below_5);
+            first[6] = hit[6] & ~|(hit & slot_below_6);
+            first[7] = hit[7] & ~|(hit & slot_below_7);
             sel_prio = max8;
             if (|hit) begin
                 sel_prio[0] = |(prio_plane_0 & first);

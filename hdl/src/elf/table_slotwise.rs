@@ -53,22 +53,17 @@ pub struct PpTableSlotwise<const P: usize, const PB: usize, const K: usize> {
     /// Per lookup, reused: the valid slots at or after the PC, and the first of them.
     hit: Signal<Local, Bits<P>>,
     first: Signal<Local, Bits<P>>,
-    /// Per lookup and slot, reused: the low 12 bits of the slot's PC minus the PC's, in
-    /// instructions (bits 3..12 minus bits 3..12 minus the borrow of bits 0..3), with the borrow
-    /// in bit 9 (the distance when it is below 4096 bytes, 512 instructions); the
-    /// upper 20 bits equal, or the slot's one above the PC's (no carry chain: bit `j` of
-    /// `pc + 1` flips where every bit below it is set); the distance in instructions clipped
-    /// at 511 in 10 bits (enough for `d + score` and `d - score` to saturate exactly as the
-    /// unclipped value does, scores being at most 255, and for the sum not to overflow); the
-    /// clipped distance with the score added or subtracted.
-    low: Signal<Local, Bits<10>>,
-    /// Reused: the slot's and the PC's bits 3..12, zero-extended to 10; the borrow of bits
-    /// 0..3 (1 or 0, 10 bits).
-    slot_mid: Signal<Local, Bits<10>>,
-    pc_mid: Signal<Local, Bits<10>>,
-    borrow3: Signal<Local, Bits<10>>,
-    hi_eq: Signal<Local, Bit>,
-    hi_plus1: Signal<Local, Bit>,
+    /// Per lookup and slot, reused: the slot's PC minus the lookup's (32 bits, wrapping) and
+    /// its borrow (the slot lies below the PC); the distance in instructions clipped at 511 in
+    /// 10 bits (enough for `d + score` and `d - score` to saturate exactly as the unclipped
+    /// value does, scores being at most 255, and for the sum not to overflow); the score or its
+    /// complement and the carry into the one adder, its sum, and the priority before
+    /// saturation.
+    diff: Signal<Local, Bits<32>>,
+    borrow: Signal<Local, Bit>,
+    addend: Signal<Local, Bits<10>>,
+    carry_in: Signal<Local, Bits<10>>,
+    sum: Signal<Local, Bits<10>>,
     near: Signal<Local, Bits<10>>,
     value: Signal<Local, Bits<10>>,
     /// Per slot: its score, zero-extended to 10 bits.
@@ -79,13 +74,11 @@ pub struct PpTableSlotwise<const P: usize, const PB: usize, const K: usize> {
     sel_prio: Signal<Local, Bits<8>>,
     zero_p: Constant<Bits<P>>,
     one10: Constant<Bits<10>>,
-    one32: Constant<Bits<32>>,
+    zero32: Constant<Bits<32>>,
     clip: Constant<Bits<10>>,
-    /// Bits 3..12 of a PC once shifted down by 3; a PC's bits 12..32, 13..32 and bit 12.
+    /// Bits 3..12 of a difference once shifted down by 3; its bits 12..32.
     mask9: Constant<Bits<10>>,
     hi20: Constant<Bits<32>>,
-    above12: Constant<Bits<32>>,
-    bit12: Constant<Bits<32>>,
     /// The bits above 255 (a value to saturate).
     above_max8: Constant<Bits<10>>,
     zero10: Constant<Bits<10>>,
@@ -120,12 +113,11 @@ impl<const P: usize, const PB: usize, const K: usize> Default for PpTableSlotwis
             branch_new: Default::default(),
             hit: Default::default(),
             first: Default::default(),
-            low: Default::default(),
-            slot_mid: Default::default(),
-            pc_mid: Default::default(),
-            borrow3: Default::default(),
-            hi_eq: Default::default(),
-            hi_plus1: Default::default(),
+            diff: Default::default(),
+            borrow: Default::default(),
+            addend: Default::default(),
+            carry_in: Default::default(),
+            sum: Default::default(),
             near: Default::default(),
             score: array_init::array_init(|_| Default::default()),
             value: Default::default(),
@@ -133,12 +125,10 @@ impl<const P: usize, const PB: usize, const K: usize> Default for PpTableSlotwis
             sel_prio: Default::default(),
             zero_p: constant(0),
             one10: constant(1),
-            one32: constant(1),
+            zero32: constant(0),
             clip: constant(511),
             mask9: constant(0x1ff),
             hi20: constant(0xffff_f000),
-            above12: constant(0xffff_e000),
-            bit12: constant(0x1000),
             above_max8: constant(0x300),
             zero10: constant(0),
             max8: constant(255),
@@ -171,12 +161,11 @@ impl<const P: usize, const PB: usize, const K: usize> Logic for PpTableSlotwise<
         // The lookups' scratch values start at zero (no latch when every lookup is off).
         self.hit.next = self.zero_p.val();
         self.first.next = self.zero_p.val();
-        self.low.next = self.zero10.val();
-        self.slot_mid.next = self.zero10.val();
-        self.pc_mid.next = self.zero10.val();
-        self.borrow3.next = self.zero10.val();
-        self.hi_eq.next = false;
-        self.hi_plus1.next = false;
+        self.diff.next = self.zero32.val();
+        self.borrow.next = false;
+        self.addend.next = self.zero10.val();
+        self.carry_in.next = self.zero10.val();
+        self.sum.next = self.zero10.val();
         self.near.next = self.zero10.val();
         self.value.next = self.zero10.val();
         for b in 0..8 {
@@ -186,55 +175,39 @@ impl<const P: usize, const PB: usize, const K: usize> Logic for PpTableSlotwise<
         for c in 0..K {
             self.prio[c].next = self.max8.val();
             if self.en[c].val() {
-                // The valid slots at or after the PC; the first of them (none lower is a hit).
+                // Per slot, one subtraction `slot_pc - pc`: its borrow says whether the slot is
+                // below the PC, its bits 3..12 are the distance in instructions when bits
+                // 12..32 are zero (else the distance is clipped at 511).
                 self.hit.next = self.zero_p.val();
-                self.first.next = self.zero_p.val();
                 for i in 0..P {
-                    self.hit.next = self.hit.val().replace_bit(
-                        i,
-                        self.valid.q.val().get_bit(i) & (self.slot_pc[i].q.val() >= self.pc[c].val()),
-                    );
-                }
-                for i in 0..P {
-                    self.first.next = self.first.val().replace_bit(
-                        i,
-                        self.hit.val().get_bit(i) & !(self.hit.val() & self.slot_below[i].val()).any(),
-                    );
-                }
-                // Every slot's priority as if it were the first hit, in parallel with the
-                // find-first: the distance from the PC clipped, the score added (branch) or
-                // subtracted (load, down to zero at the boundary), saturated at 255.
-                for i in 0..P {
-                    // The distance from the halves: the low 12 bits' difference is the whole
-                    // one when the upper bits are equal, or one apart with a borrow (for a
-                    // hit; a slot below the PC is never selected); else it is clipped.
-                    self.slot_mid.next = self.slot_pc[i].q.val().get_bits::<10>(3) & self.mask9.val();
-                    self.pc_mid.next = self.pc[c].val().get_bits::<10>(3) & self.mask9.val();
-                    self.borrow3.next = self.zero10.val();
-                    if self.slot_pc[i].q.val().get_bits::<3>(0) < self.pc[c].val().get_bits::<3>(0) {
-                        self.borrow3.next = self.one10.val();
-                    }
-                    self.low.next = self.slot_mid.val() - self.pc_mid.val() - self.borrow3.val();
-                    self.hi_eq.next =
-                        !((self.slot_pc[i].q.val() ^ self.pc[c].val()) & self.hi20.val()).any();
-                    self.hi_plus1.next = !((self.slot_pc[i].q.val()
-                        ^ self.pc[c].val()
-                        ^ (((self.pc[c].val() & !self.slot_pc[i].q.val()) << self.one32.val())
-                            & self.above12.val())
-                        ^ self.bit12.val())
-                        & self.hi20.val())
-                    .any();
+                    self.diff.next = self.slot_pc[i].q.val() - self.pc[c].val();
+                    // The borrow out of bit 31, from the operands' and the difference's top
+                    // bits (bits of signals: Verilog cannot take a bit of an expression).
+                    self.borrow.next = (!self.slot_pc[i].q.val().get_bit(31) & self.pc[c].val().get_bit(31))
+                        | (!(self.slot_pc[i].q.val().get_bit(31) ^ self.pc[c].val().get_bit(31))
+                            & self.diff.val().get_bit(31));
+                    self.hit.next = self
+                        .hit
+                        .val()
+                        .replace_bit(i, self.valid.q.val().get_bit(i) & !self.borrow.val());
                     self.near.next = self.clip.val();
-                    if self.hi_eq.val() | (self.hi_plus1.val() & self.low.val().get_bit(9)) {
-                        self.near.next = self.low.val() & self.clip.val();
+                    if !(self.diff.val() & self.hi20.val()).any() {
+                        self.near.next = self.diff.val().get_bits::<10>(3) & self.mask9.val();
                     }
+                    // One adder for the score: `near + score` (branch) or `near - score` (load:
+                    // `near + !score + 1`, bit 9 set when it is negative, the distance kept).
+                    self.addend.next = !self.score[i].val();
+                    self.carry_in.next = self.one10.val();
                     if self.branch.q.val().get_bit(i) {
-                        self.value.next = self.near.val() + self.score[i].val();
-                    } else if (self.near.val() > self.score[i].val())
-                        | (self.merge_ge.val() & (self.near.val() == self.score[i].val()))
+                        self.addend.next = self.score[i].val();
+                        self.carry_in.next = self.zero10.val();
+                    }
+                    self.sum.next = self.near.val() + self.addend.val() + self.carry_in.val();
+                    self.value.next = self.sum.val();
+                    if !self.branch.q.val().get_bit(i)
+                        & (self.sum.val().get_bit(9)
+                            | (!self.merge_ge.val() & !self.sum.val().any()))
                     {
-                        self.value.next = self.near.val() - self.score[i].val();
-                    } else {
                         self.value.next = self.near.val();
                     }
                     for b in 0..8 {
@@ -242,6 +215,13 @@ impl<const P: usize, const PB: usize, const K: usize> Logic for PpTableSlotwise<
                             .val()
                             .replace_bit(i, self.value.val().get_bit(b) | (self.value.val() & self.above_max8.val()).any());
                     }
+                }
+                self.first.next = self.zero_p.val();
+                for i in 0..P {
+                    self.first.next = self.first.val().replace_bit(
+                        i,
+                        self.hit.val().get_bit(i) & !(self.hit.val() & self.slot_below[i].val()).any(),
+                    );
                 }
                 // The first hit's priority by an AND-OR mux; 255 when no slot is a hit.
                 self.sel_prio.next = self.max8.val();
