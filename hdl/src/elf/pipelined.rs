@@ -13,7 +13,8 @@
 //! SM). Structure, every stage a tree (logic depth 25 at `proto`, 29 at `fermi` in
 //! `rtl-out/REPORT.md`):
 //! * the table is a [`super::PpTableSlotwise`]: every slot's priority is computed beside the
-//!   find-first, the distance from the PCs' 12-bit halves (no 32-bit subtraction);
+//!   find-first, from one subtraction per slot and lookup (its borrow the hit, its bits
+//!   3..12 the distance) and one adder for the score;
 //! * WPT relations `rel_lt[w]` / `rel_eq[w]` (which warps of its scheduler warp `w`'s value is
 //!   below / equal to), updated in the rows and columns of the values landing at the edge;
 //! * per-warp rank parts registered from next cycle's relations, ages and live warps (the live

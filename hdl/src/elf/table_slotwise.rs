@@ -2,9 +2,11 @@
 //! done per slot (for the pipelined ELF, [`super::ElfPipelined`]): the same slots, write port,
 //! lookup ports and results as [`super::PpTable`], but every slot's priority (distance from
 //! the PC clipped to 9 bits, score added or subtracted, saturated at 255) is computed in
-//! parallel with the comparators and the find-first, and the first hit's 8-bit priority is
-//! taken by an AND-OR mux over bit planes, so a lookup is the deeper of the two, then one mux:
-//! no arithmetic after the find-first. Lookups read the table as it is during the cycle
+//! parallel with the find-first, and the first hit's 8-bit priority is taken by an AND-OR mux
+//! over bit planes, so a lookup is the deeper of the two, then one mux: no arithmetic after
+//! the find-first. Per slot and lookup there are two carry chains: the 32-bit `slot_pc - pc`,
+//! whose borrow is the hit (the slot at or after the PC) and whose bits 3..12 are the distance,
+//! and one 10-bit adder for the score (`near + score`, or `near + !score + 1` for a load). Lookups read the table as it is during the cycle
 //! (writes land at the edge); they are combinational.
 
 use crate::consts::{below_table, constant, onehot_table};
