@@ -6,8 +6,9 @@
 //! over bit planes, so a lookup is the deeper of the two, then one mux: no arithmetic after
 //! the find-first. Per slot and lookup there are two carry chains: the 32-bit `slot_pc - pc`,
 //! whose borrow is the hit (the slot at or after the PC) and whose bits 3..12 are the distance,
-//! and one 10-bit adder for the score (`near + score`, or `near + !score + 1` for a load). Lookups read the table as it is during the cycle
-//! (writes land at the edge); they are combinational.
+//! and one 10-bit adder for the score (`near + score`, or `near + !score + 1` for a load).
+//! Lookups read the table as it is during the cycle (writes land at the edge); they are
+//! combinational.
 
 use crate::consts::{below_table, constant, onehot_table};
 use crate::sim::Clocked;
