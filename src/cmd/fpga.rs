@@ -29,7 +29,9 @@ pub struct FpgaArgs {
     /// done; rows already made from the current Verilog are kept.
     #[arg(long)]
     all: bool,
-    /// With --all: run every pair again, current rows included.
+    /// With --all: run every pair again, current rows included. A row made from the same
+    /// Verilog stays when the new run reaches a lower Fmax or none (a time limit, no fit), so
+    /// that another --seed can be tried without losing the best placement.
     #[arg(long, requires = "all")]
     force: bool,
     /// With --all: stop Yosys or nextpnr after this many minutes (the row says so).
@@ -249,9 +251,11 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
         let label = format!("[{}/{n}] {m} on {}", k + 1, b.name);
         let current = rows
             .iter()
-            .find(|r| r.module == m && r.board == b.name && r.hash == hash);
+            .find(|r| r.module == m && r.board == b.name && r.hash == hash)
+            .cloned();
         // A row a smaller time limit stopped is run again under a larger one.
         let stopped_sooner = current
+            .as_ref()
             .and_then(|r| r.stopped_after())
             .is_some_and(|s| s + 60 < timeout.as_secs());
         if !a.force && current.is_some() && !stopped_sooner {
@@ -312,6 +316,14 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
                 .map(|f| format!(", {f:.1} MHz"))
                 .unwrap_or_default()
         );
+        if let Some(kept) = current.filter(|c| c.outranks(&row)) {
+            eprintln!(
+                "{label}: kept the row made from this Verilog before ({:.1} MHz, {})",
+                kept.fmax.unwrap_or_default(),
+                kept.status
+            );
+            continue;
+        }
         // Read again: another `fpga --all` (another board) may have written rows meanwhile.
         let text = read(report_path.clone())?;
         let mut rows = table::rows_in(&text);

