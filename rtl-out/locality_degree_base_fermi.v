@@ -163,13 +163,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     localparam  onehot_n_21 = 24'h200000;
     localparam  onehot_n_22 = 24'h400000;
     localparam  onehot_n_23 = 24'h800000;
-    localparam  bit7_0 = 7'b1;
-    localparam  bit7_1 = 7'b10;
-    localparam  bit7_2 = 7'b100;
-    localparam  bit7_3 = 7'b1000;
-    localparam  bit7_4 = 7'b10000;
-    localparam  bit7_5 = 7'b100000;
-    localparam  bit7_6 = 7'b1000000;
     localparam  below_n_0 = 24'h0;
     localparam  below_n_1 = 24'h1;
     localparam  below_n_2 = 24'h3;
@@ -5320,9 +5313,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [6:0] deg_last_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] column;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] wbeats_0;
@@ -16921,12796 +16911,1756 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         spick[23] = ready_e[23] & starved[23] & ~|(older_23__q & ready_e & starved);
         greedy = last__q & ready_e;
         deg_last_0 = zero7;
-        column = zero_n;
-        if (deg_0[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_0 = deg_last_0 | deg_0;
         end
-        if (deg_1[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_0 = deg_last_0 | deg_1;
         end
-        if (deg_2[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_0 = deg_last_0 | deg_2;
         end
-        if (deg_3[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_0 = deg_last_0 | deg_3;
         end
-        if (deg_4[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_0 = deg_last_0 | deg_4;
         end
-        if (deg_5[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_0 = deg_last_0 | deg_5;
         end
-        if (deg_6[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_0 = deg_last_0 | deg_6;
         end
-        if (deg_7[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_0 = deg_last_0 | deg_7;
         end
-        if (deg_8[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_0 = deg_last_0 | deg_8;
         end
-        if (deg_9[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_0 = deg_last_0 | deg_9;
         end
-        if (deg_10[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_0 = deg_last_0 | deg_10;
         end
-        if (deg_11[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_0 = deg_last_0 | deg_11;
         end
-        if (deg_12[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_0 = deg_last_0 | deg_12;
         end
-        if (deg_13[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_0 = deg_last_0 | deg_13;
         end
-        if (deg_14[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_0 = deg_last_0 | deg_14;
         end
-        if (deg_15[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_0 = deg_last_0 | deg_15;
         end
-        if (deg_16[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_0 = deg_last_0 | deg_16;
         end
-        if (deg_17[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_0 = deg_last_0 | deg_17;
         end
-        if (deg_18[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_0 = deg_last_0 | deg_18;
         end
-        if (deg_19[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_0 = deg_last_0 | deg_19;
         end
-        if (deg_20[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_0 = deg_last_0 | deg_20;
         end
-        if (deg_21[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_0 = deg_last_0 | deg_21;
         end
-        if (deg_22[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_0 = deg_last_0 | deg_22;
         end
-        if (deg_23[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_8[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_9[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_10[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_11[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_12[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_13[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_14[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_15[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_16[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_17[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_18[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_19[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_20[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_21[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_22[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_23[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_8[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_9[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_10[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_11[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_12[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_13[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_14[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_15[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_16[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_17[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_18[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_19[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_20[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_21[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_22[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_23[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_8[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_9[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_10[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_11[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_12[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_13[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_14[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_15[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_16[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_17[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_18[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_19[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_20[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_21[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_22[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_23[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_8[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_9[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_10[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_11[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_12[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_13[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_14[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_15[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_16[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_17[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_18[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_19[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_20[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_21[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_22[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_23[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_8[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_9[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_10[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_11[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_12[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_13[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_14[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_15[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_16[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_17[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_18[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_19[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_20[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_21[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_22[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_23[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_8[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_9[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_10[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_11[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_12[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_13[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_14[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_15[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_16[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_17[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_18[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_19[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_20[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_21[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_22[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_23[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_0 = deg_last_0 | deg_23;
         end
         deg_last_1 = zero7;
-        column = zero_n;
-        if (deg_24[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_1 = deg_last_1 | deg_24;
         end
-        if (deg_25[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_1 = deg_last_1 | deg_25;
         end
-        if (deg_26[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_1 = deg_last_1 | deg_26;
         end
-        if (deg_27[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_1 = deg_last_1 | deg_27;
         end
-        if (deg_28[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_1 = deg_last_1 | deg_28;
         end
-        if (deg_29[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_1 = deg_last_1 | deg_29;
         end
-        if (deg_30[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_1 = deg_last_1 | deg_30;
         end
-        if (deg_31[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_1 = deg_last_1 | deg_31;
         end
-        if (deg_32[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_1 = deg_last_1 | deg_32;
         end
-        if (deg_33[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_1 = deg_last_1 | deg_33;
         end
-        if (deg_34[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_1 = deg_last_1 | deg_34;
         end
-        if (deg_35[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_1 = deg_last_1 | deg_35;
         end
-        if (deg_36[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_1 = deg_last_1 | deg_36;
         end
-        if (deg_37[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_1 = deg_last_1 | deg_37;
         end
-        if (deg_38[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_1 = deg_last_1 | deg_38;
         end
-        if (deg_39[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_1 = deg_last_1 | deg_39;
         end
-        if (deg_40[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_1 = deg_last_1 | deg_40;
         end
-        if (deg_41[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_1 = deg_last_1 | deg_41;
         end
-        if (deg_42[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_1 = deg_last_1 | deg_42;
         end
-        if (deg_43[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_1 = deg_last_1 | deg_43;
         end
-        if (deg_44[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_1 = deg_last_1 | deg_44;
         end
-        if (deg_45[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_1 = deg_last_1 | deg_45;
         end
-        if (deg_46[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_1 = deg_last_1 | deg_46;
         end
-        if (deg_47[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_24[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_32[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_33[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_34[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_35[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_36[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_37[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_38[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_39[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_40[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_41[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_42[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_43[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_44[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_45[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_46[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_47[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_24[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_32[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_33[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_34[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_35[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_36[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_37[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_38[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_39[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_40[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_41[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_42[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_43[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_44[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_45[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_46[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_47[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_24[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_32[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_33[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_34[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_35[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_36[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_37[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_38[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_39[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_40[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_41[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_42[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_43[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_44[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_45[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_46[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_47[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_24[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_32[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_33[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_34[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_35[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_36[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_37[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_38[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_39[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_40[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_41[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_42[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_43[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_44[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_45[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_46[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_47[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_24[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_32[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_33[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_34[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_35[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_36[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_37[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_38[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_39[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_40[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_41[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_42[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_43[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_44[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_45[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_46[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_47[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_24[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_32[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_33[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_34[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_35[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_36[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_37[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_38[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_39[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_40[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_41[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_42[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_43[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_44[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_45[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_46[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_47[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_1 = deg_last_1 | deg_47;
         end
         deg_last_2 = zero7;
-        column = zero_n;
-        if (deg_48[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_2 = deg_last_2 | deg_48;
         end
-        if (deg_49[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_2 = deg_last_2 | deg_49;
         end
-        if (deg_50[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_2 = deg_last_2 | deg_50;
         end
-        if (deg_51[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_2 = deg_last_2 | deg_51;
         end
-        if (deg_52[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_2 = deg_last_2 | deg_52;
         end
-        if (deg_53[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_2 = deg_last_2 | deg_53;
         end
-        if (deg_54[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_2 = deg_last_2 | deg_54;
         end
-        if (deg_55[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_2 = deg_last_2 | deg_55;
         end
-        if (deg_56[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_2 = deg_last_2 | deg_56;
         end
-        if (deg_57[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_2 = deg_last_2 | deg_57;
         end
-        if (deg_58[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_2 = deg_last_2 | deg_58;
         end
-        if (deg_59[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_2 = deg_last_2 | deg_59;
         end
-        if (deg_60[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_2 = deg_last_2 | deg_60;
         end
-        if (deg_61[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_2 = deg_last_2 | deg_61;
         end
-        if (deg_62[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_2 = deg_last_2 | deg_62;
         end
-        if (deg_63[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_2 = deg_last_2 | deg_63;
         end
-        if (deg_64[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_2 = deg_last_2 | deg_64;
         end
-        if (deg_65[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_2 = deg_last_2 | deg_65;
         end
-        if (deg_66[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_2 = deg_last_2 | deg_66;
         end
-        if (deg_67[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_2 = deg_last_2 | deg_67;
         end
-        if (deg_68[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_2 = deg_last_2 | deg_68;
         end
-        if (deg_69[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_2 = deg_last_2 | deg_69;
         end
-        if (deg_70[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_2 = deg_last_2 | deg_70;
         end
-        if (deg_71[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_48[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_56[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_57[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_58[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_59[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_60[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_61[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_62[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_63[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_64[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_65[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_66[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_67[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_68[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_69[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_70[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_71[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_48[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_56[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_57[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_58[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_59[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_60[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_61[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_62[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_63[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_64[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_65[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_66[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_67[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_68[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_69[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_70[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_71[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_48[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_56[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_57[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_58[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_59[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_60[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_61[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_62[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_63[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_64[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_65[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_66[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_67[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_68[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_69[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_70[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_71[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_48[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_56[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_57[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_58[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_59[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_60[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_61[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_62[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_63[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_64[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_65[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_66[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_67[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_68[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_69[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_70[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_71[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_48[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_56[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_57[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_58[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_59[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_60[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_61[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_62[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_63[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_64[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_65[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_66[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_67[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_68[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_69[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_70[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_71[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_48[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_56[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_57[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_58[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_59[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_60[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_61[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_62[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_63[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_64[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_65[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_66[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_67[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_68[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_69[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_70[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_71[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_2 = deg_last_2 | deg_71;
         end
         deg_last_3 = zero7;
-        column = zero_n;
-        if (deg_72[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_3 = deg_last_3 | deg_72;
         end
-        if (deg_73[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_3 = deg_last_3 | deg_73;
         end
-        if (deg_74[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_3 = deg_last_3 | deg_74;
         end
-        if (deg_75[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_3 = deg_last_3 | deg_75;
         end
-        if (deg_76[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_3 = deg_last_3 | deg_76;
         end
-        if (deg_77[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_3 = deg_last_3 | deg_77;
         end
-        if (deg_78[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_3 = deg_last_3 | deg_78;
         end
-        if (deg_79[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_3 = deg_last_3 | deg_79;
         end
-        if (deg_80[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_3 = deg_last_3 | deg_80;
         end
-        if (deg_81[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_3 = deg_last_3 | deg_81;
         end
-        if (deg_82[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_3 = deg_last_3 | deg_82;
         end
-        if (deg_83[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_3 = deg_last_3 | deg_83;
         end
-        if (deg_84[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_3 = deg_last_3 | deg_84;
         end
-        if (deg_85[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_3 = deg_last_3 | deg_85;
         end
-        if (deg_86[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_3 = deg_last_3 | deg_86;
         end
-        if (deg_87[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_3 = deg_last_3 | deg_87;
         end
-        if (deg_88[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_3 = deg_last_3 | deg_88;
         end
-        if (deg_89[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_3 = deg_last_3 | deg_89;
         end
-        if (deg_90[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_3 = deg_last_3 | deg_90;
         end
-        if (deg_91[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_3 = deg_last_3 | deg_91;
         end
-        if (deg_92[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_3 = deg_last_3 | deg_92;
         end
-        if (deg_93[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_3 = deg_last_3 | deg_93;
         end
-        if (deg_94[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_3 = deg_last_3 | deg_94;
         end
-        if (deg_95[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_72[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_73[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_74[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_75[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_76[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_77[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_78[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_79[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_80[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_81[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_82[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_83[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_84[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_85[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_86[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_87[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_88[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_89[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_90[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_91[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_92[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_93[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_94[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_95[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_72[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_73[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_74[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_75[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_76[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_77[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_78[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_79[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_80[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_81[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_82[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_83[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_84[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_85[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_86[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_87[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_88[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_89[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_90[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_91[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_92[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_93[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_94[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_95[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_72[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_73[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_74[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_75[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_76[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_77[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_78[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_79[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_80[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_81[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_82[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_83[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_84[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_85[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_86[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_87[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_88[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_89[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_90[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_91[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_92[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_93[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_94[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_95[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_72[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_73[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_74[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_75[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_76[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_77[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_78[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_79[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_80[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_81[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_82[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_83[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_84[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_85[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_86[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_87[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_88[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_89[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_90[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_91[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_92[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_93[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_94[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_95[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_72[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_73[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_74[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_75[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_76[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_77[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_78[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_79[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_80[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_81[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_82[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_83[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_84[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_85[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_86[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_87[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_88[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_89[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_90[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_91[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_92[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_93[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_94[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_95[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_72[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_73[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_74[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_75[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_76[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_77[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_78[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_79[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_80[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_81[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_82[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_83[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_84[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_85[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_86[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_87[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_88[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_89[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_90[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_91[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_92[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_93[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_94[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_95[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_3 = deg_last_3 | deg_95;
         end
         deg_last_4 = zero7;
-        column = zero_n;
-        if (deg_96[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_4 = deg_last_4 | deg_96;
         end
-        if (deg_97[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_4 = deg_last_4 | deg_97;
         end
-        if (deg_98[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_4 = deg_last_4 | deg_98;
         end
-        if (deg_99[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_4 = deg_last_4 | deg_99;
         end
-        if (deg_100[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_4 = deg_last_4 | deg_100;
         end
-        if (deg_101[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_4 = deg_last_4 | deg_101;
         end
-        if (deg_102[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_4 = deg_last_4 | deg_102;
         end
-        if (deg_103[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_4 = deg_last_4 | deg_103;
         end
-        if (deg_104[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_4 = deg_last_4 | deg_104;
         end
-        if (deg_105[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_4 = deg_last_4 | deg_105;
         end
-        if (deg_106[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_4 = deg_last_4 | deg_106;
         end
-        if (deg_107[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_4 = deg_last_4 | deg_107;
         end
-        if (deg_108[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_4 = deg_last_4 | deg_108;
         end
-        if (deg_109[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_4 = deg_last_4 | deg_109;
         end
-        if (deg_110[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_4 = deg_last_4 | deg_110;
         end
-        if (deg_111[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_4 = deg_last_4 | deg_111;
         end
-        if (deg_112[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_4 = deg_last_4 | deg_112;
         end
-        if (deg_113[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_4 = deg_last_4 | deg_113;
         end
-        if (deg_114[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_4 = deg_last_4 | deg_114;
         end
-        if (deg_115[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_4 = deg_last_4 | deg_115;
         end
-        if (deg_116[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_4 = deg_last_4 | deg_116;
         end
-        if (deg_117[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_4 = deg_last_4 | deg_117;
         end
-        if (deg_118[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_4 = deg_last_4 | deg_118;
         end
-        if (deg_119[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_96[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_97[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_98[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_99[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_100[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_101[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_102[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_103[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_104[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_105[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_106[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_107[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_108[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_109[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_110[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_111[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_112[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_113[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_114[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_115[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_116[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_117[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_118[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_119[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_96[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_97[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_98[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_99[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_100[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_101[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_102[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_103[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_104[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_105[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_106[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_107[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_108[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_109[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_110[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_111[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_112[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_113[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_114[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_115[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_116[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_117[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_118[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_119[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_96[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_97[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_98[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_99[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_100[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_101[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_102[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_103[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_104[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_105[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_106[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_107[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_108[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_109[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_110[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_111[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_112[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_113[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_114[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_115[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_116[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_117[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_118[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_119[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_96[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_97[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_98[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_99[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_100[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_101[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_102[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_103[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_104[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_105[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_106[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_107[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_108[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_109[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_110[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_111[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_112[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_113[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_114[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_115[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_116[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_117[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_118[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_119[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_96[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_97[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_98[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_99[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_100[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_101[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_102[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_103[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_104[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_105[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_106[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_107[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_108[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_109[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_110[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_111[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_112[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_113[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_114[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_115[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_116[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_117[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_118[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_119[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_96[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_97[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_98[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_99[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_100[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_101[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_102[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_103[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_104[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_105[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_106[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_107[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_108[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_109[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_110[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_111[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_112[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_113[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_114[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_115[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_116[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_117[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_118[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_119[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_4 = deg_last_4 | deg_119;
         end
         deg_last_5 = zero7;
-        column = zero_n;
-        if (deg_120[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_5 = deg_last_5 | deg_120;
         end
-        if (deg_121[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_5 = deg_last_5 | deg_121;
         end
-        if (deg_122[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_5 = deg_last_5 | deg_122;
         end
-        if (deg_123[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_5 = deg_last_5 | deg_123;
         end
-        if (deg_124[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_5 = deg_last_5 | deg_124;
         end
-        if (deg_125[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_5 = deg_last_5 | deg_125;
         end
-        if (deg_126[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_5 = deg_last_5 | deg_126;
         end
-        if (deg_127[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_5 = deg_last_5 | deg_127;
         end
-        if (deg_128[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_5 = deg_last_5 | deg_128;
         end
-        if (deg_129[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_5 = deg_last_5 | deg_129;
         end
-        if (deg_130[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_5 = deg_last_5 | deg_130;
         end
-        if (deg_131[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_5 = deg_last_5 | deg_131;
         end
-        if (deg_132[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_5 = deg_last_5 | deg_132;
         end
-        if (deg_133[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_5 = deg_last_5 | deg_133;
         end
-        if (deg_134[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_5 = deg_last_5 | deg_134;
         end
-        if (deg_135[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_5 = deg_last_5 | deg_135;
         end
-        if (deg_136[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_5 = deg_last_5 | deg_136;
         end
-        if (deg_137[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_5 = deg_last_5 | deg_137;
         end
-        if (deg_138[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_5 = deg_last_5 | deg_138;
         end
-        if (deg_139[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_5 = deg_last_5 | deg_139;
         end
-        if (deg_140[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_5 = deg_last_5 | deg_140;
         end
-        if (deg_141[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_5 = deg_last_5 | deg_141;
         end
-        if (deg_142[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_5 = deg_last_5 | deg_142;
         end
-        if (deg_143[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_120[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_121[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_122[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_123[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_124[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_125[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_126[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_127[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_128[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_129[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_130[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_131[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_132[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_133[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_134[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_135[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_136[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_137[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_138[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_139[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_140[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_141[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_142[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_143[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_120[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_121[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_122[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_123[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_124[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_125[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_126[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_127[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_128[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_129[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_130[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_131[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_132[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_133[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_134[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_135[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_136[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_137[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_138[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_139[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_140[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_141[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_142[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_143[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_120[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_121[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_122[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_123[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_124[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_125[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_126[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_127[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_128[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_129[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_130[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_131[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_132[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_133[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_134[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_135[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_136[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_137[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_138[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_139[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_140[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_141[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_142[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_143[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_120[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_121[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_122[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_123[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_124[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_125[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_126[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_127[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_128[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_129[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_130[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_131[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_132[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_133[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_134[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_135[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_136[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_137[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_138[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_139[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_140[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_141[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_142[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_143[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_120[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_121[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_122[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_123[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_124[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_125[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_126[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_127[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_128[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_129[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_130[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_131[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_132[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_133[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_134[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_135[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_136[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_137[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_138[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_139[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_140[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_141[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_142[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_143[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_120[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_121[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_122[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_123[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_124[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_125[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_126[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_127[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_128[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_129[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_130[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_131[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_132[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_133[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_134[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_135[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_136[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_137[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_138[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_139[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_140[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_141[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_142[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_143[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_5 = deg_last_5 | deg_143;
         end
         deg_last_6 = zero7;
-        column = zero_n;
-        if (deg_144[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_6 = deg_last_6 | deg_144;
         end
-        if (deg_145[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_6 = deg_last_6 | deg_145;
         end
-        if (deg_146[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_6 = deg_last_6 | deg_146;
         end
-        if (deg_147[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_6 = deg_last_6 | deg_147;
         end
-        if (deg_148[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_6 = deg_last_6 | deg_148;
         end
-        if (deg_149[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_6 = deg_last_6 | deg_149;
         end
-        if (deg_150[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_6 = deg_last_6 | deg_150;
         end
-        if (deg_151[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_6 = deg_last_6 | deg_151;
         end
-        if (deg_152[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_6 = deg_last_6 | deg_152;
         end
-        if (deg_153[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_6 = deg_last_6 | deg_153;
         end
-        if (deg_154[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_6 = deg_last_6 | deg_154;
         end
-        if (deg_155[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_6 = deg_last_6 | deg_155;
         end
-        if (deg_156[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_6 = deg_last_6 | deg_156;
         end
-        if (deg_157[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_6 = deg_last_6 | deg_157;
         end
-        if (deg_158[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_6 = deg_last_6 | deg_158;
         end
-        if (deg_159[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_6 = deg_last_6 | deg_159;
         end
-        if (deg_160[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_6 = deg_last_6 | deg_160;
         end
-        if (deg_161[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_6 = deg_last_6 | deg_161;
         end
-        if (deg_162[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_6 = deg_last_6 | deg_162;
         end
-        if (deg_163[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_6 = deg_last_6 | deg_163;
         end
-        if (deg_164[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_6 = deg_last_6 | deg_164;
         end
-        if (deg_165[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_6 = deg_last_6 | deg_165;
         end
-        if (deg_166[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_6 = deg_last_6 | deg_166;
         end
-        if (deg_167[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_144[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_145[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_146[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_147[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_148[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_149[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_150[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_151[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_152[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_153[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_154[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_155[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_156[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_157[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_158[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_159[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_160[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_161[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_162[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_163[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_164[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_165[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_166[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_167[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_144[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_145[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_146[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_147[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_148[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_149[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_150[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_151[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_152[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_153[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_154[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_155[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_156[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_157[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_158[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_159[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_160[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_161[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_162[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_163[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_164[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_165[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_166[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_167[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_144[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_145[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_146[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_147[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_148[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_149[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_150[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_151[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_152[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_153[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_154[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_155[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_156[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_157[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_158[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_159[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_160[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_161[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_162[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_163[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_164[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_165[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_166[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_167[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_144[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_145[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_146[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_147[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_148[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_149[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_150[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_151[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_152[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_153[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_154[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_155[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_156[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_157[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_158[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_159[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_160[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_161[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_162[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_163[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_164[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_165[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_166[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_167[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_144[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_145[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_146[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_147[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_148[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_149[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_150[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_151[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_152[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_153[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_154[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_155[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_156[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_157[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_158[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_159[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_160[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_161[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_162[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_163[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_164[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_165[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_166[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_167[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_144[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_145[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_146[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_147[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_148[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_149[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_150[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_151[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_152[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_153[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_154[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_155[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_156[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_157[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_158[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_159[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_160[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_161[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_162[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_163[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_164[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_165[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_166[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_167[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_6 = deg_last_6 | deg_167;
         end
         deg_last_7 = zero7;
-        column = zero_n;
-        if (deg_168[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_7 = deg_last_7 | deg_168;
         end
-        if (deg_169[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_7 = deg_last_7 | deg_169;
         end
-        if (deg_170[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_7 = deg_last_7 | deg_170;
         end
-        if (deg_171[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_7 = deg_last_7 | deg_171;
         end
-        if (deg_172[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_7 = deg_last_7 | deg_172;
         end
-        if (deg_173[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_7 = deg_last_7 | deg_173;
         end
-        if (deg_174[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_7 = deg_last_7 | deg_174;
         end
-        if (deg_175[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_7 = deg_last_7 | deg_175;
         end
-        if (deg_176[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_7 = deg_last_7 | deg_176;
         end
-        if (deg_177[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_7 = deg_last_7 | deg_177;
         end
-        if (deg_178[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_7 = deg_last_7 | deg_178;
         end
-        if (deg_179[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_7 = deg_last_7 | deg_179;
         end
-        if (deg_180[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_7 = deg_last_7 | deg_180;
         end
-        if (deg_181[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_7 = deg_last_7 | deg_181;
         end
-        if (deg_182[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_7 = deg_last_7 | deg_182;
         end
-        if (deg_183[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_7 = deg_last_7 | deg_183;
         end
-        if (deg_184[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_7 = deg_last_7 | deg_184;
         end
-        if (deg_185[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_7 = deg_last_7 | deg_185;
         end
-        if (deg_186[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_7 = deg_last_7 | deg_186;
         end
-        if (deg_187[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_7 = deg_last_7 | deg_187;
         end
-        if (deg_188[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_7 = deg_last_7 | deg_188;
         end
-        if (deg_189[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_7 = deg_last_7 | deg_189;
         end
-        if (deg_190[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_7 = deg_last_7 | deg_190;
         end
-        if (deg_191[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_168[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_169[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_170[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_171[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_172[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_173[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_174[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_175[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_176[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_177[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_178[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_179[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_180[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_181[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_182[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_183[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_184[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_185[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_186[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_187[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_188[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_189[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_190[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_191[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_168[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_169[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_170[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_171[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_172[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_173[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_174[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_175[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_176[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_177[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_178[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_179[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_180[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_181[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_182[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_183[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_184[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_185[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_186[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_187[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_188[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_189[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_190[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_191[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_168[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_169[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_170[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_171[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_172[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_173[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_174[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_175[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_176[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_177[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_178[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_179[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_180[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_181[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_182[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_183[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_184[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_185[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_186[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_187[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_188[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_189[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_190[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_191[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_168[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_169[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_170[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_171[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_172[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_173[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_174[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_175[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_176[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_177[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_178[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_179[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_180[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_181[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_182[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_183[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_184[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_185[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_186[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_187[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_188[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_189[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_190[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_191[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_168[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_169[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_170[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_171[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_172[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_173[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_174[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_175[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_176[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_177[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_178[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_179[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_180[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_181[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_182[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_183[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_184[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_185[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_186[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_187[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_188[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_189[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_190[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_191[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_168[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_169[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_170[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_171[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_172[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_173[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_174[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_175[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_176[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_177[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_178[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_179[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_180[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_181[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_182[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_183[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_184[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_185[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_186[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_187[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_188[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_189[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_190[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_191[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_7 = deg_last_7 | deg_191;
         end
         deg_last_8 = zero7;
-        column = zero_n;
-        if (deg_192[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_8 = deg_last_8 | deg_192;
         end
-        if (deg_193[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_8 = deg_last_8 | deg_193;
         end
-        if (deg_194[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_8 = deg_last_8 | deg_194;
         end
-        if (deg_195[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_8 = deg_last_8 | deg_195;
         end
-        if (deg_196[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_8 = deg_last_8 | deg_196;
         end
-        if (deg_197[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_8 = deg_last_8 | deg_197;
         end
-        if (deg_198[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_8 = deg_last_8 | deg_198;
         end
-        if (deg_199[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_8 = deg_last_8 | deg_199;
         end
-        if (deg_200[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_8 = deg_last_8 | deg_200;
         end
-        if (deg_201[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_8 = deg_last_8 | deg_201;
         end
-        if (deg_202[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_8 = deg_last_8 | deg_202;
         end
-        if (deg_203[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_8 = deg_last_8 | deg_203;
         end
-        if (deg_204[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_8 = deg_last_8 | deg_204;
         end
-        if (deg_205[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_8 = deg_last_8 | deg_205;
         end
-        if (deg_206[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_8 = deg_last_8 | deg_206;
         end
-        if (deg_207[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_8 = deg_last_8 | deg_207;
         end
-        if (deg_208[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_8 = deg_last_8 | deg_208;
         end
-        if (deg_209[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_8 = deg_last_8 | deg_209;
         end
-        if (deg_210[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_8 = deg_last_8 | deg_210;
         end
-        if (deg_211[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_8 = deg_last_8 | deg_211;
         end
-        if (deg_212[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_8 = deg_last_8 | deg_212;
         end
-        if (deg_213[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_8 = deg_last_8 | deg_213;
         end
-        if (deg_214[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_8 = deg_last_8 | deg_214;
         end
-        if (deg_215[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_8 = deg_last_8 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_192[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_193[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_194[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_195[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_196[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_197[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_198[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_199[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_200[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_201[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_202[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_203[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_204[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_205[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_206[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_207[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_208[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_209[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_210[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_211[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_212[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_213[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_214[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_215[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_8 = deg_last_8 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_192[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_193[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_194[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_195[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_196[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_197[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_198[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_199[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_200[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_201[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_202[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_203[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_204[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_205[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_206[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_207[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_208[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_209[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_210[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_211[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_212[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_213[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_214[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_215[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_8 = deg_last_8 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_192[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_193[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_194[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_195[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_196[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_197[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_198[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_199[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_200[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_201[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_202[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_203[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_204[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_205[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_206[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_207[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_208[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_209[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_210[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_211[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_212[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_213[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_214[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_215[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_8 = deg_last_8 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_192[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_193[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_194[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_195[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_196[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_197[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_198[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_199[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_200[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_201[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_202[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_203[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_204[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_205[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_206[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_207[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_208[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_209[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_210[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_211[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_212[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_213[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_214[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_215[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_8 = deg_last_8 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_192[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_193[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_194[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_195[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_196[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_197[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_198[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_199[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_200[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_201[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_202[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_203[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_204[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_205[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_206[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_207[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_208[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_209[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_210[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_211[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_212[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_213[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_214[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_215[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_8 = deg_last_8 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_192[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_193[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_194[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_195[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_196[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_197[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_198[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_199[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_200[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_201[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_202[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_203[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_204[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_205[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_206[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_207[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_208[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_209[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_210[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_211[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_212[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_213[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_214[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_215[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_8 = deg_last_8 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_8 = deg_last_8 | deg_215;
         end
         deg_last_9 = zero7;
-        column = zero_n;
-        if (deg_216[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_9 = deg_last_9 | deg_216;
         end
-        if (deg_217[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_9 = deg_last_9 | deg_217;
         end
-        if (deg_218[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_9 = deg_last_9 | deg_218;
         end
-        if (deg_219[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_9 = deg_last_9 | deg_219;
         end
-        if (deg_220[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_9 = deg_last_9 | deg_220;
         end
-        if (deg_221[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_9 = deg_last_9 | deg_221;
         end
-        if (deg_222[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_9 = deg_last_9 | deg_222;
         end
-        if (deg_223[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_9 = deg_last_9 | deg_223;
         end
-        if (deg_224[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_9 = deg_last_9 | deg_224;
         end
-        if (deg_225[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_9 = deg_last_9 | deg_225;
         end
-        if (deg_226[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_9 = deg_last_9 | deg_226;
         end
-        if (deg_227[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_9 = deg_last_9 | deg_227;
         end
-        if (deg_228[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_9 = deg_last_9 | deg_228;
         end
-        if (deg_229[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_9 = deg_last_9 | deg_229;
         end
-        if (deg_230[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_9 = deg_last_9 | deg_230;
         end
-        if (deg_231[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_9 = deg_last_9 | deg_231;
         end
-        if (deg_232[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_9 = deg_last_9 | deg_232;
         end
-        if (deg_233[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_9 = deg_last_9 | deg_233;
         end
-        if (deg_234[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_9 = deg_last_9 | deg_234;
         end
-        if (deg_235[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_9 = deg_last_9 | deg_235;
         end
-        if (deg_236[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_9 = deg_last_9 | deg_236;
         end
-        if (deg_237[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_9 = deg_last_9 | deg_237;
         end
-        if (deg_238[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_9 = deg_last_9 | deg_238;
         end
-        if (deg_239[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_9 = deg_last_9 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_216[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_217[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_218[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_219[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_220[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_221[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_222[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_223[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_224[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_225[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_226[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_227[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_228[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_229[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_230[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_231[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_232[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_233[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_234[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_235[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_236[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_237[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_238[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_239[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_9 = deg_last_9 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_216[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_217[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_218[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_219[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_220[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_221[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_222[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_223[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_224[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_225[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_226[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_227[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_228[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_229[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_230[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_231[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_232[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_233[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_234[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_235[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_236[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_237[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_238[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_239[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_9 = deg_last_9 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_216[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_217[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_218[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_219[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_220[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_221[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_222[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_223[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_224[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_225[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_226[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_227[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_228[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_229[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_230[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_231[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_232[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_233[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_234[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_235[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_236[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_237[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_238[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_239[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_9 = deg_last_9 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_216[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_217[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_218[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_219[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_220[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_221[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_222[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_223[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_224[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_225[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_226[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_227[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_228[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_229[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_230[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_231[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_232[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_233[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_234[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_235[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_236[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_237[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_238[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_239[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_9 = deg_last_9 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_216[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_217[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_218[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_219[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_220[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_221[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_222[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_223[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_224[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_225[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_226[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_227[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_228[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_229[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_230[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_231[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_232[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_233[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_234[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_235[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_236[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_237[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_238[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_239[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_9 = deg_last_9 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_216[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_217[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_218[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_219[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_220[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_221[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_222[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_223[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_224[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_225[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_226[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_227[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_228[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_229[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_230[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_231[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_232[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_233[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_234[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_235[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_236[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_237[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_238[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_239[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_9 = deg_last_9 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_9 = deg_last_9 | deg_239;
         end
         deg_last_10 = zero7;
-        column = zero_n;
-        if (deg_240[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_10 = deg_last_10 | deg_240;
         end
-        if (deg_241[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_10 = deg_last_10 | deg_241;
         end
-        if (deg_242[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_10 = deg_last_10 | deg_242;
         end
-        if (deg_243[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_10 = deg_last_10 | deg_243;
         end
-        if (deg_244[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_10 = deg_last_10 | deg_244;
         end
-        if (deg_245[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_10 = deg_last_10 | deg_245;
         end
-        if (deg_246[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_10 = deg_last_10 | deg_246;
         end
-        if (deg_247[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_10 = deg_last_10 | deg_247;
         end
-        if (deg_248[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_10 = deg_last_10 | deg_248;
         end
-        if (deg_249[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_10 = deg_last_10 | deg_249;
         end
-        if (deg_250[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_10 = deg_last_10 | deg_250;
         end
-        if (deg_251[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_10 = deg_last_10 | deg_251;
         end
-        if (deg_252[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_10 = deg_last_10 | deg_252;
         end
-        if (deg_253[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_10 = deg_last_10 | deg_253;
         end
-        if (deg_254[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_10 = deg_last_10 | deg_254;
         end
-        if (deg_255[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_10 = deg_last_10 | deg_255;
         end
-        if (deg_256[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_10 = deg_last_10 | deg_256;
         end
-        if (deg_257[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_10 = deg_last_10 | deg_257;
         end
-        if (deg_258[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_10 = deg_last_10 | deg_258;
         end
-        if (deg_259[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_10 = deg_last_10 | deg_259;
         end
-        if (deg_260[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_10 = deg_last_10 | deg_260;
         end
-        if (deg_261[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_10 = deg_last_10 | deg_261;
         end
-        if (deg_262[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_10 = deg_last_10 | deg_262;
         end
-        if (deg_263[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_10 = deg_last_10 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_240[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_241[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_242[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_243[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_244[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_245[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_246[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_247[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_248[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_249[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_250[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_251[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_252[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_253[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_254[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_255[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_256[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_257[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_258[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_259[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_260[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_261[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_262[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_263[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_10 = deg_last_10 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_240[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_241[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_242[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_243[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_244[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_245[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_246[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_247[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_248[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_249[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_250[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_251[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_252[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_253[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_254[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_255[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_256[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_257[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_258[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_259[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_260[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_261[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_262[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_263[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_10 = deg_last_10 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_240[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_241[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_242[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_243[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_244[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_245[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_246[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_247[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_248[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_249[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_250[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_251[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_252[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_253[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_254[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_255[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_256[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_257[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_258[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_259[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_260[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_261[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_262[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_263[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_10 = deg_last_10 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_240[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_241[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_242[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_243[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_244[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_245[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_246[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_247[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_248[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_249[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_250[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_251[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_252[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_253[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_254[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_255[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_256[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_257[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_258[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_259[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_260[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_261[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_262[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_263[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_10 = deg_last_10 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_240[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_241[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_242[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_243[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_244[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_245[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_246[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_247[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_248[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_249[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_250[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_251[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_252[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_253[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_254[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_255[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_256[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_257[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_258[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_259[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_260[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_261[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_262[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_263[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_10 = deg_last_10 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_240[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_241[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_242[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_243[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_244[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_245[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_246[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_247[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_248[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_249[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_250[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_251[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_252[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_253[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_254[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_255[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_256[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_257[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_258[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_259[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_260[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_261[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_262[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_263[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_10 = deg_last_10 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_10 = deg_last_10 | deg_263;
         end
         deg_last_11 = zero7;
-        column = zero_n;
-        if (deg_264[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_11 = deg_last_11 | deg_264;
         end
-        if (deg_265[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_11 = deg_last_11 | deg_265;
         end
-        if (deg_266[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_11 = deg_last_11 | deg_266;
         end
-        if (deg_267[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_11 = deg_last_11 | deg_267;
         end
-        if (deg_268[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_11 = deg_last_11 | deg_268;
         end
-        if (deg_269[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_11 = deg_last_11 | deg_269;
         end
-        if (deg_270[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_11 = deg_last_11 | deg_270;
         end
-        if (deg_271[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_11 = deg_last_11 | deg_271;
         end
-        if (deg_272[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_11 = deg_last_11 | deg_272;
         end
-        if (deg_273[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_11 = deg_last_11 | deg_273;
         end
-        if (deg_274[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_11 = deg_last_11 | deg_274;
         end
-        if (deg_275[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_11 = deg_last_11 | deg_275;
         end
-        if (deg_276[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_11 = deg_last_11 | deg_276;
         end
-        if (deg_277[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_11 = deg_last_11 | deg_277;
         end
-        if (deg_278[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_11 = deg_last_11 | deg_278;
         end
-        if (deg_279[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_11 = deg_last_11 | deg_279;
         end
-        if (deg_280[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_11 = deg_last_11 | deg_280;
         end
-        if (deg_281[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_11 = deg_last_11 | deg_281;
         end
-        if (deg_282[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_11 = deg_last_11 | deg_282;
         end
-        if (deg_283[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_11 = deg_last_11 | deg_283;
         end
-        if (deg_284[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_11 = deg_last_11 | deg_284;
         end
-        if (deg_285[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_11 = deg_last_11 | deg_285;
         end
-        if (deg_286[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_11 = deg_last_11 | deg_286;
         end
-        if (deg_287[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_11 = deg_last_11 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_264[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_265[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_266[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_267[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_268[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_269[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_270[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_271[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_272[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_273[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_274[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_275[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_276[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_277[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_278[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_279[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_280[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_281[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_282[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_283[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_284[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_285[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_286[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_287[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_11 = deg_last_11 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_264[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_265[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_266[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_267[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_268[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_269[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_270[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_271[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_272[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_273[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_274[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_275[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_276[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_277[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_278[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_279[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_280[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_281[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_282[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_283[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_284[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_285[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_286[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_287[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_11 = deg_last_11 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_264[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_265[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_266[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_267[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_268[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_269[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_270[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_271[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_272[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_273[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_274[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_275[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_276[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_277[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_278[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_279[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_280[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_281[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_282[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_283[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_284[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_285[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_286[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_287[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_11 = deg_last_11 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_264[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_265[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_266[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_267[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_268[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_269[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_270[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_271[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_272[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_273[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_274[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_275[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_276[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_277[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_278[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_279[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_280[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_281[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_282[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_283[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_284[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_285[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_286[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_287[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_11 = deg_last_11 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_264[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_265[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_266[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_267[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_268[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_269[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_270[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_271[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_272[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_273[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_274[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_275[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_276[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_277[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_278[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_279[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_280[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_281[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_282[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_283[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_284[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_285[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_286[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_287[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_11 = deg_last_11 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_264[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_265[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_266[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_267[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_268[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_269[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_270[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_271[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_272[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_273[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_274[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_275[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_276[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_277[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_278[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_279[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_280[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_281[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_282[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_283[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_284[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_285[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_286[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_287[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_11 = deg_last_11 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_11 = deg_last_11 | deg_287;
         end
         deg_last_12 = zero7;
-        column = zero_n;
-        if (deg_288[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_12 = deg_last_12 | deg_288;
         end
-        if (deg_289[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_12 = deg_last_12 | deg_289;
         end
-        if (deg_290[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_12 = deg_last_12 | deg_290;
         end
-        if (deg_291[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_12 = deg_last_12 | deg_291;
         end
-        if (deg_292[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_12 = deg_last_12 | deg_292;
         end
-        if (deg_293[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_12 = deg_last_12 | deg_293;
         end
-        if (deg_294[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_12 = deg_last_12 | deg_294;
         end
-        if (deg_295[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_12 = deg_last_12 | deg_295;
         end
-        if (deg_296[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_12 = deg_last_12 | deg_296;
         end
-        if (deg_297[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_12 = deg_last_12 | deg_297;
         end
-        if (deg_298[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_12 = deg_last_12 | deg_298;
         end
-        if (deg_299[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_12 = deg_last_12 | deg_299;
         end
-        if (deg_300[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_12 = deg_last_12 | deg_300;
         end
-        if (deg_301[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_12 = deg_last_12 | deg_301;
         end
-        if (deg_302[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_12 = deg_last_12 | deg_302;
         end
-        if (deg_303[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_12 = deg_last_12 | deg_303;
         end
-        if (deg_304[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_12 = deg_last_12 | deg_304;
         end
-        if (deg_305[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_12 = deg_last_12 | deg_305;
         end
-        if (deg_306[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_12 = deg_last_12 | deg_306;
         end
-        if (deg_307[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_12 = deg_last_12 | deg_307;
         end
-        if (deg_308[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_12 = deg_last_12 | deg_308;
         end
-        if (deg_309[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_12 = deg_last_12 | deg_309;
         end
-        if (deg_310[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_12 = deg_last_12 | deg_310;
         end
-        if (deg_311[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_12 = deg_last_12 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_288[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_289[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_290[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_291[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_292[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_293[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_294[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_295[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_296[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_297[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_298[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_299[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_300[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_301[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_302[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_303[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_304[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_305[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_306[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_307[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_308[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_309[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_310[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_311[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_12 = deg_last_12 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_288[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_289[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_290[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_291[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_292[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_293[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_294[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_295[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_296[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_297[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_298[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_299[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_300[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_301[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_302[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_303[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_304[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_305[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_306[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_307[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_308[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_309[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_310[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_311[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_12 = deg_last_12 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_288[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_289[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_290[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_291[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_292[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_293[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_294[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_295[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_296[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_297[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_298[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_299[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_300[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_301[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_302[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_303[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_304[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_305[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_306[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_307[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_308[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_309[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_310[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_311[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_12 = deg_last_12 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_288[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_289[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_290[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_291[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_292[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_293[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_294[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_295[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_296[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_297[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_298[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_299[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_300[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_301[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_302[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_303[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_304[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_305[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_306[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_307[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_308[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_309[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_310[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_311[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_12 = deg_last_12 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_288[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_289[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_290[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_291[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_292[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_293[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_294[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_295[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_296[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_297[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_298[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_299[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_300[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_301[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_302[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_303[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_304[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_305[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_306[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_307[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_308[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_309[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_310[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_311[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_12 = deg_last_12 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_288[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_289[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_290[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_291[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_292[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_293[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_294[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_295[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_296[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_297[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_298[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_299[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_300[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_301[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_302[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_303[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_304[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_305[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_306[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_307[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_308[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_309[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_310[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_311[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_12 = deg_last_12 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_12 = deg_last_12 | deg_311;
         end
         deg_last_13 = zero7;
-        column = zero_n;
-        if (deg_312[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_13 = deg_last_13 | deg_312;
         end
-        if (deg_313[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_13 = deg_last_13 | deg_313;
         end
-        if (deg_314[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_13 = deg_last_13 | deg_314;
         end
-        if (deg_315[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_13 = deg_last_13 | deg_315;
         end
-        if (deg_316[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_13 = deg_last_13 | deg_316;
         end
-        if (deg_317[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_13 = deg_last_13 | deg_317;
         end
-        if (deg_318[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_13 = deg_last_13 | deg_318;
         end
-        if (deg_319[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_13 = deg_last_13 | deg_319;
         end
-        if (deg_320[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_13 = deg_last_13 | deg_320;
         end
-        if (deg_321[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_13 = deg_last_13 | deg_321;
         end
-        if (deg_322[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_13 = deg_last_13 | deg_322;
         end
-        if (deg_323[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_13 = deg_last_13 | deg_323;
         end
-        if (deg_324[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_13 = deg_last_13 | deg_324;
         end
-        if (deg_325[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_13 = deg_last_13 | deg_325;
         end
-        if (deg_326[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_13 = deg_last_13 | deg_326;
         end
-        if (deg_327[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_13 = deg_last_13 | deg_327;
         end
-        if (deg_328[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_13 = deg_last_13 | deg_328;
         end
-        if (deg_329[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_13 = deg_last_13 | deg_329;
         end
-        if (deg_330[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_13 = deg_last_13 | deg_330;
         end
-        if (deg_331[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_13 = deg_last_13 | deg_331;
         end
-        if (deg_332[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_13 = deg_last_13 | deg_332;
         end
-        if (deg_333[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_13 = deg_last_13 | deg_333;
         end
-        if (deg_334[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_13 = deg_last_13 | deg_334;
         end
-        if (deg_335[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_13 = deg_last_13 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_312[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_313[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_314[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_315[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_316[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_317[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_318[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_319[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_320[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_321[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_322[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_323[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_324[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_325[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_326[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_327[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_328[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_329[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_330[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_331[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_332[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_333[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_334[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_335[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_13 = deg_last_13 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_312[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_313[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_314[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_315[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_316[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_317[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_318[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_319[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_320[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_321[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_322[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_323[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_324[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_325[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_326[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_327[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_328[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_329[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_330[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_331[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_332[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_333[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_334[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_335[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_13 = deg_last_13 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_312[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_313[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_314[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_315[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_316[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_317[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_318[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_319[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_320[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_321[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_322[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_323[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_324[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_325[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_326[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_327[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_328[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_329[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_330[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_331[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_332[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_333[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_334[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_335[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_13 = deg_last_13 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_312[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_313[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_314[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_315[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_316[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_317[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_318[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_319[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_320[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_321[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_322[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_323[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_324[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_325[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_326[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_327[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_328[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_329[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_330[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_331[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_332[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_333[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_334[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_335[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_13 = deg_last_13 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_312[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_313[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_314[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_315[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_316[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_317[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_318[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_319[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_320[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_321[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_322[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_323[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_324[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_325[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_326[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_327[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_328[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_329[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_330[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_331[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_332[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_333[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_334[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_335[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_13 = deg_last_13 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_312[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_313[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_314[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_315[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_316[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_317[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_318[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_319[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_320[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_321[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_322[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_323[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_324[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_325[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_326[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_327[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_328[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_329[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_330[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_331[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_332[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_333[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_334[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_335[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_13 = deg_last_13 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_13 = deg_last_13 | deg_335;
         end
         deg_last_14 = zero7;
-        column = zero_n;
-        if (deg_336[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_14 = deg_last_14 | deg_336;
         end
-        if (deg_337[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_14 = deg_last_14 | deg_337;
         end
-        if (deg_338[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_14 = deg_last_14 | deg_338;
         end
-        if (deg_339[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_14 = deg_last_14 | deg_339;
         end
-        if (deg_340[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_14 = deg_last_14 | deg_340;
         end
-        if (deg_341[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_14 = deg_last_14 | deg_341;
         end
-        if (deg_342[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_14 = deg_last_14 | deg_342;
         end
-        if (deg_343[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_14 = deg_last_14 | deg_343;
         end
-        if (deg_344[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_14 = deg_last_14 | deg_344;
         end
-        if (deg_345[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_14 = deg_last_14 | deg_345;
         end
-        if (deg_346[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_14 = deg_last_14 | deg_346;
         end
-        if (deg_347[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_14 = deg_last_14 | deg_347;
         end
-        if (deg_348[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_14 = deg_last_14 | deg_348;
         end
-        if (deg_349[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_14 = deg_last_14 | deg_349;
         end
-        if (deg_350[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_14 = deg_last_14 | deg_350;
         end
-        if (deg_351[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_14 = deg_last_14 | deg_351;
         end
-        if (deg_352[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_14 = deg_last_14 | deg_352;
         end
-        if (deg_353[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_14 = deg_last_14 | deg_353;
         end
-        if (deg_354[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_14 = deg_last_14 | deg_354;
         end
-        if (deg_355[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_14 = deg_last_14 | deg_355;
         end
-        if (deg_356[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_14 = deg_last_14 | deg_356;
         end
-        if (deg_357[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_14 = deg_last_14 | deg_357;
         end
-        if (deg_358[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_14 = deg_last_14 | deg_358;
         end
-        if (deg_359[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_14 = deg_last_14 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_336[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_337[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_338[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_339[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_340[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_341[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_342[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_343[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_344[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_345[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_346[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_347[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_348[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_349[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_350[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_351[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_352[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_353[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_354[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_355[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_356[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_357[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_358[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_359[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_14 = deg_last_14 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_336[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_337[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_338[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_339[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_340[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_341[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_342[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_343[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_344[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_345[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_346[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_347[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_348[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_349[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_350[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_351[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_352[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_353[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_354[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_355[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_356[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_357[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_358[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_359[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_14 = deg_last_14 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_336[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_337[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_338[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_339[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_340[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_341[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_342[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_343[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_344[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_345[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_346[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_347[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_348[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_349[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_350[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_351[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_352[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_353[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_354[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_355[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_356[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_357[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_358[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_359[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_14 = deg_last_14 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_336[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_337[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_338[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_339[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_340[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_341[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_342[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_343[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_344[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_345[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_346[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_347[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_348[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_349[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_350[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_351[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_352[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_353[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_354[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_355[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_356[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_357[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_358[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_359[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_14 = deg_last_14 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_336[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_337[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_338[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_339[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_340[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_341[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_342[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_343[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_344[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_345[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_346[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_347[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_348[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_349[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_350[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_351[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_352[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_353[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_354[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_355[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_356[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_357[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_358[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_359[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_14 = deg_last_14 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_336[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_337[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_338[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_339[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_340[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_341[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_342[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_343[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_344[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_345[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_346[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_347[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_348[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_349[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_350[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_351[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_352[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_353[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_354[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_355[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_356[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_357[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_358[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_359[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_14 = deg_last_14 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_14 = deg_last_14 | deg_359;
         end
         deg_last_15 = zero7;
-        column = zero_n;
-        if (deg_360[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_15 = deg_last_15 | deg_360;
         end
-        if (deg_361[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_15 = deg_last_15 | deg_361;
         end
-        if (deg_362[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_15 = deg_last_15 | deg_362;
         end
-        if (deg_363[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_15 = deg_last_15 | deg_363;
         end
-        if (deg_364[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_15 = deg_last_15 | deg_364;
         end
-        if (deg_365[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_15 = deg_last_15 | deg_365;
         end
-        if (deg_366[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_15 = deg_last_15 | deg_366;
         end
-        if (deg_367[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_15 = deg_last_15 | deg_367;
         end
-        if (deg_368[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_15 = deg_last_15 | deg_368;
         end
-        if (deg_369[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_15 = deg_last_15 | deg_369;
         end
-        if (deg_370[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_15 = deg_last_15 | deg_370;
         end
-        if (deg_371[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_15 = deg_last_15 | deg_371;
         end
-        if (deg_372[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_15 = deg_last_15 | deg_372;
         end
-        if (deg_373[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_15 = deg_last_15 | deg_373;
         end
-        if (deg_374[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_15 = deg_last_15 | deg_374;
         end
-        if (deg_375[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_15 = deg_last_15 | deg_375;
         end
-        if (deg_376[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_15 = deg_last_15 | deg_376;
         end
-        if (deg_377[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_15 = deg_last_15 | deg_377;
         end
-        if (deg_378[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_15 = deg_last_15 | deg_378;
         end
-        if (deg_379[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_15 = deg_last_15 | deg_379;
         end
-        if (deg_380[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_15 = deg_last_15 | deg_380;
         end
-        if (deg_381[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_15 = deg_last_15 | deg_381;
         end
-        if (deg_382[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_15 = deg_last_15 | deg_382;
         end
-        if (deg_383[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_15 = deg_last_15 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_360[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_361[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_362[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_363[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_364[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_365[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_366[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_367[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_368[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_369[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_370[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_371[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_372[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_373[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_374[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_375[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_376[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_377[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_378[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_379[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_380[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_381[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_382[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_383[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_15 = deg_last_15 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_360[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_361[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_362[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_363[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_364[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_365[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_366[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_367[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_368[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_369[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_370[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_371[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_372[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_373[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_374[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_375[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_376[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_377[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_378[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_379[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_380[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_381[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_382[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_383[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_15 = deg_last_15 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_360[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_361[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_362[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_363[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_364[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_365[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_366[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_367[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_368[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_369[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_370[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_371[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_372[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_373[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_374[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_375[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_376[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_377[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_378[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_379[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_380[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_381[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_382[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_383[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_15 = deg_last_15 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_360[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_361[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_362[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_363[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_364[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_365[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_366[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_367[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_368[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_369[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_370[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_371[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_372[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_373[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_374[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_375[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_376[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_377[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_378[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_379[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_380[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_381[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_382[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_383[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_15 = deg_last_15 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_360[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_361[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_362[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_363[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_364[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_365[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_366[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_367[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_368[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_369[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_370[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_371[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_372[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_373[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_374[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_375[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_376[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_377[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_378[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_379[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_380[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_381[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_382[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_383[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_15 = deg_last_15 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_360[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_361[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_362[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_363[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_364[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_365[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_366[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_367[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_368[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_369[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_370[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_371[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_372[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_373[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_374[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_375[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_376[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_377[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_378[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_379[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_380[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_381[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_382[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_383[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_15 = deg_last_15 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_15 = deg_last_15 | deg_383;
         end
         deg_last_16 = zero7;
-        column = zero_n;
-        if (deg_384[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_16 = deg_last_16 | deg_384;
         end
-        if (deg_385[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_16 = deg_last_16 | deg_385;
         end
-        if (deg_386[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_16 = deg_last_16 | deg_386;
         end
-        if (deg_387[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_16 = deg_last_16 | deg_387;
         end
-        if (deg_388[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_16 = deg_last_16 | deg_388;
         end
-        if (deg_389[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_16 = deg_last_16 | deg_389;
         end
-        if (deg_390[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_16 = deg_last_16 | deg_390;
         end
-        if (deg_391[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_16 = deg_last_16 | deg_391;
         end
-        if (deg_392[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_16 = deg_last_16 | deg_392;
         end
-        if (deg_393[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_16 = deg_last_16 | deg_393;
         end
-        if (deg_394[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_16 = deg_last_16 | deg_394;
         end
-        if (deg_395[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_16 = deg_last_16 | deg_395;
         end
-        if (deg_396[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_16 = deg_last_16 | deg_396;
         end
-        if (deg_397[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_16 = deg_last_16 | deg_397;
         end
-        if (deg_398[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_16 = deg_last_16 | deg_398;
         end
-        if (deg_399[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_16 = deg_last_16 | deg_399;
         end
-        if (deg_400[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_16 = deg_last_16 | deg_400;
         end
-        if (deg_401[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_16 = deg_last_16 | deg_401;
         end
-        if (deg_402[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_16 = deg_last_16 | deg_402;
         end
-        if (deg_403[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_16 = deg_last_16 | deg_403;
         end
-        if (deg_404[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_16 = deg_last_16 | deg_404;
         end
-        if (deg_405[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_16 = deg_last_16 | deg_405;
         end
-        if (deg_406[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_16 = deg_last_16 | deg_406;
         end
-        if (deg_407[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_16 = deg_last_16 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_384[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_385[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_386[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_387[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_388[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_389[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_390[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_391[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_392[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_393[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_394[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_395[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_396[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_397[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_398[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_399[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_400[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_401[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_402[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_403[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_404[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_405[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_406[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_407[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_16 = deg_last_16 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_384[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_385[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_386[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_387[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_388[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_389[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_390[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_391[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_392[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_393[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_394[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_395[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_396[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_397[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_398[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_399[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_400[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_401[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_402[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_403[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_404[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_405[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_406[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_407[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_16 = deg_last_16 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_384[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_385[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_386[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_387[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_388[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_389[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_390[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_391[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_392[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_393[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_394[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_395[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_396[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_397[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_398[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_399[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_400[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_401[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_402[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_403[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_404[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_405[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_406[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_407[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_16 = deg_last_16 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_384[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_385[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_386[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_387[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_388[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_389[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_390[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_391[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_392[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_393[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_394[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_395[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_396[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_397[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_398[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_399[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_400[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_401[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_402[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_403[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_404[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_405[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_406[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_407[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_16 = deg_last_16 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_384[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_385[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_386[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_387[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_388[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_389[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_390[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_391[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_392[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_393[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_394[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_395[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_396[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_397[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_398[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_399[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_400[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_401[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_402[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_403[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_404[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_405[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_406[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_407[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_16 = deg_last_16 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_384[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_385[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_386[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_387[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_388[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_389[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_390[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_391[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_392[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_393[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_394[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_395[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_396[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_397[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_398[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_399[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_400[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_401[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_402[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_403[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_404[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_405[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_406[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_407[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_16 = deg_last_16 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_16 = deg_last_16 | deg_407;
         end
         deg_last_17 = zero7;
-        column = zero_n;
-        if (deg_408[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_17 = deg_last_17 | deg_408;
         end
-        if (deg_409[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_17 = deg_last_17 | deg_409;
         end
-        if (deg_410[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_17 = deg_last_17 | deg_410;
         end
-        if (deg_411[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_17 = deg_last_17 | deg_411;
         end
-        if (deg_412[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_17 = deg_last_17 | deg_412;
         end
-        if (deg_413[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_17 = deg_last_17 | deg_413;
         end
-        if (deg_414[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_17 = deg_last_17 | deg_414;
         end
-        if (deg_415[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_17 = deg_last_17 | deg_415;
         end
-        if (deg_416[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_17 = deg_last_17 | deg_416;
         end
-        if (deg_417[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_17 = deg_last_17 | deg_417;
         end
-        if (deg_418[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_17 = deg_last_17 | deg_418;
         end
-        if (deg_419[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_17 = deg_last_17 | deg_419;
         end
-        if (deg_420[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_17 = deg_last_17 | deg_420;
         end
-        if (deg_421[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_17 = deg_last_17 | deg_421;
         end
-        if (deg_422[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_17 = deg_last_17 | deg_422;
         end
-        if (deg_423[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_17 = deg_last_17 | deg_423;
         end
-        if (deg_424[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_17 = deg_last_17 | deg_424;
         end
-        if (deg_425[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_17 = deg_last_17 | deg_425;
         end
-        if (deg_426[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_17 = deg_last_17 | deg_426;
         end
-        if (deg_427[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_17 = deg_last_17 | deg_427;
         end
-        if (deg_428[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_17 = deg_last_17 | deg_428;
         end
-        if (deg_429[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_17 = deg_last_17 | deg_429;
         end
-        if (deg_430[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_17 = deg_last_17 | deg_430;
         end
-        if (deg_431[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_17 = deg_last_17 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_408[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_409[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_410[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_411[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_412[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_413[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_414[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_415[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_416[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_417[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_418[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_419[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_420[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_421[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_422[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_423[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_424[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_425[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_426[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_427[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_428[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_429[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_430[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_431[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_17 = deg_last_17 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_408[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_409[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_410[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_411[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_412[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_413[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_414[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_415[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_416[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_417[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_418[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_419[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_420[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_421[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_422[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_423[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_424[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_425[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_426[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_427[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_428[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_429[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_430[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_431[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_17 = deg_last_17 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_408[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_409[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_410[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_411[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_412[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_413[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_414[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_415[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_416[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_417[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_418[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_419[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_420[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_421[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_422[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_423[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_424[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_425[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_426[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_427[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_428[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_429[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_430[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_431[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_17 = deg_last_17 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_408[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_409[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_410[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_411[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_412[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_413[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_414[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_415[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_416[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_417[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_418[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_419[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_420[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_421[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_422[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_423[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_424[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_425[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_426[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_427[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_428[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_429[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_430[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_431[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_17 = deg_last_17 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_408[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_409[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_410[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_411[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_412[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_413[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_414[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_415[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_416[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_417[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_418[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_419[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_420[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_421[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_422[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_423[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_424[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_425[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_426[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_427[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_428[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_429[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_430[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_431[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_17 = deg_last_17 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_408[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_409[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_410[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_411[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_412[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_413[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_414[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_415[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_416[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_417[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_418[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_419[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_420[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_421[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_422[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_423[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_424[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_425[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_426[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_427[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_428[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_429[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_430[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_431[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_17 = deg_last_17 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_17 = deg_last_17 | deg_431;
         end
         deg_last_18 = zero7;
-        column = zero_n;
-        if (deg_432[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_18 = deg_last_18 | deg_432;
         end
-        if (deg_433[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_18 = deg_last_18 | deg_433;
         end
-        if (deg_434[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_18 = deg_last_18 | deg_434;
         end
-        if (deg_435[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_18 = deg_last_18 | deg_435;
         end
-        if (deg_436[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_18 = deg_last_18 | deg_436;
         end
-        if (deg_437[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_18 = deg_last_18 | deg_437;
         end
-        if (deg_438[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_18 = deg_last_18 | deg_438;
         end
-        if (deg_439[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_18 = deg_last_18 | deg_439;
         end
-        if (deg_440[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_18 = deg_last_18 | deg_440;
         end
-        if (deg_441[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_18 = deg_last_18 | deg_441;
         end
-        if (deg_442[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_18 = deg_last_18 | deg_442;
         end
-        if (deg_443[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_18 = deg_last_18 | deg_443;
         end
-        if (deg_444[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_18 = deg_last_18 | deg_444;
         end
-        if (deg_445[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_18 = deg_last_18 | deg_445;
         end
-        if (deg_446[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_18 = deg_last_18 | deg_446;
         end
-        if (deg_447[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_18 = deg_last_18 | deg_447;
         end
-        if (deg_448[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_18 = deg_last_18 | deg_448;
         end
-        if (deg_449[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_18 = deg_last_18 | deg_449;
         end
-        if (deg_450[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_18 = deg_last_18 | deg_450;
         end
-        if (deg_451[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_18 = deg_last_18 | deg_451;
         end
-        if (deg_452[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_18 = deg_last_18 | deg_452;
         end
-        if (deg_453[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_18 = deg_last_18 | deg_453;
         end
-        if (deg_454[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_18 = deg_last_18 | deg_454;
         end
-        if (deg_455[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_18 = deg_last_18 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_432[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_433[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_434[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_435[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_436[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_437[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_438[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_439[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_440[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_441[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_442[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_443[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_444[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_445[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_446[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_447[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_448[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_449[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_450[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_451[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_452[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_453[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_454[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_455[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_18 = deg_last_18 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_432[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_433[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_434[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_435[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_436[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_437[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_438[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_439[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_440[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_441[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_442[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_443[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_444[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_445[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_446[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_447[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_448[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_449[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_450[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_451[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_452[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_453[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_454[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_455[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_18 = deg_last_18 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_432[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_433[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_434[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_435[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_436[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_437[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_438[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_439[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_440[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_441[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_442[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_443[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_444[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_445[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_446[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_447[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_448[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_449[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_450[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_451[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_452[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_453[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_454[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_455[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_18 = deg_last_18 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_432[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_433[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_434[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_435[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_436[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_437[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_438[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_439[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_440[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_441[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_442[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_443[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_444[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_445[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_446[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_447[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_448[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_449[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_450[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_451[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_452[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_453[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_454[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_455[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_18 = deg_last_18 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_432[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_433[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_434[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_435[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_436[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_437[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_438[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_439[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_440[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_441[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_442[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_443[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_444[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_445[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_446[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_447[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_448[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_449[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_450[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_451[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_452[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_453[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_454[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_455[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_18 = deg_last_18 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_432[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_433[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_434[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_435[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_436[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_437[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_438[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_439[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_440[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_441[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_442[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_443[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_444[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_445[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_446[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_447[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_448[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_449[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_450[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_451[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_452[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_453[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_454[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_455[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_18 = deg_last_18 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_18 = deg_last_18 | deg_455;
         end
         deg_last_19 = zero7;
-        column = zero_n;
-        if (deg_456[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_19 = deg_last_19 | deg_456;
         end
-        if (deg_457[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_19 = deg_last_19 | deg_457;
         end
-        if (deg_458[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_19 = deg_last_19 | deg_458;
         end
-        if (deg_459[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_19 = deg_last_19 | deg_459;
         end
-        if (deg_460[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_19 = deg_last_19 | deg_460;
         end
-        if (deg_461[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_19 = deg_last_19 | deg_461;
         end
-        if (deg_462[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_19 = deg_last_19 | deg_462;
         end
-        if (deg_463[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_19 = deg_last_19 | deg_463;
         end
-        if (deg_464[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_19 = deg_last_19 | deg_464;
         end
-        if (deg_465[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_19 = deg_last_19 | deg_465;
         end
-        if (deg_466[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_19 = deg_last_19 | deg_466;
         end
-        if (deg_467[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_19 = deg_last_19 | deg_467;
         end
-        if (deg_468[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_19 = deg_last_19 | deg_468;
         end
-        if (deg_469[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_19 = deg_last_19 | deg_469;
         end
-        if (deg_470[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_19 = deg_last_19 | deg_470;
         end
-        if (deg_471[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_19 = deg_last_19 | deg_471;
         end
-        if (deg_472[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_19 = deg_last_19 | deg_472;
         end
-        if (deg_473[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_19 = deg_last_19 | deg_473;
         end
-        if (deg_474[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_19 = deg_last_19 | deg_474;
         end
-        if (deg_475[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_19 = deg_last_19 | deg_475;
         end
-        if (deg_476[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_19 = deg_last_19 | deg_476;
         end
-        if (deg_477[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_19 = deg_last_19 | deg_477;
         end
-        if (deg_478[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_19 = deg_last_19 | deg_478;
         end
-        if (deg_479[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_19 = deg_last_19 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_456[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_457[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_458[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_459[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_460[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_461[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_462[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_463[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_464[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_465[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_466[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_467[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_468[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_469[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_470[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_471[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_472[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_473[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_474[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_475[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_476[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_477[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_478[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_479[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_19 = deg_last_19 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_456[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_457[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_458[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_459[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_460[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_461[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_462[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_463[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_464[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_465[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_466[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_467[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_468[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_469[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_470[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_471[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_472[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_473[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_474[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_475[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_476[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_477[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_478[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_479[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_19 = deg_last_19 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_456[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_457[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_458[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_459[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_460[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_461[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_462[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_463[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_464[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_465[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_466[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_467[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_468[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_469[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_470[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_471[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_472[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_473[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_474[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_475[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_476[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_477[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_478[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_479[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_19 = deg_last_19 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_456[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_457[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_458[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_459[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_460[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_461[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_462[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_463[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_464[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_465[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_466[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_467[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_468[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_469[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_470[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_471[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_472[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_473[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_474[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_475[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_476[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_477[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_478[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_479[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_19 = deg_last_19 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_456[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_457[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_458[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_459[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_460[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_461[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_462[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_463[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_464[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_465[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_466[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_467[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_468[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_469[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_470[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_471[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_472[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_473[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_474[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_475[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_476[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_477[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_478[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_479[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_19 = deg_last_19 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_456[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_457[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_458[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_459[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_460[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_461[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_462[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_463[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_464[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_465[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_466[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_467[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_468[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_469[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_470[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_471[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_472[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_473[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_474[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_475[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_476[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_477[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_478[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_479[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_19 = deg_last_19 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_19 = deg_last_19 | deg_479;
         end
         deg_last_20 = zero7;
-        column = zero_n;
-        if (deg_480[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_20 = deg_last_20 | deg_480;
         end
-        if (deg_481[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_20 = deg_last_20 | deg_481;
         end
-        if (deg_482[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_20 = deg_last_20 | deg_482;
         end
-        if (deg_483[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_20 = deg_last_20 | deg_483;
         end
-        if (deg_484[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_20 = deg_last_20 | deg_484;
         end
-        if (deg_485[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_20 = deg_last_20 | deg_485;
         end
-        if (deg_486[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_20 = deg_last_20 | deg_486;
         end
-        if (deg_487[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_20 = deg_last_20 | deg_487;
         end
-        if (deg_488[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_20 = deg_last_20 | deg_488;
         end
-        if (deg_489[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_20 = deg_last_20 | deg_489;
         end
-        if (deg_490[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_20 = deg_last_20 | deg_490;
         end
-        if (deg_491[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_20 = deg_last_20 | deg_491;
         end
-        if (deg_492[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_20 = deg_last_20 | deg_492;
         end
-        if (deg_493[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_20 = deg_last_20 | deg_493;
         end
-        if (deg_494[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_20 = deg_last_20 | deg_494;
         end
-        if (deg_495[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_20 = deg_last_20 | deg_495;
         end
-        if (deg_496[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_20 = deg_last_20 | deg_496;
         end
-        if (deg_497[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_20 = deg_last_20 | deg_497;
         end
-        if (deg_498[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_20 = deg_last_20 | deg_498;
         end
-        if (deg_499[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_20 = deg_last_20 | deg_499;
         end
-        if (deg_500[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_20 = deg_last_20 | deg_500;
         end
-        if (deg_501[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_20 = deg_last_20 | deg_501;
         end
-        if (deg_502[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_20 = deg_last_20 | deg_502;
         end
-        if (deg_503[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_20 = deg_last_20 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_480[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_481[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_482[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_483[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_484[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_485[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_486[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_487[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_488[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_489[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_490[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_491[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_492[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_493[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_494[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_495[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_496[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_497[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_498[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_499[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_500[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_501[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_502[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_503[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_20 = deg_last_20 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_480[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_481[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_482[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_483[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_484[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_485[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_486[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_487[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_488[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_489[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_490[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_491[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_492[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_493[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_494[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_495[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_496[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_497[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_498[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_499[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_500[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_501[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_502[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_503[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_20 = deg_last_20 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_480[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_481[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_482[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_483[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_484[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_485[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_486[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_487[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_488[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_489[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_490[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_491[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_492[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_493[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_494[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_495[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_496[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_497[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_498[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_499[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_500[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_501[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_502[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_503[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_20 = deg_last_20 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_480[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_481[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_482[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_483[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_484[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_485[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_486[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_487[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_488[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_489[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_490[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_491[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_492[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_493[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_494[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_495[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_496[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_497[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_498[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_499[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_500[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_501[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_502[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_503[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_20 = deg_last_20 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_480[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_481[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_482[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_483[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_484[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_485[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_486[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_487[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_488[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_489[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_490[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_491[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_492[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_493[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_494[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_495[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_496[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_497[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_498[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_499[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_500[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_501[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_502[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_503[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_20 = deg_last_20 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_480[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_481[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_482[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_483[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_484[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_485[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_486[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_487[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_488[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_489[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_490[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_491[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_492[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_493[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_494[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_495[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_496[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_497[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_498[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_499[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_500[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_501[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_502[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_503[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_20 = deg_last_20 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_20 = deg_last_20 | deg_503;
         end
         deg_last_21 = zero7;
-        column = zero_n;
-        if (deg_504[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_21 = deg_last_21 | deg_504;
         end
-        if (deg_505[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_21 = deg_last_21 | deg_505;
         end
-        if (deg_506[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_21 = deg_last_21 | deg_506;
         end
-        if (deg_507[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_21 = deg_last_21 | deg_507;
         end
-        if (deg_508[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_21 = deg_last_21 | deg_508;
         end
-        if (deg_509[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_21 = deg_last_21 | deg_509;
         end
-        if (deg_510[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_21 = deg_last_21 | deg_510;
         end
-        if (deg_511[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_21 = deg_last_21 | deg_511;
         end
-        if (deg_512[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_21 = deg_last_21 | deg_512;
         end
-        if (deg_513[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_21 = deg_last_21 | deg_513;
         end
-        if (deg_514[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_21 = deg_last_21 | deg_514;
         end
-        if (deg_515[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_21 = deg_last_21 | deg_515;
         end
-        if (deg_516[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_21 = deg_last_21 | deg_516;
         end
-        if (deg_517[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_21 = deg_last_21 | deg_517;
         end
-        if (deg_518[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_21 = deg_last_21 | deg_518;
         end
-        if (deg_519[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_21 = deg_last_21 | deg_519;
         end
-        if (deg_520[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_21 = deg_last_21 | deg_520;
         end
-        if (deg_521[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_21 = deg_last_21 | deg_521;
         end
-        if (deg_522[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_21 = deg_last_21 | deg_522;
         end
-        if (deg_523[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_21 = deg_last_21 | deg_523;
         end
-        if (deg_524[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_21 = deg_last_21 | deg_524;
         end
-        if (deg_525[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_21 = deg_last_21 | deg_525;
         end
-        if (deg_526[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_21 = deg_last_21 | deg_526;
         end
-        if (deg_527[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_21 = deg_last_21 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_504[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_505[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_506[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_507[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_508[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_509[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_510[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_511[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_512[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_513[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_514[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_515[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_516[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_517[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_518[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_519[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_520[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_521[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_522[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_523[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_524[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_525[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_526[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_527[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_21 = deg_last_21 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_504[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_505[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_506[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_507[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_508[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_509[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_510[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_511[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_512[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_513[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_514[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_515[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_516[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_517[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_518[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_519[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_520[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_521[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_522[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_523[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_524[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_525[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_526[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_527[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_21 = deg_last_21 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_504[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_505[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_506[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_507[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_508[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_509[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_510[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_511[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_512[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_513[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_514[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_515[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_516[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_517[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_518[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_519[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_520[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_521[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_522[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_523[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_524[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_525[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_526[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_527[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_21 = deg_last_21 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_504[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_505[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_506[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_507[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_508[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_509[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_510[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_511[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_512[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_513[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_514[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_515[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_516[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_517[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_518[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_519[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_520[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_521[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_522[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_523[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_524[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_525[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_526[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_527[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_21 = deg_last_21 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_504[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_505[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_506[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_507[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_508[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_509[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_510[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_511[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_512[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_513[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_514[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_515[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_516[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_517[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_518[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_519[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_520[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_521[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_522[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_523[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_524[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_525[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_526[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_527[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_21 = deg_last_21 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_504[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_505[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_506[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_507[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_508[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_509[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_510[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_511[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_512[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_513[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_514[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_515[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_516[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_517[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_518[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_519[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_520[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_521[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_522[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_523[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_524[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_525[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_526[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_527[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_21 = deg_last_21 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_21 = deg_last_21 | deg_527;
         end
         deg_last_22 = zero7;
-        column = zero_n;
-        if (deg_528[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_22 = deg_last_22 | deg_528;
         end
-        if (deg_529[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_22 = deg_last_22 | deg_529;
         end
-        if (deg_530[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_22 = deg_last_22 | deg_530;
         end
-        if (deg_531[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_22 = deg_last_22 | deg_531;
         end
-        if (deg_532[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_22 = deg_last_22 | deg_532;
         end
-        if (deg_533[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_22 = deg_last_22 | deg_533;
         end
-        if (deg_534[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_22 = deg_last_22 | deg_534;
         end
-        if (deg_535[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_22 = deg_last_22 | deg_535;
         end
-        if (deg_536[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_22 = deg_last_22 | deg_536;
         end
-        if (deg_537[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_22 = deg_last_22 | deg_537;
         end
-        if (deg_538[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_22 = deg_last_22 | deg_538;
         end
-        if (deg_539[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_22 = deg_last_22 | deg_539;
         end
-        if (deg_540[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_22 = deg_last_22 | deg_540;
         end
-        if (deg_541[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_22 = deg_last_22 | deg_541;
         end
-        if (deg_542[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_22 = deg_last_22 | deg_542;
         end
-        if (deg_543[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_22 = deg_last_22 | deg_543;
         end
-        if (deg_544[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_22 = deg_last_22 | deg_544;
         end
-        if (deg_545[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_22 = deg_last_22 | deg_545;
         end
-        if (deg_546[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_22 = deg_last_22 | deg_546;
         end
-        if (deg_547[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_22 = deg_last_22 | deg_547;
         end
-        if (deg_548[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_22 = deg_last_22 | deg_548;
         end
-        if (deg_549[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_22 = deg_last_22 | deg_549;
         end
-        if (deg_550[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_22 = deg_last_22 | deg_550;
         end
-        if (deg_551[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_22 = deg_last_22 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_528[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_529[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_530[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_531[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_532[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_533[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_534[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_535[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_536[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_537[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_538[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_539[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_540[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_541[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_542[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_543[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_544[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_545[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_546[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_547[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_548[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_549[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_550[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_551[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_22 = deg_last_22 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_528[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_529[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_530[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_531[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_532[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_533[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_534[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_535[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_536[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_537[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_538[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_539[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_540[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_541[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_542[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_543[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_544[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_545[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_546[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_547[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_548[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_549[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_550[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_551[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_22 = deg_last_22 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_528[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_529[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_530[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_531[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_532[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_533[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_534[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_535[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_536[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_537[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_538[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_539[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_540[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_541[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_542[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_543[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_544[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_545[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_546[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_547[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_548[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_549[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_550[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_551[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_22 = deg_last_22 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_528[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_529[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_530[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_531[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_532[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_533[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_534[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_535[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_536[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_537[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_538[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_539[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_540[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_541[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_542[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_543[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_544[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_545[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_546[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_547[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_548[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_549[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_550[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_551[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_22 = deg_last_22 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_528[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_529[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_530[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_531[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_532[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_533[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_534[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_535[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_536[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_537[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_538[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_539[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_540[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_541[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_542[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_543[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_544[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_545[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_546[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_547[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_548[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_549[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_550[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_551[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_22 = deg_last_22 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_528[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_529[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_530[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_531[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_532[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_533[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_534[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_535[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_536[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_537[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_538[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_539[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_540[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_541[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_542[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_543[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_544[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_545[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_546[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_547[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_548[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_549[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_550[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_551[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_22 = deg_last_22 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_22 = deg_last_22 | deg_551;
         end
         deg_last_23 = zero7;
-        column = zero_n;
-        if (deg_552[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_23 = deg_last_23 | deg_552;
         end
-        if (deg_553[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_23 = deg_last_23 | deg_553;
         end
-        if (deg_554[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_23 = deg_last_23 | deg_554;
         end
-        if (deg_555[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_23 = deg_last_23 | deg_555;
         end
-        if (deg_556[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_23 = deg_last_23 | deg_556;
         end
-        if (deg_557[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_23 = deg_last_23 | deg_557;
         end
-        if (deg_558[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_23 = deg_last_23 | deg_558;
         end
-        if (deg_559[0]) begin
-            column = column | onehot_n_7;
+        if (last__q[7]) begin
+            deg_last_23 = deg_last_23 | deg_559;
         end
-        if (deg_560[0]) begin
-            column = column | onehot_n_8;
+        if (last__q[8]) begin
+            deg_last_23 = deg_last_23 | deg_560;
         end
-        if (deg_561[0]) begin
-            column = column | onehot_n_9;
+        if (last__q[9]) begin
+            deg_last_23 = deg_last_23 | deg_561;
         end
-        if (deg_562[0]) begin
-            column = column | onehot_n_10;
+        if (last__q[10]) begin
+            deg_last_23 = deg_last_23 | deg_562;
         end
-        if (deg_563[0]) begin
-            column = column | onehot_n_11;
+        if (last__q[11]) begin
+            deg_last_23 = deg_last_23 | deg_563;
         end
-        if (deg_564[0]) begin
-            column = column | onehot_n_12;
+        if (last__q[12]) begin
+            deg_last_23 = deg_last_23 | deg_564;
         end
-        if (deg_565[0]) begin
-            column = column | onehot_n_13;
+        if (last__q[13]) begin
+            deg_last_23 = deg_last_23 | deg_565;
         end
-        if (deg_566[0]) begin
-            column = column | onehot_n_14;
+        if (last__q[14]) begin
+            deg_last_23 = deg_last_23 | deg_566;
         end
-        if (deg_567[0]) begin
-            column = column | onehot_n_15;
+        if (last__q[15]) begin
+            deg_last_23 = deg_last_23 | deg_567;
         end
-        if (deg_568[0]) begin
-            column = column | onehot_n_16;
+        if (last__q[16]) begin
+            deg_last_23 = deg_last_23 | deg_568;
         end
-        if (deg_569[0]) begin
-            column = column | onehot_n_17;
+        if (last__q[17]) begin
+            deg_last_23 = deg_last_23 | deg_569;
         end
-        if (deg_570[0]) begin
-            column = column | onehot_n_18;
+        if (last__q[18]) begin
+            deg_last_23 = deg_last_23 | deg_570;
         end
-        if (deg_571[0]) begin
-            column = column | onehot_n_19;
+        if (last__q[19]) begin
+            deg_last_23 = deg_last_23 | deg_571;
         end
-        if (deg_572[0]) begin
-            column = column | onehot_n_20;
+        if (last__q[20]) begin
+            deg_last_23 = deg_last_23 | deg_572;
         end
-        if (deg_573[0]) begin
-            column = column | onehot_n_21;
+        if (last__q[21]) begin
+            deg_last_23 = deg_last_23 | deg_573;
         end
-        if (deg_574[0]) begin
-            column = column | onehot_n_22;
+        if (last__q[22]) begin
+            deg_last_23 = deg_last_23 | deg_574;
         end
-        if (deg_575[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_23 = deg_last_23 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_552[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_553[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_554[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_555[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_556[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_557[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_558[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_559[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_560[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_561[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_562[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_563[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_564[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_565[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_566[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_567[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_568[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_569[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_570[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_571[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_572[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_573[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_574[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_575[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_23 = deg_last_23 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_552[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_553[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_554[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_555[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_556[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_557[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_558[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_559[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_560[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_561[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_562[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_563[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_564[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_565[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_566[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_567[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_568[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_569[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_570[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_571[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_572[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_573[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_574[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_575[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_23 = deg_last_23 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_552[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_553[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_554[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_555[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_556[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_557[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_558[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_559[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_560[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_561[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_562[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_563[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_564[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_565[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_566[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_567[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_568[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_569[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_570[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_571[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_572[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_573[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_574[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_575[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_23 = deg_last_23 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_552[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_553[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_554[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_555[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_556[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_557[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_558[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_559[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_560[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_561[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_562[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_563[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_564[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_565[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_566[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_567[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_568[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_569[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_570[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_571[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_572[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_573[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_574[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_575[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_23 = deg_last_23 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_552[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_553[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_554[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_555[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_556[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_557[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_558[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_559[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_560[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_561[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_562[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_563[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_564[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_565[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_566[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_567[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_568[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_569[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_570[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_571[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_572[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_573[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_574[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_575[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_23 = deg_last_23 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_552[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_553[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_554[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_555[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_556[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_557[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_558[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_559[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (deg_560[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (deg_561[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (deg_562[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (deg_563[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (deg_564[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (deg_565[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (deg_566[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (deg_567[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (deg_568[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (deg_569[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (deg_570[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (deg_571[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (deg_572[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (deg_573[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (deg_574[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (deg_575[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & last__q)) begin
-            deg_last_23 = deg_last_23 | bit7_6;
+        if (last__q[23]) begin
+            deg_last_23 = deg_last_23 | deg_575;
         end
         wbeats_0 = zero_n;
         wbeats_0[0] = (deg_last_0 > deg_last_0) | ((deg_last_0 == deg_last_0) & older_0__q[0]);

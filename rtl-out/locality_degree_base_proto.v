@@ -83,13 +83,6 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
     localparam  onehot_n_5 = 8'h20;
     localparam  onehot_n_6 = 8'h40;
     localparam  onehot_n_7 = 8'h80;
-    localparam  bit7_0 = 7'b1;
-    localparam  bit7_1 = 7'b10;
-    localparam  bit7_2 = 7'b100;
-    localparam  bit7_3 = 7'b1000;
-    localparam  bit7_4 = 7'b10000;
-    localparam  bit7_5 = 7'b100000;
-    localparam  bit7_6 = 7'b1000000;
     localparam  below_n_0 = 8'h0;
     localparam  below_n_1 = 8'h1;
     localparam  below_n_2 = 8'h3;
@@ -1024,9 +1017,6 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [6:0] deg_last_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] column;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] wbeats_0;
@@ -2505,1580 +2495,204 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         spick[7] = ready_e[7] & starved[7] & ~|(older_7__q & ready_e & starved);
         greedy = last__q & ready_e;
         deg_last_0 = zero7;
-        column = zero_n;
-        if (deg_0[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_0 = deg_last_0 | deg_0;
         end
-        if (deg_1[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_0 = deg_last_0 | deg_1;
         end
-        if (deg_2[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_0 = deg_last_0 | deg_2;
         end
-        if (deg_3[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_0 = deg_last_0 | deg_3;
         end
-        if (deg_4[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_0 = deg_last_0 | deg_4;
         end
-        if (deg_5[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_0 = deg_last_0 | deg_5;
         end
-        if (deg_6[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_0 = deg_last_0 | deg_6;
         end
-        if (deg_7[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_4[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_5[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_6[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_7[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_0 = deg_last_0 | bit7_6;
+        if (last__q[7]) begin
+            deg_last_0 = deg_last_0 | deg_7;
         end
         deg_last_1 = zero7;
-        column = zero_n;
-        if (deg_8[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_1 = deg_last_1 | deg_8;
         end
-        if (deg_9[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_1 = deg_last_1 | deg_9;
         end
-        if (deg_10[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_1 = deg_last_1 | deg_10;
         end
-        if (deg_11[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_1 = deg_last_1 | deg_11;
         end
-        if (deg_12[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_1 = deg_last_1 | deg_12;
         end
-        if (deg_13[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_1 = deg_last_1 | deg_13;
         end
-        if (deg_14[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_1 = deg_last_1 | deg_14;
         end
-        if (deg_15[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_8[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_9[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_10[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_11[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_12[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_13[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_14[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_15[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_8[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_9[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_10[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_11[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_12[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_13[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_14[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_15[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_8[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_9[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_10[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_11[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_12[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_13[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_14[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_15[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_8[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_9[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_10[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_11[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_12[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_13[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_14[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_15[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_8[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_9[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_10[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_11[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_12[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_13[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_14[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_15[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_8[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_9[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_10[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_11[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_12[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_13[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_14[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_15[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_1 = deg_last_1 | bit7_6;
+        if (last__q[7]) begin
+            deg_last_1 = deg_last_1 | deg_15;
         end
         deg_last_2 = zero7;
-        column = zero_n;
-        if (deg_16[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_2 = deg_last_2 | deg_16;
         end
-        if (deg_17[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_2 = deg_last_2 | deg_17;
         end
-        if (deg_18[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_2 = deg_last_2 | deg_18;
         end
-        if (deg_19[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_2 = deg_last_2 | deg_19;
         end
-        if (deg_20[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_2 = deg_last_2 | deg_20;
         end
-        if (deg_21[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_2 = deg_last_2 | deg_21;
         end
-        if (deg_22[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_2 = deg_last_2 | deg_22;
         end
-        if (deg_23[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_16[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_17[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_18[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_19[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_20[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_21[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_22[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_23[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_16[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_17[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_18[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_19[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_20[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_21[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_22[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_23[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_16[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_17[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_18[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_19[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_20[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_21[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_22[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_23[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_16[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_17[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_18[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_19[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_20[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_21[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_22[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_23[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_16[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_17[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_18[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_19[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_20[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_21[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_22[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_23[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_16[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_17[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_18[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_19[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_20[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_21[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_22[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_23[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_2 = deg_last_2 | bit7_6;
+        if (last__q[7]) begin
+            deg_last_2 = deg_last_2 | deg_23;
         end
         deg_last_3 = zero7;
-        column = zero_n;
-        if (deg_24[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_3 = deg_last_3 | deg_24;
         end
-        if (deg_25[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_3 = deg_last_3 | deg_25;
         end
-        if (deg_26[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_3 = deg_last_3 | deg_26;
         end
-        if (deg_27[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_3 = deg_last_3 | deg_27;
         end
-        if (deg_28[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_3 = deg_last_3 | deg_28;
         end
-        if (deg_29[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_3 = deg_last_3 | deg_29;
         end
-        if (deg_30[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_3 = deg_last_3 | deg_30;
         end
-        if (deg_31[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_24[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_24[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_24[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_24[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_24[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_24[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_25[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_26[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_27[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_28[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_29[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_30[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_31[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_3 = deg_last_3 | bit7_6;
+        if (last__q[7]) begin
+            deg_last_3 = deg_last_3 | deg_31;
         end
         deg_last_4 = zero7;
-        column = zero_n;
-        if (deg_32[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_4 = deg_last_4 | deg_32;
         end
-        if (deg_33[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_4 = deg_last_4 | deg_33;
         end
-        if (deg_34[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_4 = deg_last_4 | deg_34;
         end
-        if (deg_35[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_4 = deg_last_4 | deg_35;
         end
-        if (deg_36[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_4 = deg_last_4 | deg_36;
         end
-        if (deg_37[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_4 = deg_last_4 | deg_37;
         end
-        if (deg_38[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_4 = deg_last_4 | deg_38;
         end
-        if (deg_39[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_32[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_33[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_34[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_35[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_36[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_37[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_38[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_39[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_32[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_33[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_34[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_35[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_36[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_37[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_38[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_39[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_32[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_33[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_34[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_35[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_36[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_37[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_38[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_39[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_32[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_33[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_34[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_35[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_36[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_37[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_38[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_39[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_32[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_33[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_34[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_35[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_36[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_37[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_38[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_39[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_32[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_33[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_34[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_35[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_36[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_37[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_38[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_39[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_4 = deg_last_4 | bit7_6;
+        if (last__q[7]) begin
+            deg_last_4 = deg_last_4 | deg_39;
         end
         deg_last_5 = zero7;
-        column = zero_n;
-        if (deg_40[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_5 = deg_last_5 | deg_40;
         end
-        if (deg_41[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_5 = deg_last_5 | deg_41;
         end
-        if (deg_42[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_5 = deg_last_5 | deg_42;
         end
-        if (deg_43[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_5 = deg_last_5 | deg_43;
         end
-        if (deg_44[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_5 = deg_last_5 | deg_44;
         end
-        if (deg_45[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_5 = deg_last_5 | deg_45;
         end
-        if (deg_46[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_5 = deg_last_5 | deg_46;
         end
-        if (deg_47[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_40[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_41[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_42[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_43[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_44[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_45[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_46[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_47[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_40[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_41[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_42[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_43[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_44[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_45[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_46[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_47[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_40[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_41[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_42[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_43[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_44[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_45[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_46[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_47[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_40[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_41[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_42[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_43[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_44[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_45[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_46[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_47[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_40[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_41[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_42[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_43[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_44[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_45[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_46[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_47[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_40[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_41[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_42[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_43[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_44[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_45[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_46[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_47[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_5 = deg_last_5 | bit7_6;
+        if (last__q[7]) begin
+            deg_last_5 = deg_last_5 | deg_47;
         end
         deg_last_6 = zero7;
-        column = zero_n;
-        if (deg_48[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_6 = deg_last_6 | deg_48;
         end
-        if (deg_49[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_6 = deg_last_6 | deg_49;
         end
-        if (deg_50[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_6 = deg_last_6 | deg_50;
         end
-        if (deg_51[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_6 = deg_last_6 | deg_51;
         end
-        if (deg_52[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_6 = deg_last_6 | deg_52;
         end
-        if (deg_53[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_6 = deg_last_6 | deg_53;
         end
-        if (deg_54[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_6 = deg_last_6 | deg_54;
         end
-        if (deg_55[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_48[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_48[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_48[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_48[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_48[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_48[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_49[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_50[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_51[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_52[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_53[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_54[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_55[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_6 = deg_last_6 | bit7_6;
+        if (last__q[7]) begin
+            deg_last_6 = deg_last_6 | deg_55;
         end
         deg_last_7 = zero7;
-        column = zero_n;
-        if (deg_56[0]) begin
-            column = column | onehot_n_0;
+        if (last__q[0]) begin
+            deg_last_7 = deg_last_7 | deg_56;
         end
-        if (deg_57[0]) begin
-            column = column | onehot_n_1;
+        if (last__q[1]) begin
+            deg_last_7 = deg_last_7 | deg_57;
         end
-        if (deg_58[0]) begin
-            column = column | onehot_n_2;
+        if (last__q[2]) begin
+            deg_last_7 = deg_last_7 | deg_58;
         end
-        if (deg_59[0]) begin
-            column = column | onehot_n_3;
+        if (last__q[3]) begin
+            deg_last_7 = deg_last_7 | deg_59;
         end
-        if (deg_60[0]) begin
-            column = column | onehot_n_4;
+        if (last__q[4]) begin
+            deg_last_7 = deg_last_7 | deg_60;
         end
-        if (deg_61[0]) begin
-            column = column | onehot_n_5;
+        if (last__q[5]) begin
+            deg_last_7 = deg_last_7 | deg_61;
         end
-        if (deg_62[0]) begin
-            column = column | onehot_n_6;
+        if (last__q[6]) begin
+            deg_last_7 = deg_last_7 | deg_62;
         end
-        if (deg_63[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_0;
-        end
-        column = zero_n;
-        if (deg_56[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_57[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_58[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_59[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_60[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_61[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_62[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_63[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_1;
-        end
-        column = zero_n;
-        if (deg_56[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_57[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_58[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_59[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_60[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_61[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_62[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_63[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_2;
-        end
-        column = zero_n;
-        if (deg_56[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_57[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_58[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_59[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_60[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_61[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_62[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_63[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_3;
-        end
-        column = zero_n;
-        if (deg_56[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_57[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_58[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_59[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_60[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_61[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_62[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_63[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_4;
-        end
-        column = zero_n;
-        if (deg_56[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_57[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_58[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_59[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_60[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_61[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_62[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_63[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_5;
-        end
-        column = zero_n;
-        if (deg_56[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (deg_57[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (deg_58[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (deg_59[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (deg_60[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (deg_61[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (deg_62[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (deg_63[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (|(column & last__q)) begin
-            deg_last_7 = deg_last_7 | bit7_6;
+        if (last__q[7]) begin
+            deg_last_7 = deg_last_7 | deg_63;
         end
         wbeats_0 = zero_n;
         wbeats_0[0] = (deg_last_0 > deg_last_0) | ((deg_last_0 == deg_last_0) & older_0__q[0]);

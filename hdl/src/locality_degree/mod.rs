@@ -98,9 +98,8 @@ pub struct Laws<
     /// The table read out as a full matrix: `deg[i * N + j]`, 0 on the diagonal.
     deg: [Signal<Local, Bits<7>>; NN],
     /// Per warp: its degree with the last warp, an AND-OR multiplexer selected by `last`
-    /// (per bit, `column` gathers the bit of every candidate).
+    /// (one-hot or zero): the OR of the degrees whose `last` bit is set, a word at a time.
     deg_last: [Signal<Local, Bits<7>>; N],
-    column: Signal<Local, Bits<N>>,
     /// Per warp `w`: the warps `v` it beats on (degree with the last warp, age).
     wbeats: [Signal<Local, Bits<N>>; N],
     /// Promotion: the staying warps, the candidates, per candidate the candidates that beat
@@ -141,7 +140,6 @@ pub struct Laws<
     three2: Constant<Bits<2>>,
     zero2: Constant<Bits<2>>,
     onehot_n: [Constant<Bits<N>>; N],
-    bit7: [Constant<Bits<7>>; 7],
     below_n: [Constant<Bits<N>>; N],
     above_n: [Constant<Bits<N>>; N],
 }
@@ -199,7 +197,6 @@ impl<
             grant_index: Default::default(),
             deg: array_init::array_init(|_| Default::default()),
             deg_last: array_init::array_init(|_| Default::default()),
-            column: Default::default(),
             wbeats: array_init::array_init(|_| Default::default()),
             staying: Default::default(),
             cands: Default::default(),
@@ -231,7 +228,6 @@ impl<
             three2: constant(3),
             zero2: constant(0),
             onehot_n: onehot_table(),
-            bit7: onehot_table(),
             below_n: below_table(),
             above_n: above_table(),
         }
@@ -316,15 +312,9 @@ impl<
         for n in N..(N + 1) {
             for w in 0..N {
                 self.deg_last[w].next = self.zero7.val();
-                for b in 0..7 {
-                    self.column.next = self.zero_n.val();
-                    for l in 0..N {
-                        if self.deg[w * n + l].val().get_bit(b) {
-                            self.column.next = self.column.val() | self.onehot_n[l].val();
-                        }
-                    }
-                    if (self.column.val() & self.last.q.val()).any() {
-                        self.deg_last[w].next = self.deg_last[w].val() | self.bit7[b].val();
+                for l in 0..N {
+                    if self.last.q.val().get_bit(l) {
+                        self.deg_last[w].next = self.deg_last[w].val() | self.deg[w * n + l].val();
                     }
                 }
             }
