@@ -134,6 +134,8 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     localparam  zero_pb = 6'b0;
     localparam  one_pb = 6'b1;
     localparam  zero_sb = 9'b0;
+    localparam  zero_region = 55'h0;
+    localparam  zero_sub = 80'h0;
     localparam  one5 = 5'b1;
     localparam  two5 = 5'b10;
     localparam  gap_max = 5'b11111;
@@ -3027,158 +3029,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     // verilator lint_off UNUSEDSIGNAL
     wire  [4:0] row_pick__index;
     // verilator lint_on UNUSEDSIGNAL
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] row_region__sel;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region__data_23;
-    // verilator lint_on UNOPTFLAT
-    wire  [54:0] row_region__out;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] row_sub__sel;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub__data_23;
-    // verilator lint_on UNOPTFLAT
-    wire  [79:0] row_sub__out;
     // verilator lint_off UNOPTFLAT
     reg  [54:0] unit_0__region_a;
     // verilator lint_on UNOPTFLAT
@@ -10175,6 +10025,201 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     reg  [8:0] acc_767;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [6:0] acc_leaf;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] add;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -12197,62 +12242,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         .valid(row_pick__valid),
         .onehot(row_pick__onehot),
         .index(row_pick__index)
-    );
-    locality_degree_base_fermi__row_region row_region(
-        .sel(row_region__sel),
-        .data_0(row_region__data_0),
-        .data_1(row_region__data_1),
-        .data_2(row_region__data_2),
-        .data_3(row_region__data_3),
-        .data_4(row_region__data_4),
-        .data_5(row_region__data_5),
-        .data_6(row_region__data_6),
-        .data_7(row_region__data_7),
-        .data_8(row_region__data_8),
-        .data_9(row_region__data_9),
-        .data_10(row_region__data_10),
-        .data_11(row_region__data_11),
-        .data_12(row_region__data_12),
-        .data_13(row_region__data_13),
-        .data_14(row_region__data_14),
-        .data_15(row_region__data_15),
-        .data_16(row_region__data_16),
-        .data_17(row_region__data_17),
-        .data_18(row_region__data_18),
-        .data_19(row_region__data_19),
-        .data_20(row_region__data_20),
-        .data_21(row_region__data_21),
-        .data_22(row_region__data_22),
-        .data_23(row_region__data_23),
-        .out(row_region__out)
-    );
-    locality_degree_base_fermi__row_sub row_sub(
-        .sel(row_sub__sel),
-        .data_0(row_sub__data_0),
-        .data_1(row_sub__data_1),
-        .data_2(row_sub__data_2),
-        .data_3(row_sub__data_3),
-        .data_4(row_sub__data_4),
-        .data_5(row_sub__data_5),
-        .data_6(row_sub__data_6),
-        .data_7(row_sub__data_7),
-        .data_8(row_sub__data_8),
-        .data_9(row_sub__data_9),
-        .data_10(row_sub__data_10),
-        .data_11(row_sub__data_11),
-        .data_12(row_sub__data_12),
-        .data_13(row_sub__data_13),
-        .data_14(row_sub__data_14),
-        .data_15(row_sub__data_15),
-        .data_16(row_sub__data_16),
-        .data_17(row_sub__data_17),
-        .data_18(row_sub__data_18),
-        .data_19(row_sub__data_19),
-        .data_20(row_sub__data_20),
-        .data_21(row_sub__data_21),
-        .data_22(row_sub__data_22),
-        .data_23(row_sub__data_23),
-        .out(row_sub__out)
     );
     locality_degree_base_fermi__unit unit_0(
         .region_a(unit_0__region_a),
@@ -23301,6 +23290,7 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         promoted[21] = cands[21] & (cnt_672 < free);
         promoted[22] = cands[22] & (cnt_704 < free);
         promoted[23] = cands[23] & (cnt_736 < free);
+        acc_leaf = zero7;
         acc_0 = zero_sb;
         acc_1 = zero_sb;
         acc_2 = zero_sb;
@@ -23334,220 +23324,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_30 = zero_sb;
         acc_31 = zero_sb;
         if (staying[0]) begin
-            acc_0[0] = deg_0[0];
-            acc_0[1] = deg_0[1];
-            acc_0[2] = deg_0[2];
-            acc_0[3] = deg_0[3];
-            acc_0[4] = deg_0[4];
-            acc_0[5] = deg_0[5];
-            acc_0[6] = deg_0[6];
+            acc_leaf = deg_0;
+            acc_0 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_1[0] = deg_1[0];
-            acc_1[1] = deg_1[1];
-            acc_1[2] = deg_1[2];
-            acc_1[3] = deg_1[3];
-            acc_1[4] = deg_1[4];
-            acc_1[5] = deg_1[5];
-            acc_1[6] = deg_1[6];
+            acc_leaf = deg_1;
+            acc_1 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_2[0] = deg_2[0];
-            acc_2[1] = deg_2[1];
-            acc_2[2] = deg_2[2];
-            acc_2[3] = deg_2[3];
-            acc_2[4] = deg_2[4];
-            acc_2[5] = deg_2[5];
-            acc_2[6] = deg_2[6];
+            acc_leaf = deg_2;
+            acc_2 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_3[0] = deg_3[0];
-            acc_3[1] = deg_3[1];
-            acc_3[2] = deg_3[2];
-            acc_3[3] = deg_3[3];
-            acc_3[4] = deg_3[4];
-            acc_3[5] = deg_3[5];
-            acc_3[6] = deg_3[6];
+            acc_leaf = deg_3;
+            acc_3 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_4[0] = deg_4[0];
-            acc_4[1] = deg_4[1];
-            acc_4[2] = deg_4[2];
-            acc_4[3] = deg_4[3];
-            acc_4[4] = deg_4[4];
-            acc_4[5] = deg_4[5];
-            acc_4[6] = deg_4[6];
+            acc_leaf = deg_4;
+            acc_4 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_5[0] = deg_5[0];
-            acc_5[1] = deg_5[1];
-            acc_5[2] = deg_5[2];
-            acc_5[3] = deg_5[3];
-            acc_5[4] = deg_5[4];
-            acc_5[5] = deg_5[5];
-            acc_5[6] = deg_5[6];
+            acc_leaf = deg_5;
+            acc_5 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_6[0] = deg_6[0];
-            acc_6[1] = deg_6[1];
-            acc_6[2] = deg_6[2];
-            acc_6[3] = deg_6[3];
-            acc_6[4] = deg_6[4];
-            acc_6[5] = deg_6[5];
-            acc_6[6] = deg_6[6];
+            acc_leaf = deg_6;
+            acc_6 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_7[0] = deg_7[0];
-            acc_7[1] = deg_7[1];
-            acc_7[2] = deg_7[2];
-            acc_7[3] = deg_7[3];
-            acc_7[4] = deg_7[4];
-            acc_7[5] = deg_7[5];
-            acc_7[6] = deg_7[6];
+            acc_leaf = deg_7;
+            acc_7 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_8[0] = deg_8[0];
-            acc_8[1] = deg_8[1];
-            acc_8[2] = deg_8[2];
-            acc_8[3] = deg_8[3];
-            acc_8[4] = deg_8[4];
-            acc_8[5] = deg_8[5];
-            acc_8[6] = deg_8[6];
+            acc_leaf = deg_8;
+            acc_8 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_9[0] = deg_9[0];
-            acc_9[1] = deg_9[1];
-            acc_9[2] = deg_9[2];
-            acc_9[3] = deg_9[3];
-            acc_9[4] = deg_9[4];
-            acc_9[5] = deg_9[5];
-            acc_9[6] = deg_9[6];
+            acc_leaf = deg_9;
+            acc_9 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_10[0] = deg_10[0];
-            acc_10[1] = deg_10[1];
-            acc_10[2] = deg_10[2];
-            acc_10[3] = deg_10[3];
-            acc_10[4] = deg_10[4];
-            acc_10[5] = deg_10[5];
-            acc_10[6] = deg_10[6];
+            acc_leaf = deg_10;
+            acc_10 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_11[0] = deg_11[0];
-            acc_11[1] = deg_11[1];
-            acc_11[2] = deg_11[2];
-            acc_11[3] = deg_11[3];
-            acc_11[4] = deg_11[4];
-            acc_11[5] = deg_11[5];
-            acc_11[6] = deg_11[6];
+            acc_leaf = deg_11;
+            acc_11 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_12[0] = deg_12[0];
-            acc_12[1] = deg_12[1];
-            acc_12[2] = deg_12[2];
-            acc_12[3] = deg_12[3];
-            acc_12[4] = deg_12[4];
-            acc_12[5] = deg_12[5];
-            acc_12[6] = deg_12[6];
+            acc_leaf = deg_12;
+            acc_12 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_13[0] = deg_13[0];
-            acc_13[1] = deg_13[1];
-            acc_13[2] = deg_13[2];
-            acc_13[3] = deg_13[3];
-            acc_13[4] = deg_13[4];
-            acc_13[5] = deg_13[5];
-            acc_13[6] = deg_13[6];
+            acc_leaf = deg_13;
+            acc_13 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_14[0] = deg_14[0];
-            acc_14[1] = deg_14[1];
-            acc_14[2] = deg_14[2];
-            acc_14[3] = deg_14[3];
-            acc_14[4] = deg_14[4];
-            acc_14[5] = deg_14[5];
-            acc_14[6] = deg_14[6];
+            acc_leaf = deg_14;
+            acc_14 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_15[0] = deg_15[0];
-            acc_15[1] = deg_15[1];
-            acc_15[2] = deg_15[2];
-            acc_15[3] = deg_15[3];
-            acc_15[4] = deg_15[4];
-            acc_15[5] = deg_15[5];
-            acc_15[6] = deg_15[6];
+            acc_leaf = deg_15;
+            acc_15 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_16[0] = deg_16[0];
-            acc_16[1] = deg_16[1];
-            acc_16[2] = deg_16[2];
-            acc_16[3] = deg_16[3];
-            acc_16[4] = deg_16[4];
-            acc_16[5] = deg_16[5];
-            acc_16[6] = deg_16[6];
+            acc_leaf = deg_16;
+            acc_16 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_17[0] = deg_17[0];
-            acc_17[1] = deg_17[1];
-            acc_17[2] = deg_17[2];
-            acc_17[3] = deg_17[3];
-            acc_17[4] = deg_17[4];
-            acc_17[5] = deg_17[5];
-            acc_17[6] = deg_17[6];
+            acc_leaf = deg_17;
+            acc_17 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_18[0] = deg_18[0];
-            acc_18[1] = deg_18[1];
-            acc_18[2] = deg_18[2];
-            acc_18[3] = deg_18[3];
-            acc_18[4] = deg_18[4];
-            acc_18[5] = deg_18[5];
-            acc_18[6] = deg_18[6];
+            acc_leaf = deg_18;
+            acc_18 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_19[0] = deg_19[0];
-            acc_19[1] = deg_19[1];
-            acc_19[2] = deg_19[2];
-            acc_19[3] = deg_19[3];
-            acc_19[4] = deg_19[4];
-            acc_19[5] = deg_19[5];
-            acc_19[6] = deg_19[6];
+            acc_leaf = deg_19;
+            acc_19 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_20[0] = deg_20[0];
-            acc_20[1] = deg_20[1];
-            acc_20[2] = deg_20[2];
-            acc_20[3] = deg_20[3];
-            acc_20[4] = deg_20[4];
-            acc_20[5] = deg_20[5];
-            acc_20[6] = deg_20[6];
+            acc_leaf = deg_20;
+            acc_20 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_21[0] = deg_21[0];
-            acc_21[1] = deg_21[1];
-            acc_21[2] = deg_21[2];
-            acc_21[3] = deg_21[3];
-            acc_21[4] = deg_21[4];
-            acc_21[5] = deg_21[5];
-            acc_21[6] = deg_21[6];
+            acc_leaf = deg_21;
+            acc_21 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_22[0] = deg_22[0];
-            acc_22[1] = deg_22[1];
-            acc_22[2] = deg_22[2];
-            acc_22[3] = deg_22[3];
-            acc_22[4] = deg_22[4];
-            acc_22[5] = deg_22[5];
-            acc_22[6] = deg_22[6];
+            acc_leaf = deg_22;
+            acc_22 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_23[0] = deg_23[0];
-            acc_23[1] = deg_23[1];
-            acc_23[2] = deg_23[2];
-            acc_23[3] = deg_23[3];
-            acc_23[4] = deg_23[4];
-            acc_23[5] = deg_23[5];
-            acc_23[6] = deg_23[6];
+            acc_leaf = deg_23;
+            acc_23 = {2'd0, acc_leaf};
         end
         acc_0 = acc_0 + acc_1;
         acc_1 = acc_2 + acc_3;
@@ -23614,220 +23484,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_62 = zero_sb;
         acc_63 = zero_sb;
         if (staying[0]) begin
-            acc_32[0] = deg_24[0];
-            acc_32[1] = deg_24[1];
-            acc_32[2] = deg_24[2];
-            acc_32[3] = deg_24[3];
-            acc_32[4] = deg_24[4];
-            acc_32[5] = deg_24[5];
-            acc_32[6] = deg_24[6];
+            acc_leaf = deg_24;
+            acc_32 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_33[0] = deg_25[0];
-            acc_33[1] = deg_25[1];
-            acc_33[2] = deg_25[2];
-            acc_33[3] = deg_25[3];
-            acc_33[4] = deg_25[4];
-            acc_33[5] = deg_25[5];
-            acc_33[6] = deg_25[6];
+            acc_leaf = deg_25;
+            acc_33 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_34[0] = deg_26[0];
-            acc_34[1] = deg_26[1];
-            acc_34[2] = deg_26[2];
-            acc_34[3] = deg_26[3];
-            acc_34[4] = deg_26[4];
-            acc_34[5] = deg_26[5];
-            acc_34[6] = deg_26[6];
+            acc_leaf = deg_26;
+            acc_34 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_35[0] = deg_27[0];
-            acc_35[1] = deg_27[1];
-            acc_35[2] = deg_27[2];
-            acc_35[3] = deg_27[3];
-            acc_35[4] = deg_27[4];
-            acc_35[5] = deg_27[5];
-            acc_35[6] = deg_27[6];
+            acc_leaf = deg_27;
+            acc_35 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_36[0] = deg_28[0];
-            acc_36[1] = deg_28[1];
-            acc_36[2] = deg_28[2];
-            acc_36[3] = deg_28[3];
-            acc_36[4] = deg_28[4];
-            acc_36[5] = deg_28[5];
-            acc_36[6] = deg_28[6];
+            acc_leaf = deg_28;
+            acc_36 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_37[0] = deg_29[0];
-            acc_37[1] = deg_29[1];
-            acc_37[2] = deg_29[2];
-            acc_37[3] = deg_29[3];
-            acc_37[4] = deg_29[4];
-            acc_37[5] = deg_29[5];
-            acc_37[6] = deg_29[6];
+            acc_leaf = deg_29;
+            acc_37 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_38[0] = deg_30[0];
-            acc_38[1] = deg_30[1];
-            acc_38[2] = deg_30[2];
-            acc_38[3] = deg_30[3];
-            acc_38[4] = deg_30[4];
-            acc_38[5] = deg_30[5];
-            acc_38[6] = deg_30[6];
+            acc_leaf = deg_30;
+            acc_38 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_39[0] = deg_31[0];
-            acc_39[1] = deg_31[1];
-            acc_39[2] = deg_31[2];
-            acc_39[3] = deg_31[3];
-            acc_39[4] = deg_31[4];
-            acc_39[5] = deg_31[5];
-            acc_39[6] = deg_31[6];
+            acc_leaf = deg_31;
+            acc_39 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_40[0] = deg_32[0];
-            acc_40[1] = deg_32[1];
-            acc_40[2] = deg_32[2];
-            acc_40[3] = deg_32[3];
-            acc_40[4] = deg_32[4];
-            acc_40[5] = deg_32[5];
-            acc_40[6] = deg_32[6];
+            acc_leaf = deg_32;
+            acc_40 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_41[0] = deg_33[0];
-            acc_41[1] = deg_33[1];
-            acc_41[2] = deg_33[2];
-            acc_41[3] = deg_33[3];
-            acc_41[4] = deg_33[4];
-            acc_41[5] = deg_33[5];
-            acc_41[6] = deg_33[6];
+            acc_leaf = deg_33;
+            acc_41 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_42[0] = deg_34[0];
-            acc_42[1] = deg_34[1];
-            acc_42[2] = deg_34[2];
-            acc_42[3] = deg_34[3];
-            acc_42[4] = deg_34[4];
-            acc_42[5] = deg_34[5];
-            acc_42[6] = deg_34[6];
+            acc_leaf = deg_34;
+            acc_42 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_43[0] = deg_35[0];
-            acc_43[1] = deg_35[1];
-            acc_43[2] = deg_35[2];
-            acc_43[3] = deg_35[3];
-            acc_43[4] = deg_35[4];
-            acc_43[5] = deg_35[5];
-            acc_43[6] = deg_35[6];
+            acc_leaf = deg_35;
+            acc_43 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_44[0] = deg_36[0];
-            acc_44[1] = deg_36[1];
-            acc_44[2] = deg_36[2];
-            acc_44[3] = deg_36[3];
-            acc_44[4] = deg_36[4];
-            acc_44[5] = deg_36[5];
-            acc_44[6] = deg_36[6];
+            acc_leaf = deg_36;
+            acc_44 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_45[0] = deg_37[0];
-            acc_45[1] = deg_37[1];
-            acc_45[2] = deg_37[2];
-            acc_45[3] = deg_37[3];
-            acc_45[4] = deg_37[4];
-            acc_45[5] = deg_37[5];
-            acc_45[6] = deg_37[6];
+            acc_leaf = deg_37;
+            acc_45 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_46[0] = deg_38[0];
-            acc_46[1] = deg_38[1];
-            acc_46[2] = deg_38[2];
-            acc_46[3] = deg_38[3];
-            acc_46[4] = deg_38[4];
-            acc_46[5] = deg_38[5];
-            acc_46[6] = deg_38[6];
+            acc_leaf = deg_38;
+            acc_46 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_47[0] = deg_39[0];
-            acc_47[1] = deg_39[1];
-            acc_47[2] = deg_39[2];
-            acc_47[3] = deg_39[3];
-            acc_47[4] = deg_39[4];
-            acc_47[5] = deg_39[5];
-            acc_47[6] = deg_39[6];
+            acc_leaf = deg_39;
+            acc_47 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_48[0] = deg_40[0];
-            acc_48[1] = deg_40[1];
-            acc_48[2] = deg_40[2];
-            acc_48[3] = deg_40[3];
-            acc_48[4] = deg_40[4];
-            acc_48[5] = deg_40[5];
-            acc_48[6] = deg_40[6];
+            acc_leaf = deg_40;
+            acc_48 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_49[0] = deg_41[0];
-            acc_49[1] = deg_41[1];
-            acc_49[2] = deg_41[2];
-            acc_49[3] = deg_41[3];
-            acc_49[4] = deg_41[4];
-            acc_49[5] = deg_41[5];
-            acc_49[6] = deg_41[6];
+            acc_leaf = deg_41;
+            acc_49 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_50[0] = deg_42[0];
-            acc_50[1] = deg_42[1];
-            acc_50[2] = deg_42[2];
-            acc_50[3] = deg_42[3];
-            acc_50[4] = deg_42[4];
-            acc_50[5] = deg_42[5];
-            acc_50[6] = deg_42[6];
+            acc_leaf = deg_42;
+            acc_50 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_51[0] = deg_43[0];
-            acc_51[1] = deg_43[1];
-            acc_51[2] = deg_43[2];
-            acc_51[3] = deg_43[3];
-            acc_51[4] = deg_43[4];
-            acc_51[5] = deg_43[5];
-            acc_51[6] = deg_43[6];
+            acc_leaf = deg_43;
+            acc_51 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_52[0] = deg_44[0];
-            acc_52[1] = deg_44[1];
-            acc_52[2] = deg_44[2];
-            acc_52[3] = deg_44[3];
-            acc_52[4] = deg_44[4];
-            acc_52[5] = deg_44[5];
-            acc_52[6] = deg_44[6];
+            acc_leaf = deg_44;
+            acc_52 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_53[0] = deg_45[0];
-            acc_53[1] = deg_45[1];
-            acc_53[2] = deg_45[2];
-            acc_53[3] = deg_45[3];
-            acc_53[4] = deg_45[4];
-            acc_53[5] = deg_45[5];
-            acc_53[6] = deg_45[6];
+            acc_leaf = deg_45;
+            acc_53 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_54[0] = deg_46[0];
-            acc_54[1] = deg_46[1];
-            acc_54[2] = deg_46[2];
-            acc_54[3] = deg_46[3];
-            acc_54[4] = deg_46[4];
-            acc_54[5] = deg_46[5];
-            acc_54[6] = deg_46[6];
+            acc_leaf = deg_46;
+            acc_54 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_55[0] = deg_47[0];
-            acc_55[1] = deg_47[1];
-            acc_55[2] = deg_47[2];
-            acc_55[3] = deg_47[3];
-            acc_55[4] = deg_47[4];
-            acc_55[5] = deg_47[5];
-            acc_55[6] = deg_47[6];
+            acc_leaf = deg_47;
+            acc_55 = {2'd0, acc_leaf};
         end
         acc_32 = acc_32 + acc_33;
         acc_33 = acc_34 + acc_35;
@@ -23894,220 +23644,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_94 = zero_sb;
         acc_95 = zero_sb;
         if (staying[0]) begin
-            acc_64[0] = deg_48[0];
-            acc_64[1] = deg_48[1];
-            acc_64[2] = deg_48[2];
-            acc_64[3] = deg_48[3];
-            acc_64[4] = deg_48[4];
-            acc_64[5] = deg_48[5];
-            acc_64[6] = deg_48[6];
+            acc_leaf = deg_48;
+            acc_64 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_65[0] = deg_49[0];
-            acc_65[1] = deg_49[1];
-            acc_65[2] = deg_49[2];
-            acc_65[3] = deg_49[3];
-            acc_65[4] = deg_49[4];
-            acc_65[5] = deg_49[5];
-            acc_65[6] = deg_49[6];
+            acc_leaf = deg_49;
+            acc_65 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_66[0] = deg_50[0];
-            acc_66[1] = deg_50[1];
-            acc_66[2] = deg_50[2];
-            acc_66[3] = deg_50[3];
-            acc_66[4] = deg_50[4];
-            acc_66[5] = deg_50[5];
-            acc_66[6] = deg_50[6];
+            acc_leaf = deg_50;
+            acc_66 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_67[0] = deg_51[0];
-            acc_67[1] = deg_51[1];
-            acc_67[2] = deg_51[2];
-            acc_67[3] = deg_51[3];
-            acc_67[4] = deg_51[4];
-            acc_67[5] = deg_51[5];
-            acc_67[6] = deg_51[6];
+            acc_leaf = deg_51;
+            acc_67 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_68[0] = deg_52[0];
-            acc_68[1] = deg_52[1];
-            acc_68[2] = deg_52[2];
-            acc_68[3] = deg_52[3];
-            acc_68[4] = deg_52[4];
-            acc_68[5] = deg_52[5];
-            acc_68[6] = deg_52[6];
+            acc_leaf = deg_52;
+            acc_68 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_69[0] = deg_53[0];
-            acc_69[1] = deg_53[1];
-            acc_69[2] = deg_53[2];
-            acc_69[3] = deg_53[3];
-            acc_69[4] = deg_53[4];
-            acc_69[5] = deg_53[5];
-            acc_69[6] = deg_53[6];
+            acc_leaf = deg_53;
+            acc_69 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_70[0] = deg_54[0];
-            acc_70[1] = deg_54[1];
-            acc_70[2] = deg_54[2];
-            acc_70[3] = deg_54[3];
-            acc_70[4] = deg_54[4];
-            acc_70[5] = deg_54[5];
-            acc_70[6] = deg_54[6];
+            acc_leaf = deg_54;
+            acc_70 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_71[0] = deg_55[0];
-            acc_71[1] = deg_55[1];
-            acc_71[2] = deg_55[2];
-            acc_71[3] = deg_55[3];
-            acc_71[4] = deg_55[4];
-            acc_71[5] = deg_55[5];
-            acc_71[6] = deg_55[6];
+            acc_leaf = deg_55;
+            acc_71 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_72[0] = deg_56[0];
-            acc_72[1] = deg_56[1];
-            acc_72[2] = deg_56[2];
-            acc_72[3] = deg_56[3];
-            acc_72[4] = deg_56[4];
-            acc_72[5] = deg_56[5];
-            acc_72[6] = deg_56[6];
+            acc_leaf = deg_56;
+            acc_72 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_73[0] = deg_57[0];
-            acc_73[1] = deg_57[1];
-            acc_73[2] = deg_57[2];
-            acc_73[3] = deg_57[3];
-            acc_73[4] = deg_57[4];
-            acc_73[5] = deg_57[5];
-            acc_73[6] = deg_57[6];
+            acc_leaf = deg_57;
+            acc_73 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_74[0] = deg_58[0];
-            acc_74[1] = deg_58[1];
-            acc_74[2] = deg_58[2];
-            acc_74[3] = deg_58[3];
-            acc_74[4] = deg_58[4];
-            acc_74[5] = deg_58[5];
-            acc_74[6] = deg_58[6];
+            acc_leaf = deg_58;
+            acc_74 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_75[0] = deg_59[0];
-            acc_75[1] = deg_59[1];
-            acc_75[2] = deg_59[2];
-            acc_75[3] = deg_59[3];
-            acc_75[4] = deg_59[4];
-            acc_75[5] = deg_59[5];
-            acc_75[6] = deg_59[6];
+            acc_leaf = deg_59;
+            acc_75 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_76[0] = deg_60[0];
-            acc_76[1] = deg_60[1];
-            acc_76[2] = deg_60[2];
-            acc_76[3] = deg_60[3];
-            acc_76[4] = deg_60[4];
-            acc_76[5] = deg_60[5];
-            acc_76[6] = deg_60[6];
+            acc_leaf = deg_60;
+            acc_76 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_77[0] = deg_61[0];
-            acc_77[1] = deg_61[1];
-            acc_77[2] = deg_61[2];
-            acc_77[3] = deg_61[3];
-            acc_77[4] = deg_61[4];
-            acc_77[5] = deg_61[5];
-            acc_77[6] = deg_61[6];
+            acc_leaf = deg_61;
+            acc_77 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_78[0] = deg_62[0];
-            acc_78[1] = deg_62[1];
-            acc_78[2] = deg_62[2];
-            acc_78[3] = deg_62[3];
-            acc_78[4] = deg_62[4];
-            acc_78[5] = deg_62[5];
-            acc_78[6] = deg_62[6];
+            acc_leaf = deg_62;
+            acc_78 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_79[0] = deg_63[0];
-            acc_79[1] = deg_63[1];
-            acc_79[2] = deg_63[2];
-            acc_79[3] = deg_63[3];
-            acc_79[4] = deg_63[4];
-            acc_79[5] = deg_63[5];
-            acc_79[6] = deg_63[6];
+            acc_leaf = deg_63;
+            acc_79 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_80[0] = deg_64[0];
-            acc_80[1] = deg_64[1];
-            acc_80[2] = deg_64[2];
-            acc_80[3] = deg_64[3];
-            acc_80[4] = deg_64[4];
-            acc_80[5] = deg_64[5];
-            acc_80[6] = deg_64[6];
+            acc_leaf = deg_64;
+            acc_80 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_81[0] = deg_65[0];
-            acc_81[1] = deg_65[1];
-            acc_81[2] = deg_65[2];
-            acc_81[3] = deg_65[3];
-            acc_81[4] = deg_65[4];
-            acc_81[5] = deg_65[5];
-            acc_81[6] = deg_65[6];
+            acc_leaf = deg_65;
+            acc_81 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_82[0] = deg_66[0];
-            acc_82[1] = deg_66[1];
-            acc_82[2] = deg_66[2];
-            acc_82[3] = deg_66[3];
-            acc_82[4] = deg_66[4];
-            acc_82[5] = deg_66[5];
-            acc_82[6] = deg_66[6];
+            acc_leaf = deg_66;
+            acc_82 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_83[0] = deg_67[0];
-            acc_83[1] = deg_67[1];
-            acc_83[2] = deg_67[2];
-            acc_83[3] = deg_67[3];
-            acc_83[4] = deg_67[4];
-            acc_83[5] = deg_67[5];
-            acc_83[6] = deg_67[6];
+            acc_leaf = deg_67;
+            acc_83 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_84[0] = deg_68[0];
-            acc_84[1] = deg_68[1];
-            acc_84[2] = deg_68[2];
-            acc_84[3] = deg_68[3];
-            acc_84[4] = deg_68[4];
-            acc_84[5] = deg_68[5];
-            acc_84[6] = deg_68[6];
+            acc_leaf = deg_68;
+            acc_84 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_85[0] = deg_69[0];
-            acc_85[1] = deg_69[1];
-            acc_85[2] = deg_69[2];
-            acc_85[3] = deg_69[3];
-            acc_85[4] = deg_69[4];
-            acc_85[5] = deg_69[5];
-            acc_85[6] = deg_69[6];
+            acc_leaf = deg_69;
+            acc_85 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_86[0] = deg_70[0];
-            acc_86[1] = deg_70[1];
-            acc_86[2] = deg_70[2];
-            acc_86[3] = deg_70[3];
-            acc_86[4] = deg_70[4];
-            acc_86[5] = deg_70[5];
-            acc_86[6] = deg_70[6];
+            acc_leaf = deg_70;
+            acc_86 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_87[0] = deg_71[0];
-            acc_87[1] = deg_71[1];
-            acc_87[2] = deg_71[2];
-            acc_87[3] = deg_71[3];
-            acc_87[4] = deg_71[4];
-            acc_87[5] = deg_71[5];
-            acc_87[6] = deg_71[6];
+            acc_leaf = deg_71;
+            acc_87 = {2'd0, acc_leaf};
         end
         acc_64 = acc_64 + acc_65;
         acc_65 = acc_66 + acc_67;
@@ -24174,220 +23804,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_126 = zero_sb;
         acc_127 = zero_sb;
         if (staying[0]) begin
-            acc_96[0] = deg_72[0];
-            acc_96[1] = deg_72[1];
-            acc_96[2] = deg_72[2];
-            acc_96[3] = deg_72[3];
-            acc_96[4] = deg_72[4];
-            acc_96[5] = deg_72[5];
-            acc_96[6] = deg_72[6];
+            acc_leaf = deg_72;
+            acc_96 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_97[0] = deg_73[0];
-            acc_97[1] = deg_73[1];
-            acc_97[2] = deg_73[2];
-            acc_97[3] = deg_73[3];
-            acc_97[4] = deg_73[4];
-            acc_97[5] = deg_73[5];
-            acc_97[6] = deg_73[6];
+            acc_leaf = deg_73;
+            acc_97 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_98[0] = deg_74[0];
-            acc_98[1] = deg_74[1];
-            acc_98[2] = deg_74[2];
-            acc_98[3] = deg_74[3];
-            acc_98[4] = deg_74[4];
-            acc_98[5] = deg_74[5];
-            acc_98[6] = deg_74[6];
+            acc_leaf = deg_74;
+            acc_98 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_99[0] = deg_75[0];
-            acc_99[1] = deg_75[1];
-            acc_99[2] = deg_75[2];
-            acc_99[3] = deg_75[3];
-            acc_99[4] = deg_75[4];
-            acc_99[5] = deg_75[5];
-            acc_99[6] = deg_75[6];
+            acc_leaf = deg_75;
+            acc_99 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_100[0] = deg_76[0];
-            acc_100[1] = deg_76[1];
-            acc_100[2] = deg_76[2];
-            acc_100[3] = deg_76[3];
-            acc_100[4] = deg_76[4];
-            acc_100[5] = deg_76[5];
-            acc_100[6] = deg_76[6];
+            acc_leaf = deg_76;
+            acc_100 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_101[0] = deg_77[0];
-            acc_101[1] = deg_77[1];
-            acc_101[2] = deg_77[2];
-            acc_101[3] = deg_77[3];
-            acc_101[4] = deg_77[4];
-            acc_101[5] = deg_77[5];
-            acc_101[6] = deg_77[6];
+            acc_leaf = deg_77;
+            acc_101 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_102[0] = deg_78[0];
-            acc_102[1] = deg_78[1];
-            acc_102[2] = deg_78[2];
-            acc_102[3] = deg_78[3];
-            acc_102[4] = deg_78[4];
-            acc_102[5] = deg_78[5];
-            acc_102[6] = deg_78[6];
+            acc_leaf = deg_78;
+            acc_102 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_103[0] = deg_79[0];
-            acc_103[1] = deg_79[1];
-            acc_103[2] = deg_79[2];
-            acc_103[3] = deg_79[3];
-            acc_103[4] = deg_79[4];
-            acc_103[5] = deg_79[5];
-            acc_103[6] = deg_79[6];
+            acc_leaf = deg_79;
+            acc_103 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_104[0] = deg_80[0];
-            acc_104[1] = deg_80[1];
-            acc_104[2] = deg_80[2];
-            acc_104[3] = deg_80[3];
-            acc_104[4] = deg_80[4];
-            acc_104[5] = deg_80[5];
-            acc_104[6] = deg_80[6];
+            acc_leaf = deg_80;
+            acc_104 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_105[0] = deg_81[0];
-            acc_105[1] = deg_81[1];
-            acc_105[2] = deg_81[2];
-            acc_105[3] = deg_81[3];
-            acc_105[4] = deg_81[4];
-            acc_105[5] = deg_81[5];
-            acc_105[6] = deg_81[6];
+            acc_leaf = deg_81;
+            acc_105 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_106[0] = deg_82[0];
-            acc_106[1] = deg_82[1];
-            acc_106[2] = deg_82[2];
-            acc_106[3] = deg_82[3];
-            acc_106[4] = deg_82[4];
-            acc_106[5] = deg_82[5];
-            acc_106[6] = deg_82[6];
+            acc_leaf = deg_82;
+            acc_106 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_107[0] = deg_83[0];
-            acc_107[1] = deg_83[1];
-            acc_107[2] = deg_83[2];
-            acc_107[3] = deg_83[3];
-            acc_107[4] = deg_83[4];
-            acc_107[5] = deg_83[5];
-            acc_107[6] = deg_83[6];
+            acc_leaf = deg_83;
+            acc_107 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_108[0] = deg_84[0];
-            acc_108[1] = deg_84[1];
-            acc_108[2] = deg_84[2];
-            acc_108[3] = deg_84[3];
-            acc_108[4] = deg_84[4];
-            acc_108[5] = deg_84[5];
-            acc_108[6] = deg_84[6];
+            acc_leaf = deg_84;
+            acc_108 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_109[0] = deg_85[0];
-            acc_109[1] = deg_85[1];
-            acc_109[2] = deg_85[2];
-            acc_109[3] = deg_85[3];
-            acc_109[4] = deg_85[4];
-            acc_109[5] = deg_85[5];
-            acc_109[6] = deg_85[6];
+            acc_leaf = deg_85;
+            acc_109 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_110[0] = deg_86[0];
-            acc_110[1] = deg_86[1];
-            acc_110[2] = deg_86[2];
-            acc_110[3] = deg_86[3];
-            acc_110[4] = deg_86[4];
-            acc_110[5] = deg_86[5];
-            acc_110[6] = deg_86[6];
+            acc_leaf = deg_86;
+            acc_110 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_111[0] = deg_87[0];
-            acc_111[1] = deg_87[1];
-            acc_111[2] = deg_87[2];
-            acc_111[3] = deg_87[3];
-            acc_111[4] = deg_87[4];
-            acc_111[5] = deg_87[5];
-            acc_111[6] = deg_87[6];
+            acc_leaf = deg_87;
+            acc_111 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_112[0] = deg_88[0];
-            acc_112[1] = deg_88[1];
-            acc_112[2] = deg_88[2];
-            acc_112[3] = deg_88[3];
-            acc_112[4] = deg_88[4];
-            acc_112[5] = deg_88[5];
-            acc_112[6] = deg_88[6];
+            acc_leaf = deg_88;
+            acc_112 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_113[0] = deg_89[0];
-            acc_113[1] = deg_89[1];
-            acc_113[2] = deg_89[2];
-            acc_113[3] = deg_89[3];
-            acc_113[4] = deg_89[4];
-            acc_113[5] = deg_89[5];
-            acc_113[6] = deg_89[6];
+            acc_leaf = deg_89;
+            acc_113 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_114[0] = deg_90[0];
-            acc_114[1] = deg_90[1];
-            acc_114[2] = deg_90[2];
-            acc_114[3] = deg_90[3];
-            acc_114[4] = deg_90[4];
-            acc_114[5] = deg_90[5];
-            acc_114[6] = deg_90[6];
+            acc_leaf = deg_90;
+            acc_114 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_115[0] = deg_91[0];
-            acc_115[1] = deg_91[1];
-            acc_115[2] = deg_91[2];
-            acc_115[3] = deg_91[3];
-            acc_115[4] = deg_91[4];
-            acc_115[5] = deg_91[5];
-            acc_115[6] = deg_91[6];
+            acc_leaf = deg_91;
+            acc_115 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_116[0] = deg_92[0];
-            acc_116[1] = deg_92[1];
-            acc_116[2] = deg_92[2];
-            acc_116[3] = deg_92[3];
-            acc_116[4] = deg_92[4];
-            acc_116[5] = deg_92[5];
-            acc_116[6] = deg_92[6];
+            acc_leaf = deg_92;
+            acc_116 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_117[0] = deg_93[0];
-            acc_117[1] = deg_93[1];
-            acc_117[2] = deg_93[2];
-            acc_117[3] = deg_93[3];
-            acc_117[4] = deg_93[4];
-            acc_117[5] = deg_93[5];
-            acc_117[6] = deg_93[6];
+            acc_leaf = deg_93;
+            acc_117 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_118[0] = deg_94[0];
-            acc_118[1] = deg_94[1];
-            acc_118[2] = deg_94[2];
-            acc_118[3] = deg_94[3];
-            acc_118[4] = deg_94[4];
-            acc_118[5] = deg_94[5];
-            acc_118[6] = deg_94[6];
+            acc_leaf = deg_94;
+            acc_118 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_119[0] = deg_95[0];
-            acc_119[1] = deg_95[1];
-            acc_119[2] = deg_95[2];
-            acc_119[3] = deg_95[3];
-            acc_119[4] = deg_95[4];
-            acc_119[5] = deg_95[5];
-            acc_119[6] = deg_95[6];
+            acc_leaf = deg_95;
+            acc_119 = {2'd0, acc_leaf};
         end
         acc_96 = acc_96 + acc_97;
         acc_97 = acc_98 + acc_99;
@@ -24454,220 +23964,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_158 = zero_sb;
         acc_159 = zero_sb;
         if (staying[0]) begin
-            acc_128[0] = deg_96[0];
-            acc_128[1] = deg_96[1];
-            acc_128[2] = deg_96[2];
-            acc_128[3] = deg_96[3];
-            acc_128[4] = deg_96[4];
-            acc_128[5] = deg_96[5];
-            acc_128[6] = deg_96[6];
+            acc_leaf = deg_96;
+            acc_128 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_129[0] = deg_97[0];
-            acc_129[1] = deg_97[1];
-            acc_129[2] = deg_97[2];
-            acc_129[3] = deg_97[3];
-            acc_129[4] = deg_97[4];
-            acc_129[5] = deg_97[5];
-            acc_129[6] = deg_97[6];
+            acc_leaf = deg_97;
+            acc_129 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_130[0] = deg_98[0];
-            acc_130[1] = deg_98[1];
-            acc_130[2] = deg_98[2];
-            acc_130[3] = deg_98[3];
-            acc_130[4] = deg_98[4];
-            acc_130[5] = deg_98[5];
-            acc_130[6] = deg_98[6];
+            acc_leaf = deg_98;
+            acc_130 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_131[0] = deg_99[0];
-            acc_131[1] = deg_99[1];
-            acc_131[2] = deg_99[2];
-            acc_131[3] = deg_99[3];
-            acc_131[4] = deg_99[4];
-            acc_131[5] = deg_99[5];
-            acc_131[6] = deg_99[6];
+            acc_leaf = deg_99;
+            acc_131 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_132[0] = deg_100[0];
-            acc_132[1] = deg_100[1];
-            acc_132[2] = deg_100[2];
-            acc_132[3] = deg_100[3];
-            acc_132[4] = deg_100[4];
-            acc_132[5] = deg_100[5];
-            acc_132[6] = deg_100[6];
+            acc_leaf = deg_100;
+            acc_132 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_133[0] = deg_101[0];
-            acc_133[1] = deg_101[1];
-            acc_133[2] = deg_101[2];
-            acc_133[3] = deg_101[3];
-            acc_133[4] = deg_101[4];
-            acc_133[5] = deg_101[5];
-            acc_133[6] = deg_101[6];
+            acc_leaf = deg_101;
+            acc_133 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_134[0] = deg_102[0];
-            acc_134[1] = deg_102[1];
-            acc_134[2] = deg_102[2];
-            acc_134[3] = deg_102[3];
-            acc_134[4] = deg_102[4];
-            acc_134[5] = deg_102[5];
-            acc_134[6] = deg_102[6];
+            acc_leaf = deg_102;
+            acc_134 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_135[0] = deg_103[0];
-            acc_135[1] = deg_103[1];
-            acc_135[2] = deg_103[2];
-            acc_135[3] = deg_103[3];
-            acc_135[4] = deg_103[4];
-            acc_135[5] = deg_103[5];
-            acc_135[6] = deg_103[6];
+            acc_leaf = deg_103;
+            acc_135 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_136[0] = deg_104[0];
-            acc_136[1] = deg_104[1];
-            acc_136[2] = deg_104[2];
-            acc_136[3] = deg_104[3];
-            acc_136[4] = deg_104[4];
-            acc_136[5] = deg_104[5];
-            acc_136[6] = deg_104[6];
+            acc_leaf = deg_104;
+            acc_136 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_137[0] = deg_105[0];
-            acc_137[1] = deg_105[1];
-            acc_137[2] = deg_105[2];
-            acc_137[3] = deg_105[3];
-            acc_137[4] = deg_105[4];
-            acc_137[5] = deg_105[5];
-            acc_137[6] = deg_105[6];
+            acc_leaf = deg_105;
+            acc_137 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_138[0] = deg_106[0];
-            acc_138[1] = deg_106[1];
-            acc_138[2] = deg_106[2];
-            acc_138[3] = deg_106[3];
-            acc_138[4] = deg_106[4];
-            acc_138[5] = deg_106[5];
-            acc_138[6] = deg_106[6];
+            acc_leaf = deg_106;
+            acc_138 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_139[0] = deg_107[0];
-            acc_139[1] = deg_107[1];
-            acc_139[2] = deg_107[2];
-            acc_139[3] = deg_107[3];
-            acc_139[4] = deg_107[4];
-            acc_139[5] = deg_107[5];
-            acc_139[6] = deg_107[6];
+            acc_leaf = deg_107;
+            acc_139 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_140[0] = deg_108[0];
-            acc_140[1] = deg_108[1];
-            acc_140[2] = deg_108[2];
-            acc_140[3] = deg_108[3];
-            acc_140[4] = deg_108[4];
-            acc_140[5] = deg_108[5];
-            acc_140[6] = deg_108[6];
+            acc_leaf = deg_108;
+            acc_140 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_141[0] = deg_109[0];
-            acc_141[1] = deg_109[1];
-            acc_141[2] = deg_109[2];
-            acc_141[3] = deg_109[3];
-            acc_141[4] = deg_109[4];
-            acc_141[5] = deg_109[5];
-            acc_141[6] = deg_109[6];
+            acc_leaf = deg_109;
+            acc_141 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_142[0] = deg_110[0];
-            acc_142[1] = deg_110[1];
-            acc_142[2] = deg_110[2];
-            acc_142[3] = deg_110[3];
-            acc_142[4] = deg_110[4];
-            acc_142[5] = deg_110[5];
-            acc_142[6] = deg_110[6];
+            acc_leaf = deg_110;
+            acc_142 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_143[0] = deg_111[0];
-            acc_143[1] = deg_111[1];
-            acc_143[2] = deg_111[2];
-            acc_143[3] = deg_111[3];
-            acc_143[4] = deg_111[4];
-            acc_143[5] = deg_111[5];
-            acc_143[6] = deg_111[6];
+            acc_leaf = deg_111;
+            acc_143 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_144[0] = deg_112[0];
-            acc_144[1] = deg_112[1];
-            acc_144[2] = deg_112[2];
-            acc_144[3] = deg_112[3];
-            acc_144[4] = deg_112[4];
-            acc_144[5] = deg_112[5];
-            acc_144[6] = deg_112[6];
+            acc_leaf = deg_112;
+            acc_144 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_145[0] = deg_113[0];
-            acc_145[1] = deg_113[1];
-            acc_145[2] = deg_113[2];
-            acc_145[3] = deg_113[3];
-            acc_145[4] = deg_113[4];
-            acc_145[5] = deg_113[5];
-            acc_145[6] = deg_113[6];
+            acc_leaf = deg_113;
+            acc_145 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_146[0] = deg_114[0];
-            acc_146[1] = deg_114[1];
-            acc_146[2] = deg_114[2];
-            acc_146[3] = deg_114[3];
-            acc_146[4] = deg_114[4];
-            acc_146[5] = deg_114[5];
-            acc_146[6] = deg_114[6];
+            acc_leaf = deg_114;
+            acc_146 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_147[0] = deg_115[0];
-            acc_147[1] = deg_115[1];
-            acc_147[2] = deg_115[2];
-            acc_147[3] = deg_115[3];
-            acc_147[4] = deg_115[4];
-            acc_147[5] = deg_115[5];
-            acc_147[6] = deg_115[6];
+            acc_leaf = deg_115;
+            acc_147 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_148[0] = deg_116[0];
-            acc_148[1] = deg_116[1];
-            acc_148[2] = deg_116[2];
-            acc_148[3] = deg_116[3];
-            acc_148[4] = deg_116[4];
-            acc_148[5] = deg_116[5];
-            acc_148[6] = deg_116[6];
+            acc_leaf = deg_116;
+            acc_148 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_149[0] = deg_117[0];
-            acc_149[1] = deg_117[1];
-            acc_149[2] = deg_117[2];
-            acc_149[3] = deg_117[3];
-            acc_149[4] = deg_117[4];
-            acc_149[5] = deg_117[5];
-            acc_149[6] = deg_117[6];
+            acc_leaf = deg_117;
+            acc_149 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_150[0] = deg_118[0];
-            acc_150[1] = deg_118[1];
-            acc_150[2] = deg_118[2];
-            acc_150[3] = deg_118[3];
-            acc_150[4] = deg_118[4];
-            acc_150[5] = deg_118[5];
-            acc_150[6] = deg_118[6];
+            acc_leaf = deg_118;
+            acc_150 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_151[0] = deg_119[0];
-            acc_151[1] = deg_119[1];
-            acc_151[2] = deg_119[2];
-            acc_151[3] = deg_119[3];
-            acc_151[4] = deg_119[4];
-            acc_151[5] = deg_119[5];
-            acc_151[6] = deg_119[6];
+            acc_leaf = deg_119;
+            acc_151 = {2'd0, acc_leaf};
         end
         acc_128 = acc_128 + acc_129;
         acc_129 = acc_130 + acc_131;
@@ -24734,220 +24124,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_190 = zero_sb;
         acc_191 = zero_sb;
         if (staying[0]) begin
-            acc_160[0] = deg_120[0];
-            acc_160[1] = deg_120[1];
-            acc_160[2] = deg_120[2];
-            acc_160[3] = deg_120[3];
-            acc_160[4] = deg_120[4];
-            acc_160[5] = deg_120[5];
-            acc_160[6] = deg_120[6];
+            acc_leaf = deg_120;
+            acc_160 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_161[0] = deg_121[0];
-            acc_161[1] = deg_121[1];
-            acc_161[2] = deg_121[2];
-            acc_161[3] = deg_121[3];
-            acc_161[4] = deg_121[4];
-            acc_161[5] = deg_121[5];
-            acc_161[6] = deg_121[6];
+            acc_leaf = deg_121;
+            acc_161 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_162[0] = deg_122[0];
-            acc_162[1] = deg_122[1];
-            acc_162[2] = deg_122[2];
-            acc_162[3] = deg_122[3];
-            acc_162[4] = deg_122[4];
-            acc_162[5] = deg_122[5];
-            acc_162[6] = deg_122[6];
+            acc_leaf = deg_122;
+            acc_162 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_163[0] = deg_123[0];
-            acc_163[1] = deg_123[1];
-            acc_163[2] = deg_123[2];
-            acc_163[3] = deg_123[3];
-            acc_163[4] = deg_123[4];
-            acc_163[5] = deg_123[5];
-            acc_163[6] = deg_123[6];
+            acc_leaf = deg_123;
+            acc_163 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_164[0] = deg_124[0];
-            acc_164[1] = deg_124[1];
-            acc_164[2] = deg_124[2];
-            acc_164[3] = deg_124[3];
-            acc_164[4] = deg_124[4];
-            acc_164[5] = deg_124[5];
-            acc_164[6] = deg_124[6];
+            acc_leaf = deg_124;
+            acc_164 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_165[0] = deg_125[0];
-            acc_165[1] = deg_125[1];
-            acc_165[2] = deg_125[2];
-            acc_165[3] = deg_125[3];
-            acc_165[4] = deg_125[4];
-            acc_165[5] = deg_125[5];
-            acc_165[6] = deg_125[6];
+            acc_leaf = deg_125;
+            acc_165 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_166[0] = deg_126[0];
-            acc_166[1] = deg_126[1];
-            acc_166[2] = deg_126[2];
-            acc_166[3] = deg_126[3];
-            acc_166[4] = deg_126[4];
-            acc_166[5] = deg_126[5];
-            acc_166[6] = deg_126[6];
+            acc_leaf = deg_126;
+            acc_166 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_167[0] = deg_127[0];
-            acc_167[1] = deg_127[1];
-            acc_167[2] = deg_127[2];
-            acc_167[3] = deg_127[3];
-            acc_167[4] = deg_127[4];
-            acc_167[5] = deg_127[5];
-            acc_167[6] = deg_127[6];
+            acc_leaf = deg_127;
+            acc_167 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_168[0] = deg_128[0];
-            acc_168[1] = deg_128[1];
-            acc_168[2] = deg_128[2];
-            acc_168[3] = deg_128[3];
-            acc_168[4] = deg_128[4];
-            acc_168[5] = deg_128[5];
-            acc_168[6] = deg_128[6];
+            acc_leaf = deg_128;
+            acc_168 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_169[0] = deg_129[0];
-            acc_169[1] = deg_129[1];
-            acc_169[2] = deg_129[2];
-            acc_169[3] = deg_129[3];
-            acc_169[4] = deg_129[4];
-            acc_169[5] = deg_129[5];
-            acc_169[6] = deg_129[6];
+            acc_leaf = deg_129;
+            acc_169 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_170[0] = deg_130[0];
-            acc_170[1] = deg_130[1];
-            acc_170[2] = deg_130[2];
-            acc_170[3] = deg_130[3];
-            acc_170[4] = deg_130[4];
-            acc_170[5] = deg_130[5];
-            acc_170[6] = deg_130[6];
+            acc_leaf = deg_130;
+            acc_170 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_171[0] = deg_131[0];
-            acc_171[1] = deg_131[1];
-            acc_171[2] = deg_131[2];
-            acc_171[3] = deg_131[3];
-            acc_171[4] = deg_131[4];
-            acc_171[5] = deg_131[5];
-            acc_171[6] = deg_131[6];
+            acc_leaf = deg_131;
+            acc_171 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_172[0] = deg_132[0];
-            acc_172[1] = deg_132[1];
-            acc_172[2] = deg_132[2];
-            acc_172[3] = deg_132[3];
-            acc_172[4] = deg_132[4];
-            acc_172[5] = deg_132[5];
-            acc_172[6] = deg_132[6];
+            acc_leaf = deg_132;
+            acc_172 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_173[0] = deg_133[0];
-            acc_173[1] = deg_133[1];
-            acc_173[2] = deg_133[2];
-            acc_173[3] = deg_133[3];
-            acc_173[4] = deg_133[4];
-            acc_173[5] = deg_133[5];
-            acc_173[6] = deg_133[6];
+            acc_leaf = deg_133;
+            acc_173 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_174[0] = deg_134[0];
-            acc_174[1] = deg_134[1];
-            acc_174[2] = deg_134[2];
-            acc_174[3] = deg_134[3];
-            acc_174[4] = deg_134[4];
-            acc_174[5] = deg_134[5];
-            acc_174[6] = deg_134[6];
+            acc_leaf = deg_134;
+            acc_174 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_175[0] = deg_135[0];
-            acc_175[1] = deg_135[1];
-            acc_175[2] = deg_135[2];
-            acc_175[3] = deg_135[3];
-            acc_175[4] = deg_135[4];
-            acc_175[5] = deg_135[5];
-            acc_175[6] = deg_135[6];
+            acc_leaf = deg_135;
+            acc_175 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_176[0] = deg_136[0];
-            acc_176[1] = deg_136[1];
-            acc_176[2] = deg_136[2];
-            acc_176[3] = deg_136[3];
-            acc_176[4] = deg_136[4];
-            acc_176[5] = deg_136[5];
-            acc_176[6] = deg_136[6];
+            acc_leaf = deg_136;
+            acc_176 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_177[0] = deg_137[0];
-            acc_177[1] = deg_137[1];
-            acc_177[2] = deg_137[2];
-            acc_177[3] = deg_137[3];
-            acc_177[4] = deg_137[4];
-            acc_177[5] = deg_137[5];
-            acc_177[6] = deg_137[6];
+            acc_leaf = deg_137;
+            acc_177 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_178[0] = deg_138[0];
-            acc_178[1] = deg_138[1];
-            acc_178[2] = deg_138[2];
-            acc_178[3] = deg_138[3];
-            acc_178[4] = deg_138[4];
-            acc_178[5] = deg_138[5];
-            acc_178[6] = deg_138[6];
+            acc_leaf = deg_138;
+            acc_178 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_179[0] = deg_139[0];
-            acc_179[1] = deg_139[1];
-            acc_179[2] = deg_139[2];
-            acc_179[3] = deg_139[3];
-            acc_179[4] = deg_139[4];
-            acc_179[5] = deg_139[5];
-            acc_179[6] = deg_139[6];
+            acc_leaf = deg_139;
+            acc_179 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_180[0] = deg_140[0];
-            acc_180[1] = deg_140[1];
-            acc_180[2] = deg_140[2];
-            acc_180[3] = deg_140[3];
-            acc_180[4] = deg_140[4];
-            acc_180[5] = deg_140[5];
-            acc_180[6] = deg_140[6];
+            acc_leaf = deg_140;
+            acc_180 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_181[0] = deg_141[0];
-            acc_181[1] = deg_141[1];
-            acc_181[2] = deg_141[2];
-            acc_181[3] = deg_141[3];
-            acc_181[4] = deg_141[4];
-            acc_181[5] = deg_141[5];
-            acc_181[6] = deg_141[6];
+            acc_leaf = deg_141;
+            acc_181 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_182[0] = deg_142[0];
-            acc_182[1] = deg_142[1];
-            acc_182[2] = deg_142[2];
-            acc_182[3] = deg_142[3];
-            acc_182[4] = deg_142[4];
-            acc_182[5] = deg_142[5];
-            acc_182[6] = deg_142[6];
+            acc_leaf = deg_142;
+            acc_182 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_183[0] = deg_143[0];
-            acc_183[1] = deg_143[1];
-            acc_183[2] = deg_143[2];
-            acc_183[3] = deg_143[3];
-            acc_183[4] = deg_143[4];
-            acc_183[5] = deg_143[5];
-            acc_183[6] = deg_143[6];
+            acc_leaf = deg_143;
+            acc_183 = {2'd0, acc_leaf};
         end
         acc_160 = acc_160 + acc_161;
         acc_161 = acc_162 + acc_163;
@@ -25014,220 +24284,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_222 = zero_sb;
         acc_223 = zero_sb;
         if (staying[0]) begin
-            acc_192[0] = deg_144[0];
-            acc_192[1] = deg_144[1];
-            acc_192[2] = deg_144[2];
-            acc_192[3] = deg_144[3];
-            acc_192[4] = deg_144[4];
-            acc_192[5] = deg_144[5];
-            acc_192[6] = deg_144[6];
+            acc_leaf = deg_144;
+            acc_192 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_193[0] = deg_145[0];
-            acc_193[1] = deg_145[1];
-            acc_193[2] = deg_145[2];
-            acc_193[3] = deg_145[3];
-            acc_193[4] = deg_145[4];
-            acc_193[5] = deg_145[5];
-            acc_193[6] = deg_145[6];
+            acc_leaf = deg_145;
+            acc_193 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_194[0] = deg_146[0];
-            acc_194[1] = deg_146[1];
-            acc_194[2] = deg_146[2];
-            acc_194[3] = deg_146[3];
-            acc_194[4] = deg_146[4];
-            acc_194[5] = deg_146[5];
-            acc_194[6] = deg_146[6];
+            acc_leaf = deg_146;
+            acc_194 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_195[0] = deg_147[0];
-            acc_195[1] = deg_147[1];
-            acc_195[2] = deg_147[2];
-            acc_195[3] = deg_147[3];
-            acc_195[4] = deg_147[4];
-            acc_195[5] = deg_147[5];
-            acc_195[6] = deg_147[6];
+            acc_leaf = deg_147;
+            acc_195 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_196[0] = deg_148[0];
-            acc_196[1] = deg_148[1];
-            acc_196[2] = deg_148[2];
-            acc_196[3] = deg_148[3];
-            acc_196[4] = deg_148[4];
-            acc_196[5] = deg_148[5];
-            acc_196[6] = deg_148[6];
+            acc_leaf = deg_148;
+            acc_196 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_197[0] = deg_149[0];
-            acc_197[1] = deg_149[1];
-            acc_197[2] = deg_149[2];
-            acc_197[3] = deg_149[3];
-            acc_197[4] = deg_149[4];
-            acc_197[5] = deg_149[5];
-            acc_197[6] = deg_149[6];
+            acc_leaf = deg_149;
+            acc_197 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_198[0] = deg_150[0];
-            acc_198[1] = deg_150[1];
-            acc_198[2] = deg_150[2];
-            acc_198[3] = deg_150[3];
-            acc_198[4] = deg_150[4];
-            acc_198[5] = deg_150[5];
-            acc_198[6] = deg_150[6];
+            acc_leaf = deg_150;
+            acc_198 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_199[0] = deg_151[0];
-            acc_199[1] = deg_151[1];
-            acc_199[2] = deg_151[2];
-            acc_199[3] = deg_151[3];
-            acc_199[4] = deg_151[4];
-            acc_199[5] = deg_151[5];
-            acc_199[6] = deg_151[6];
+            acc_leaf = deg_151;
+            acc_199 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_200[0] = deg_152[0];
-            acc_200[1] = deg_152[1];
-            acc_200[2] = deg_152[2];
-            acc_200[3] = deg_152[3];
-            acc_200[4] = deg_152[4];
-            acc_200[5] = deg_152[5];
-            acc_200[6] = deg_152[6];
+            acc_leaf = deg_152;
+            acc_200 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_201[0] = deg_153[0];
-            acc_201[1] = deg_153[1];
-            acc_201[2] = deg_153[2];
-            acc_201[3] = deg_153[3];
-            acc_201[4] = deg_153[4];
-            acc_201[5] = deg_153[5];
-            acc_201[6] = deg_153[6];
+            acc_leaf = deg_153;
+            acc_201 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_202[0] = deg_154[0];
-            acc_202[1] = deg_154[1];
-            acc_202[2] = deg_154[2];
-            acc_202[3] = deg_154[3];
-            acc_202[4] = deg_154[4];
-            acc_202[5] = deg_154[5];
-            acc_202[6] = deg_154[6];
+            acc_leaf = deg_154;
+            acc_202 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_203[0] = deg_155[0];
-            acc_203[1] = deg_155[1];
-            acc_203[2] = deg_155[2];
-            acc_203[3] = deg_155[3];
-            acc_203[4] = deg_155[4];
-            acc_203[5] = deg_155[5];
-            acc_203[6] = deg_155[6];
+            acc_leaf = deg_155;
+            acc_203 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_204[0] = deg_156[0];
-            acc_204[1] = deg_156[1];
-            acc_204[2] = deg_156[2];
-            acc_204[3] = deg_156[3];
-            acc_204[4] = deg_156[4];
-            acc_204[5] = deg_156[5];
-            acc_204[6] = deg_156[6];
+            acc_leaf = deg_156;
+            acc_204 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_205[0] = deg_157[0];
-            acc_205[1] = deg_157[1];
-            acc_205[2] = deg_157[2];
-            acc_205[3] = deg_157[3];
-            acc_205[4] = deg_157[4];
-            acc_205[5] = deg_157[5];
-            acc_205[6] = deg_157[6];
+            acc_leaf = deg_157;
+            acc_205 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_206[0] = deg_158[0];
-            acc_206[1] = deg_158[1];
-            acc_206[2] = deg_158[2];
-            acc_206[3] = deg_158[3];
-            acc_206[4] = deg_158[4];
-            acc_206[5] = deg_158[5];
-            acc_206[6] = deg_158[6];
+            acc_leaf = deg_158;
+            acc_206 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_207[0] = deg_159[0];
-            acc_207[1] = deg_159[1];
-            acc_207[2] = deg_159[2];
-            acc_207[3] = deg_159[3];
-            acc_207[4] = deg_159[4];
-            acc_207[5] = deg_159[5];
-            acc_207[6] = deg_159[6];
+            acc_leaf = deg_159;
+            acc_207 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_208[0] = deg_160[0];
-            acc_208[1] = deg_160[1];
-            acc_208[2] = deg_160[2];
-            acc_208[3] = deg_160[3];
-            acc_208[4] = deg_160[4];
-            acc_208[5] = deg_160[5];
-            acc_208[6] = deg_160[6];
+            acc_leaf = deg_160;
+            acc_208 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_209[0] = deg_161[0];
-            acc_209[1] = deg_161[1];
-            acc_209[2] = deg_161[2];
-            acc_209[3] = deg_161[3];
-            acc_209[4] = deg_161[4];
-            acc_209[5] = deg_161[5];
-            acc_209[6] = deg_161[6];
+            acc_leaf = deg_161;
+            acc_209 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_210[0] = deg_162[0];
-            acc_210[1] = deg_162[1];
-            acc_210[2] = deg_162[2];
-            acc_210[3] = deg_162[3];
-            acc_210[4] = deg_162[4];
-            acc_210[5] = deg_162[5];
-            acc_210[6] = deg_162[6];
+            acc_leaf = deg_162;
+            acc_210 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_211[0] = deg_163[0];
-            acc_211[1] = deg_163[1];
-            acc_211[2] = deg_163[2];
-            acc_211[3] = deg_163[3];
-            acc_211[4] = deg_163[4];
-            acc_211[5] = deg_163[5];
-            acc_211[6] = deg_163[6];
+            acc_leaf = deg_163;
+            acc_211 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_212[0] = deg_164[0];
-            acc_212[1] = deg_164[1];
-            acc_212[2] = deg_164[2];
-            acc_212[3] = deg_164[3];
-            acc_212[4] = deg_164[4];
-            acc_212[5] = deg_164[5];
-            acc_212[6] = deg_164[6];
+            acc_leaf = deg_164;
+            acc_212 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_213[0] = deg_165[0];
-            acc_213[1] = deg_165[1];
-            acc_213[2] = deg_165[2];
-            acc_213[3] = deg_165[3];
-            acc_213[4] = deg_165[4];
-            acc_213[5] = deg_165[5];
-            acc_213[6] = deg_165[6];
+            acc_leaf = deg_165;
+            acc_213 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_214[0] = deg_166[0];
-            acc_214[1] = deg_166[1];
-            acc_214[2] = deg_166[2];
-            acc_214[3] = deg_166[3];
-            acc_214[4] = deg_166[4];
-            acc_214[5] = deg_166[5];
-            acc_214[6] = deg_166[6];
+            acc_leaf = deg_166;
+            acc_214 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_215[0] = deg_167[0];
-            acc_215[1] = deg_167[1];
-            acc_215[2] = deg_167[2];
-            acc_215[3] = deg_167[3];
-            acc_215[4] = deg_167[4];
-            acc_215[5] = deg_167[5];
-            acc_215[6] = deg_167[6];
+            acc_leaf = deg_167;
+            acc_215 = {2'd0, acc_leaf};
         end
         acc_192 = acc_192 + acc_193;
         acc_193 = acc_194 + acc_195;
@@ -25294,220 +24444,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_254 = zero_sb;
         acc_255 = zero_sb;
         if (staying[0]) begin
-            acc_224[0] = deg_168[0];
-            acc_224[1] = deg_168[1];
-            acc_224[2] = deg_168[2];
-            acc_224[3] = deg_168[3];
-            acc_224[4] = deg_168[4];
-            acc_224[5] = deg_168[5];
-            acc_224[6] = deg_168[6];
+            acc_leaf = deg_168;
+            acc_224 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_225[0] = deg_169[0];
-            acc_225[1] = deg_169[1];
-            acc_225[2] = deg_169[2];
-            acc_225[3] = deg_169[3];
-            acc_225[4] = deg_169[4];
-            acc_225[5] = deg_169[5];
-            acc_225[6] = deg_169[6];
+            acc_leaf = deg_169;
+            acc_225 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_226[0] = deg_170[0];
-            acc_226[1] = deg_170[1];
-            acc_226[2] = deg_170[2];
-            acc_226[3] = deg_170[3];
-            acc_226[4] = deg_170[4];
-            acc_226[5] = deg_170[5];
-            acc_226[6] = deg_170[6];
+            acc_leaf = deg_170;
+            acc_226 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_227[0] = deg_171[0];
-            acc_227[1] = deg_171[1];
-            acc_227[2] = deg_171[2];
-            acc_227[3] = deg_171[3];
-            acc_227[4] = deg_171[4];
-            acc_227[5] = deg_171[5];
-            acc_227[6] = deg_171[6];
+            acc_leaf = deg_171;
+            acc_227 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_228[0] = deg_172[0];
-            acc_228[1] = deg_172[1];
-            acc_228[2] = deg_172[2];
-            acc_228[3] = deg_172[3];
-            acc_228[4] = deg_172[4];
-            acc_228[5] = deg_172[5];
-            acc_228[6] = deg_172[6];
+            acc_leaf = deg_172;
+            acc_228 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_229[0] = deg_173[0];
-            acc_229[1] = deg_173[1];
-            acc_229[2] = deg_173[2];
-            acc_229[3] = deg_173[3];
-            acc_229[4] = deg_173[4];
-            acc_229[5] = deg_173[5];
-            acc_229[6] = deg_173[6];
+            acc_leaf = deg_173;
+            acc_229 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_230[0] = deg_174[0];
-            acc_230[1] = deg_174[1];
-            acc_230[2] = deg_174[2];
-            acc_230[3] = deg_174[3];
-            acc_230[4] = deg_174[4];
-            acc_230[5] = deg_174[5];
-            acc_230[6] = deg_174[6];
+            acc_leaf = deg_174;
+            acc_230 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_231[0] = deg_175[0];
-            acc_231[1] = deg_175[1];
-            acc_231[2] = deg_175[2];
-            acc_231[3] = deg_175[3];
-            acc_231[4] = deg_175[4];
-            acc_231[5] = deg_175[5];
-            acc_231[6] = deg_175[6];
+            acc_leaf = deg_175;
+            acc_231 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_232[0] = deg_176[0];
-            acc_232[1] = deg_176[1];
-            acc_232[2] = deg_176[2];
-            acc_232[3] = deg_176[3];
-            acc_232[4] = deg_176[4];
-            acc_232[5] = deg_176[5];
-            acc_232[6] = deg_176[6];
+            acc_leaf = deg_176;
+            acc_232 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_233[0] = deg_177[0];
-            acc_233[1] = deg_177[1];
-            acc_233[2] = deg_177[2];
-            acc_233[3] = deg_177[3];
-            acc_233[4] = deg_177[4];
-            acc_233[5] = deg_177[5];
-            acc_233[6] = deg_177[6];
+            acc_leaf = deg_177;
+            acc_233 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_234[0] = deg_178[0];
-            acc_234[1] = deg_178[1];
-            acc_234[2] = deg_178[2];
-            acc_234[3] = deg_178[3];
-            acc_234[4] = deg_178[4];
-            acc_234[5] = deg_178[5];
-            acc_234[6] = deg_178[6];
+            acc_leaf = deg_178;
+            acc_234 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_235[0] = deg_179[0];
-            acc_235[1] = deg_179[1];
-            acc_235[2] = deg_179[2];
-            acc_235[3] = deg_179[3];
-            acc_235[4] = deg_179[4];
-            acc_235[5] = deg_179[5];
-            acc_235[6] = deg_179[6];
+            acc_leaf = deg_179;
+            acc_235 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_236[0] = deg_180[0];
-            acc_236[1] = deg_180[1];
-            acc_236[2] = deg_180[2];
-            acc_236[3] = deg_180[3];
-            acc_236[4] = deg_180[4];
-            acc_236[5] = deg_180[5];
-            acc_236[6] = deg_180[6];
+            acc_leaf = deg_180;
+            acc_236 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_237[0] = deg_181[0];
-            acc_237[1] = deg_181[1];
-            acc_237[2] = deg_181[2];
-            acc_237[3] = deg_181[3];
-            acc_237[4] = deg_181[4];
-            acc_237[5] = deg_181[5];
-            acc_237[6] = deg_181[6];
+            acc_leaf = deg_181;
+            acc_237 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_238[0] = deg_182[0];
-            acc_238[1] = deg_182[1];
-            acc_238[2] = deg_182[2];
-            acc_238[3] = deg_182[3];
-            acc_238[4] = deg_182[4];
-            acc_238[5] = deg_182[5];
-            acc_238[6] = deg_182[6];
+            acc_leaf = deg_182;
+            acc_238 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_239[0] = deg_183[0];
-            acc_239[1] = deg_183[1];
-            acc_239[2] = deg_183[2];
-            acc_239[3] = deg_183[3];
-            acc_239[4] = deg_183[4];
-            acc_239[5] = deg_183[5];
-            acc_239[6] = deg_183[6];
+            acc_leaf = deg_183;
+            acc_239 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_240[0] = deg_184[0];
-            acc_240[1] = deg_184[1];
-            acc_240[2] = deg_184[2];
-            acc_240[3] = deg_184[3];
-            acc_240[4] = deg_184[4];
-            acc_240[5] = deg_184[5];
-            acc_240[6] = deg_184[6];
+            acc_leaf = deg_184;
+            acc_240 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_241[0] = deg_185[0];
-            acc_241[1] = deg_185[1];
-            acc_241[2] = deg_185[2];
-            acc_241[3] = deg_185[3];
-            acc_241[4] = deg_185[4];
-            acc_241[5] = deg_185[5];
-            acc_241[6] = deg_185[6];
+            acc_leaf = deg_185;
+            acc_241 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_242[0] = deg_186[0];
-            acc_242[1] = deg_186[1];
-            acc_242[2] = deg_186[2];
-            acc_242[3] = deg_186[3];
-            acc_242[4] = deg_186[4];
-            acc_242[5] = deg_186[5];
-            acc_242[6] = deg_186[6];
+            acc_leaf = deg_186;
+            acc_242 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_243[0] = deg_187[0];
-            acc_243[1] = deg_187[1];
-            acc_243[2] = deg_187[2];
-            acc_243[3] = deg_187[3];
-            acc_243[4] = deg_187[4];
-            acc_243[5] = deg_187[5];
-            acc_243[6] = deg_187[6];
+            acc_leaf = deg_187;
+            acc_243 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_244[0] = deg_188[0];
-            acc_244[1] = deg_188[1];
-            acc_244[2] = deg_188[2];
-            acc_244[3] = deg_188[3];
-            acc_244[4] = deg_188[4];
-            acc_244[5] = deg_188[5];
-            acc_244[6] = deg_188[6];
+            acc_leaf = deg_188;
+            acc_244 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_245[0] = deg_189[0];
-            acc_245[1] = deg_189[1];
-            acc_245[2] = deg_189[2];
-            acc_245[3] = deg_189[3];
-            acc_245[4] = deg_189[4];
-            acc_245[5] = deg_189[5];
-            acc_245[6] = deg_189[6];
+            acc_leaf = deg_189;
+            acc_245 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_246[0] = deg_190[0];
-            acc_246[1] = deg_190[1];
-            acc_246[2] = deg_190[2];
-            acc_246[3] = deg_190[3];
-            acc_246[4] = deg_190[4];
-            acc_246[5] = deg_190[5];
-            acc_246[6] = deg_190[6];
+            acc_leaf = deg_190;
+            acc_246 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_247[0] = deg_191[0];
-            acc_247[1] = deg_191[1];
-            acc_247[2] = deg_191[2];
-            acc_247[3] = deg_191[3];
-            acc_247[4] = deg_191[4];
-            acc_247[5] = deg_191[5];
-            acc_247[6] = deg_191[6];
+            acc_leaf = deg_191;
+            acc_247 = {2'd0, acc_leaf};
         end
         acc_224 = acc_224 + acc_225;
         acc_225 = acc_226 + acc_227;
@@ -25574,220 +24604,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_286 = zero_sb;
         acc_287 = zero_sb;
         if (staying[0]) begin
-            acc_256[0] = deg_192[0];
-            acc_256[1] = deg_192[1];
-            acc_256[2] = deg_192[2];
-            acc_256[3] = deg_192[3];
-            acc_256[4] = deg_192[4];
-            acc_256[5] = deg_192[5];
-            acc_256[6] = deg_192[6];
+            acc_leaf = deg_192;
+            acc_256 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_257[0] = deg_193[0];
-            acc_257[1] = deg_193[1];
-            acc_257[2] = deg_193[2];
-            acc_257[3] = deg_193[3];
-            acc_257[4] = deg_193[4];
-            acc_257[5] = deg_193[5];
-            acc_257[6] = deg_193[6];
+            acc_leaf = deg_193;
+            acc_257 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_258[0] = deg_194[0];
-            acc_258[1] = deg_194[1];
-            acc_258[2] = deg_194[2];
-            acc_258[3] = deg_194[3];
-            acc_258[4] = deg_194[4];
-            acc_258[5] = deg_194[5];
-            acc_258[6] = deg_194[6];
+            acc_leaf = deg_194;
+            acc_258 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_259[0] = deg_195[0];
-            acc_259[1] = deg_195[1];
-            acc_259[2] = deg_195[2];
-            acc_259[3] = deg_195[3];
-            acc_259[4] = deg_195[4];
-            acc_259[5] = deg_195[5];
-            acc_259[6] = deg_195[6];
+            acc_leaf = deg_195;
+            acc_259 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_260[0] = deg_196[0];
-            acc_260[1] = deg_196[1];
-            acc_260[2] = deg_196[2];
-            acc_260[3] = deg_196[3];
-            acc_260[4] = deg_196[4];
-            acc_260[5] = deg_196[5];
-            acc_260[6] = deg_196[6];
+            acc_leaf = deg_196;
+            acc_260 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_261[0] = deg_197[0];
-            acc_261[1] = deg_197[1];
-            acc_261[2] = deg_197[2];
-            acc_261[3] = deg_197[3];
-            acc_261[4] = deg_197[4];
-            acc_261[5] = deg_197[5];
-            acc_261[6] = deg_197[6];
+            acc_leaf = deg_197;
+            acc_261 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_262[0] = deg_198[0];
-            acc_262[1] = deg_198[1];
-            acc_262[2] = deg_198[2];
-            acc_262[3] = deg_198[3];
-            acc_262[4] = deg_198[4];
-            acc_262[5] = deg_198[5];
-            acc_262[6] = deg_198[6];
+            acc_leaf = deg_198;
+            acc_262 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_263[0] = deg_199[0];
-            acc_263[1] = deg_199[1];
-            acc_263[2] = deg_199[2];
-            acc_263[3] = deg_199[3];
-            acc_263[4] = deg_199[4];
-            acc_263[5] = deg_199[5];
-            acc_263[6] = deg_199[6];
+            acc_leaf = deg_199;
+            acc_263 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_264[0] = deg_200[0];
-            acc_264[1] = deg_200[1];
-            acc_264[2] = deg_200[2];
-            acc_264[3] = deg_200[3];
-            acc_264[4] = deg_200[4];
-            acc_264[5] = deg_200[5];
-            acc_264[6] = deg_200[6];
+            acc_leaf = deg_200;
+            acc_264 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_265[0] = deg_201[0];
-            acc_265[1] = deg_201[1];
-            acc_265[2] = deg_201[2];
-            acc_265[3] = deg_201[3];
-            acc_265[4] = deg_201[4];
-            acc_265[5] = deg_201[5];
-            acc_265[6] = deg_201[6];
+            acc_leaf = deg_201;
+            acc_265 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_266[0] = deg_202[0];
-            acc_266[1] = deg_202[1];
-            acc_266[2] = deg_202[2];
-            acc_266[3] = deg_202[3];
-            acc_266[4] = deg_202[4];
-            acc_266[5] = deg_202[5];
-            acc_266[6] = deg_202[6];
+            acc_leaf = deg_202;
+            acc_266 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_267[0] = deg_203[0];
-            acc_267[1] = deg_203[1];
-            acc_267[2] = deg_203[2];
-            acc_267[3] = deg_203[3];
-            acc_267[4] = deg_203[4];
-            acc_267[5] = deg_203[5];
-            acc_267[6] = deg_203[6];
+            acc_leaf = deg_203;
+            acc_267 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_268[0] = deg_204[0];
-            acc_268[1] = deg_204[1];
-            acc_268[2] = deg_204[2];
-            acc_268[3] = deg_204[3];
-            acc_268[4] = deg_204[4];
-            acc_268[5] = deg_204[5];
-            acc_268[6] = deg_204[6];
+            acc_leaf = deg_204;
+            acc_268 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_269[0] = deg_205[0];
-            acc_269[1] = deg_205[1];
-            acc_269[2] = deg_205[2];
-            acc_269[3] = deg_205[3];
-            acc_269[4] = deg_205[4];
-            acc_269[5] = deg_205[5];
-            acc_269[6] = deg_205[6];
+            acc_leaf = deg_205;
+            acc_269 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_270[0] = deg_206[0];
-            acc_270[1] = deg_206[1];
-            acc_270[2] = deg_206[2];
-            acc_270[3] = deg_206[3];
-            acc_270[4] = deg_206[4];
-            acc_270[5] = deg_206[5];
-            acc_270[6] = deg_206[6];
+            acc_leaf = deg_206;
+            acc_270 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_271[0] = deg_207[0];
-            acc_271[1] = deg_207[1];
-            acc_271[2] = deg_207[2];
-            acc_271[3] = deg_207[3];
-            acc_271[4] = deg_207[4];
-            acc_271[5] = deg_207[5];
-            acc_271[6] = deg_207[6];
+            acc_leaf = deg_207;
+            acc_271 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_272[0] = deg_208[0];
-            acc_272[1] = deg_208[1];
-            acc_272[2] = deg_208[2];
-            acc_272[3] = deg_208[3];
-            acc_272[4] = deg_208[4];
-            acc_272[5] = deg_208[5];
-            acc_272[6] = deg_208[6];
+            acc_leaf = deg_208;
+            acc_272 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_273[0] = deg_209[0];
-            acc_273[1] = deg_209[1];
-            acc_273[2] = deg_209[2];
-            acc_273[3] = deg_209[3];
-            acc_273[4] = deg_209[4];
-            acc_273[5] = deg_209[5];
-            acc_273[6] = deg_209[6];
+            acc_leaf = deg_209;
+            acc_273 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_274[0] = deg_210[0];
-            acc_274[1] = deg_210[1];
-            acc_274[2] = deg_210[2];
-            acc_274[3] = deg_210[3];
-            acc_274[4] = deg_210[4];
-            acc_274[5] = deg_210[5];
-            acc_274[6] = deg_210[6];
+            acc_leaf = deg_210;
+            acc_274 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_275[0] = deg_211[0];
-            acc_275[1] = deg_211[1];
-            acc_275[2] = deg_211[2];
-            acc_275[3] = deg_211[3];
-            acc_275[4] = deg_211[4];
-            acc_275[5] = deg_211[5];
-            acc_275[6] = deg_211[6];
+            acc_leaf = deg_211;
+            acc_275 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_276[0] = deg_212[0];
-            acc_276[1] = deg_212[1];
-            acc_276[2] = deg_212[2];
-            acc_276[3] = deg_212[3];
-            acc_276[4] = deg_212[4];
-            acc_276[5] = deg_212[5];
-            acc_276[6] = deg_212[6];
+            acc_leaf = deg_212;
+            acc_276 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_277[0] = deg_213[0];
-            acc_277[1] = deg_213[1];
-            acc_277[2] = deg_213[2];
-            acc_277[3] = deg_213[3];
-            acc_277[4] = deg_213[4];
-            acc_277[5] = deg_213[5];
-            acc_277[6] = deg_213[6];
+            acc_leaf = deg_213;
+            acc_277 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_278[0] = deg_214[0];
-            acc_278[1] = deg_214[1];
-            acc_278[2] = deg_214[2];
-            acc_278[3] = deg_214[3];
-            acc_278[4] = deg_214[4];
-            acc_278[5] = deg_214[5];
-            acc_278[6] = deg_214[6];
+            acc_leaf = deg_214;
+            acc_278 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_279[0] = deg_215[0];
-            acc_279[1] = deg_215[1];
-            acc_279[2] = deg_215[2];
-            acc_279[3] = deg_215[3];
-            acc_279[4] = deg_215[4];
-            acc_279[5] = deg_215[5];
-            acc_279[6] = deg_215[6];
+            acc_leaf = deg_215;
+            acc_279 = {2'd0, acc_leaf};
         end
         acc_256 = acc_256 + acc_257;
         acc_257 = acc_258 + acc_259;
@@ -25854,220 +24764,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_318 = zero_sb;
         acc_319 = zero_sb;
         if (staying[0]) begin
-            acc_288[0] = deg_216[0];
-            acc_288[1] = deg_216[1];
-            acc_288[2] = deg_216[2];
-            acc_288[3] = deg_216[3];
-            acc_288[4] = deg_216[4];
-            acc_288[5] = deg_216[5];
-            acc_288[6] = deg_216[6];
+            acc_leaf = deg_216;
+            acc_288 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_289[0] = deg_217[0];
-            acc_289[1] = deg_217[1];
-            acc_289[2] = deg_217[2];
-            acc_289[3] = deg_217[3];
-            acc_289[4] = deg_217[4];
-            acc_289[5] = deg_217[5];
-            acc_289[6] = deg_217[6];
+            acc_leaf = deg_217;
+            acc_289 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_290[0] = deg_218[0];
-            acc_290[1] = deg_218[1];
-            acc_290[2] = deg_218[2];
-            acc_290[3] = deg_218[3];
-            acc_290[4] = deg_218[4];
-            acc_290[5] = deg_218[5];
-            acc_290[6] = deg_218[6];
+            acc_leaf = deg_218;
+            acc_290 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_291[0] = deg_219[0];
-            acc_291[1] = deg_219[1];
-            acc_291[2] = deg_219[2];
-            acc_291[3] = deg_219[3];
-            acc_291[4] = deg_219[4];
-            acc_291[5] = deg_219[5];
-            acc_291[6] = deg_219[6];
+            acc_leaf = deg_219;
+            acc_291 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_292[0] = deg_220[0];
-            acc_292[1] = deg_220[1];
-            acc_292[2] = deg_220[2];
-            acc_292[3] = deg_220[3];
-            acc_292[4] = deg_220[4];
-            acc_292[5] = deg_220[5];
-            acc_292[6] = deg_220[6];
+            acc_leaf = deg_220;
+            acc_292 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_293[0] = deg_221[0];
-            acc_293[1] = deg_221[1];
-            acc_293[2] = deg_221[2];
-            acc_293[3] = deg_221[3];
-            acc_293[4] = deg_221[4];
-            acc_293[5] = deg_221[5];
-            acc_293[6] = deg_221[6];
+            acc_leaf = deg_221;
+            acc_293 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_294[0] = deg_222[0];
-            acc_294[1] = deg_222[1];
-            acc_294[2] = deg_222[2];
-            acc_294[3] = deg_222[3];
-            acc_294[4] = deg_222[4];
-            acc_294[5] = deg_222[5];
-            acc_294[6] = deg_222[6];
+            acc_leaf = deg_222;
+            acc_294 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_295[0] = deg_223[0];
-            acc_295[1] = deg_223[1];
-            acc_295[2] = deg_223[2];
-            acc_295[3] = deg_223[3];
-            acc_295[4] = deg_223[4];
-            acc_295[5] = deg_223[5];
-            acc_295[6] = deg_223[6];
+            acc_leaf = deg_223;
+            acc_295 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_296[0] = deg_224[0];
-            acc_296[1] = deg_224[1];
-            acc_296[2] = deg_224[2];
-            acc_296[3] = deg_224[3];
-            acc_296[4] = deg_224[4];
-            acc_296[5] = deg_224[5];
-            acc_296[6] = deg_224[6];
+            acc_leaf = deg_224;
+            acc_296 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_297[0] = deg_225[0];
-            acc_297[1] = deg_225[1];
-            acc_297[2] = deg_225[2];
-            acc_297[3] = deg_225[3];
-            acc_297[4] = deg_225[4];
-            acc_297[5] = deg_225[5];
-            acc_297[6] = deg_225[6];
+            acc_leaf = deg_225;
+            acc_297 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_298[0] = deg_226[0];
-            acc_298[1] = deg_226[1];
-            acc_298[2] = deg_226[2];
-            acc_298[3] = deg_226[3];
-            acc_298[4] = deg_226[4];
-            acc_298[5] = deg_226[5];
-            acc_298[6] = deg_226[6];
+            acc_leaf = deg_226;
+            acc_298 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_299[0] = deg_227[0];
-            acc_299[1] = deg_227[1];
-            acc_299[2] = deg_227[2];
-            acc_299[3] = deg_227[3];
-            acc_299[4] = deg_227[4];
-            acc_299[5] = deg_227[5];
-            acc_299[6] = deg_227[6];
+            acc_leaf = deg_227;
+            acc_299 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_300[0] = deg_228[0];
-            acc_300[1] = deg_228[1];
-            acc_300[2] = deg_228[2];
-            acc_300[3] = deg_228[3];
-            acc_300[4] = deg_228[4];
-            acc_300[5] = deg_228[5];
-            acc_300[6] = deg_228[6];
+            acc_leaf = deg_228;
+            acc_300 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_301[0] = deg_229[0];
-            acc_301[1] = deg_229[1];
-            acc_301[2] = deg_229[2];
-            acc_301[3] = deg_229[3];
-            acc_301[4] = deg_229[4];
-            acc_301[5] = deg_229[5];
-            acc_301[6] = deg_229[6];
+            acc_leaf = deg_229;
+            acc_301 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_302[0] = deg_230[0];
-            acc_302[1] = deg_230[1];
-            acc_302[2] = deg_230[2];
-            acc_302[3] = deg_230[3];
-            acc_302[4] = deg_230[4];
-            acc_302[5] = deg_230[5];
-            acc_302[6] = deg_230[6];
+            acc_leaf = deg_230;
+            acc_302 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_303[0] = deg_231[0];
-            acc_303[1] = deg_231[1];
-            acc_303[2] = deg_231[2];
-            acc_303[3] = deg_231[3];
-            acc_303[4] = deg_231[4];
-            acc_303[5] = deg_231[5];
-            acc_303[6] = deg_231[6];
+            acc_leaf = deg_231;
+            acc_303 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_304[0] = deg_232[0];
-            acc_304[1] = deg_232[1];
-            acc_304[2] = deg_232[2];
-            acc_304[3] = deg_232[3];
-            acc_304[4] = deg_232[4];
-            acc_304[5] = deg_232[5];
-            acc_304[6] = deg_232[6];
+            acc_leaf = deg_232;
+            acc_304 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_305[0] = deg_233[0];
-            acc_305[1] = deg_233[1];
-            acc_305[2] = deg_233[2];
-            acc_305[3] = deg_233[3];
-            acc_305[4] = deg_233[4];
-            acc_305[5] = deg_233[5];
-            acc_305[6] = deg_233[6];
+            acc_leaf = deg_233;
+            acc_305 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_306[0] = deg_234[0];
-            acc_306[1] = deg_234[1];
-            acc_306[2] = deg_234[2];
-            acc_306[3] = deg_234[3];
-            acc_306[4] = deg_234[4];
-            acc_306[5] = deg_234[5];
-            acc_306[6] = deg_234[6];
+            acc_leaf = deg_234;
+            acc_306 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_307[0] = deg_235[0];
-            acc_307[1] = deg_235[1];
-            acc_307[2] = deg_235[2];
-            acc_307[3] = deg_235[3];
-            acc_307[4] = deg_235[4];
-            acc_307[5] = deg_235[5];
-            acc_307[6] = deg_235[6];
+            acc_leaf = deg_235;
+            acc_307 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_308[0] = deg_236[0];
-            acc_308[1] = deg_236[1];
-            acc_308[2] = deg_236[2];
-            acc_308[3] = deg_236[3];
-            acc_308[4] = deg_236[4];
-            acc_308[5] = deg_236[5];
-            acc_308[6] = deg_236[6];
+            acc_leaf = deg_236;
+            acc_308 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_309[0] = deg_237[0];
-            acc_309[1] = deg_237[1];
-            acc_309[2] = deg_237[2];
-            acc_309[3] = deg_237[3];
-            acc_309[4] = deg_237[4];
-            acc_309[5] = deg_237[5];
-            acc_309[6] = deg_237[6];
+            acc_leaf = deg_237;
+            acc_309 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_310[0] = deg_238[0];
-            acc_310[1] = deg_238[1];
-            acc_310[2] = deg_238[2];
-            acc_310[3] = deg_238[3];
-            acc_310[4] = deg_238[4];
-            acc_310[5] = deg_238[5];
-            acc_310[6] = deg_238[6];
+            acc_leaf = deg_238;
+            acc_310 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_311[0] = deg_239[0];
-            acc_311[1] = deg_239[1];
-            acc_311[2] = deg_239[2];
-            acc_311[3] = deg_239[3];
-            acc_311[4] = deg_239[4];
-            acc_311[5] = deg_239[5];
-            acc_311[6] = deg_239[6];
+            acc_leaf = deg_239;
+            acc_311 = {2'd0, acc_leaf};
         end
         acc_288 = acc_288 + acc_289;
         acc_289 = acc_290 + acc_291;
@@ -26134,220 +24924,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_350 = zero_sb;
         acc_351 = zero_sb;
         if (staying[0]) begin
-            acc_320[0] = deg_240[0];
-            acc_320[1] = deg_240[1];
-            acc_320[2] = deg_240[2];
-            acc_320[3] = deg_240[3];
-            acc_320[4] = deg_240[4];
-            acc_320[5] = deg_240[5];
-            acc_320[6] = deg_240[6];
+            acc_leaf = deg_240;
+            acc_320 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_321[0] = deg_241[0];
-            acc_321[1] = deg_241[1];
-            acc_321[2] = deg_241[2];
-            acc_321[3] = deg_241[3];
-            acc_321[4] = deg_241[4];
-            acc_321[5] = deg_241[5];
-            acc_321[6] = deg_241[6];
+            acc_leaf = deg_241;
+            acc_321 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_322[0] = deg_242[0];
-            acc_322[1] = deg_242[1];
-            acc_322[2] = deg_242[2];
-            acc_322[3] = deg_242[3];
-            acc_322[4] = deg_242[4];
-            acc_322[5] = deg_242[5];
-            acc_322[6] = deg_242[6];
+            acc_leaf = deg_242;
+            acc_322 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_323[0] = deg_243[0];
-            acc_323[1] = deg_243[1];
-            acc_323[2] = deg_243[2];
-            acc_323[3] = deg_243[3];
-            acc_323[4] = deg_243[4];
-            acc_323[5] = deg_243[5];
-            acc_323[6] = deg_243[6];
+            acc_leaf = deg_243;
+            acc_323 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_324[0] = deg_244[0];
-            acc_324[1] = deg_244[1];
-            acc_324[2] = deg_244[2];
-            acc_324[3] = deg_244[3];
-            acc_324[4] = deg_244[4];
-            acc_324[5] = deg_244[5];
-            acc_324[6] = deg_244[6];
+            acc_leaf = deg_244;
+            acc_324 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_325[0] = deg_245[0];
-            acc_325[1] = deg_245[1];
-            acc_325[2] = deg_245[2];
-            acc_325[3] = deg_245[3];
-            acc_325[4] = deg_245[4];
-            acc_325[5] = deg_245[5];
-            acc_325[6] = deg_245[6];
+            acc_leaf = deg_245;
+            acc_325 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_326[0] = deg_246[0];
-            acc_326[1] = deg_246[1];
-            acc_326[2] = deg_246[2];
-            acc_326[3] = deg_246[3];
-            acc_326[4] = deg_246[4];
-            acc_326[5] = deg_246[5];
-            acc_326[6] = deg_246[6];
+            acc_leaf = deg_246;
+            acc_326 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_327[0] = deg_247[0];
-            acc_327[1] = deg_247[1];
-            acc_327[2] = deg_247[2];
-            acc_327[3] = deg_247[3];
-            acc_327[4] = deg_247[4];
-            acc_327[5] = deg_247[5];
-            acc_327[6] = deg_247[6];
+            acc_leaf = deg_247;
+            acc_327 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_328[0] = deg_248[0];
-            acc_328[1] = deg_248[1];
-            acc_328[2] = deg_248[2];
-            acc_328[3] = deg_248[3];
-            acc_328[4] = deg_248[4];
-            acc_328[5] = deg_248[5];
-            acc_328[6] = deg_248[6];
+            acc_leaf = deg_248;
+            acc_328 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_329[0] = deg_249[0];
-            acc_329[1] = deg_249[1];
-            acc_329[2] = deg_249[2];
-            acc_329[3] = deg_249[3];
-            acc_329[4] = deg_249[4];
-            acc_329[5] = deg_249[5];
-            acc_329[6] = deg_249[6];
+            acc_leaf = deg_249;
+            acc_329 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_330[0] = deg_250[0];
-            acc_330[1] = deg_250[1];
-            acc_330[2] = deg_250[2];
-            acc_330[3] = deg_250[3];
-            acc_330[4] = deg_250[4];
-            acc_330[5] = deg_250[5];
-            acc_330[6] = deg_250[6];
+            acc_leaf = deg_250;
+            acc_330 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_331[0] = deg_251[0];
-            acc_331[1] = deg_251[1];
-            acc_331[2] = deg_251[2];
-            acc_331[3] = deg_251[3];
-            acc_331[4] = deg_251[4];
-            acc_331[5] = deg_251[5];
-            acc_331[6] = deg_251[6];
+            acc_leaf = deg_251;
+            acc_331 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_332[0] = deg_252[0];
-            acc_332[1] = deg_252[1];
-            acc_332[2] = deg_252[2];
-            acc_332[3] = deg_252[3];
-            acc_332[4] = deg_252[4];
-            acc_332[5] = deg_252[5];
-            acc_332[6] = deg_252[6];
+            acc_leaf = deg_252;
+            acc_332 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_333[0] = deg_253[0];
-            acc_333[1] = deg_253[1];
-            acc_333[2] = deg_253[2];
-            acc_333[3] = deg_253[3];
-            acc_333[4] = deg_253[4];
-            acc_333[5] = deg_253[5];
-            acc_333[6] = deg_253[6];
+            acc_leaf = deg_253;
+            acc_333 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_334[0] = deg_254[0];
-            acc_334[1] = deg_254[1];
-            acc_334[2] = deg_254[2];
-            acc_334[3] = deg_254[3];
-            acc_334[4] = deg_254[4];
-            acc_334[5] = deg_254[5];
-            acc_334[6] = deg_254[6];
+            acc_leaf = deg_254;
+            acc_334 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_335[0] = deg_255[0];
-            acc_335[1] = deg_255[1];
-            acc_335[2] = deg_255[2];
-            acc_335[3] = deg_255[3];
-            acc_335[4] = deg_255[4];
-            acc_335[5] = deg_255[5];
-            acc_335[6] = deg_255[6];
+            acc_leaf = deg_255;
+            acc_335 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_336[0] = deg_256[0];
-            acc_336[1] = deg_256[1];
-            acc_336[2] = deg_256[2];
-            acc_336[3] = deg_256[3];
-            acc_336[4] = deg_256[4];
-            acc_336[5] = deg_256[5];
-            acc_336[6] = deg_256[6];
+            acc_leaf = deg_256;
+            acc_336 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_337[0] = deg_257[0];
-            acc_337[1] = deg_257[1];
-            acc_337[2] = deg_257[2];
-            acc_337[3] = deg_257[3];
-            acc_337[4] = deg_257[4];
-            acc_337[5] = deg_257[5];
-            acc_337[6] = deg_257[6];
+            acc_leaf = deg_257;
+            acc_337 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_338[0] = deg_258[0];
-            acc_338[1] = deg_258[1];
-            acc_338[2] = deg_258[2];
-            acc_338[3] = deg_258[3];
-            acc_338[4] = deg_258[4];
-            acc_338[5] = deg_258[5];
-            acc_338[6] = deg_258[6];
+            acc_leaf = deg_258;
+            acc_338 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_339[0] = deg_259[0];
-            acc_339[1] = deg_259[1];
-            acc_339[2] = deg_259[2];
-            acc_339[3] = deg_259[3];
-            acc_339[4] = deg_259[4];
-            acc_339[5] = deg_259[5];
-            acc_339[6] = deg_259[6];
+            acc_leaf = deg_259;
+            acc_339 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_340[0] = deg_260[0];
-            acc_340[1] = deg_260[1];
-            acc_340[2] = deg_260[2];
-            acc_340[3] = deg_260[3];
-            acc_340[4] = deg_260[4];
-            acc_340[5] = deg_260[5];
-            acc_340[6] = deg_260[6];
+            acc_leaf = deg_260;
+            acc_340 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_341[0] = deg_261[0];
-            acc_341[1] = deg_261[1];
-            acc_341[2] = deg_261[2];
-            acc_341[3] = deg_261[3];
-            acc_341[4] = deg_261[4];
-            acc_341[5] = deg_261[5];
-            acc_341[6] = deg_261[6];
+            acc_leaf = deg_261;
+            acc_341 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_342[0] = deg_262[0];
-            acc_342[1] = deg_262[1];
-            acc_342[2] = deg_262[2];
-            acc_342[3] = deg_262[3];
-            acc_342[4] = deg_262[4];
-            acc_342[5] = deg_262[5];
-            acc_342[6] = deg_262[6];
+            acc_leaf = deg_262;
+            acc_342 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_343[0] = deg_263[0];
-            acc_343[1] = deg_263[1];
-            acc_343[2] = deg_263[2];
-            acc_343[3] = deg_263[3];
-            acc_343[4] = deg_263[4];
-            acc_343[5] = deg_263[5];
-            acc_343[6] = deg_263[6];
+            acc_leaf = deg_263;
+            acc_343 = {2'd0, acc_leaf};
         end
         acc_320 = acc_320 + acc_321;
         acc_321 = acc_322 + acc_323;
@@ -26414,220 +25084,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_382 = zero_sb;
         acc_383 = zero_sb;
         if (staying[0]) begin
-            acc_352[0] = deg_264[0];
-            acc_352[1] = deg_264[1];
-            acc_352[2] = deg_264[2];
-            acc_352[3] = deg_264[3];
-            acc_352[4] = deg_264[4];
-            acc_352[5] = deg_264[5];
-            acc_352[6] = deg_264[6];
+            acc_leaf = deg_264;
+            acc_352 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_353[0] = deg_265[0];
-            acc_353[1] = deg_265[1];
-            acc_353[2] = deg_265[2];
-            acc_353[3] = deg_265[3];
-            acc_353[4] = deg_265[4];
-            acc_353[5] = deg_265[5];
-            acc_353[6] = deg_265[6];
+            acc_leaf = deg_265;
+            acc_353 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_354[0] = deg_266[0];
-            acc_354[1] = deg_266[1];
-            acc_354[2] = deg_266[2];
-            acc_354[3] = deg_266[3];
-            acc_354[4] = deg_266[4];
-            acc_354[5] = deg_266[5];
-            acc_354[6] = deg_266[6];
+            acc_leaf = deg_266;
+            acc_354 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_355[0] = deg_267[0];
-            acc_355[1] = deg_267[1];
-            acc_355[2] = deg_267[2];
-            acc_355[3] = deg_267[3];
-            acc_355[4] = deg_267[4];
-            acc_355[5] = deg_267[5];
-            acc_355[6] = deg_267[6];
+            acc_leaf = deg_267;
+            acc_355 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_356[0] = deg_268[0];
-            acc_356[1] = deg_268[1];
-            acc_356[2] = deg_268[2];
-            acc_356[3] = deg_268[3];
-            acc_356[4] = deg_268[4];
-            acc_356[5] = deg_268[5];
-            acc_356[6] = deg_268[6];
+            acc_leaf = deg_268;
+            acc_356 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_357[0] = deg_269[0];
-            acc_357[1] = deg_269[1];
-            acc_357[2] = deg_269[2];
-            acc_357[3] = deg_269[3];
-            acc_357[4] = deg_269[4];
-            acc_357[5] = deg_269[5];
-            acc_357[6] = deg_269[6];
+            acc_leaf = deg_269;
+            acc_357 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_358[0] = deg_270[0];
-            acc_358[1] = deg_270[1];
-            acc_358[2] = deg_270[2];
-            acc_358[3] = deg_270[3];
-            acc_358[4] = deg_270[4];
-            acc_358[5] = deg_270[5];
-            acc_358[6] = deg_270[6];
+            acc_leaf = deg_270;
+            acc_358 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_359[0] = deg_271[0];
-            acc_359[1] = deg_271[1];
-            acc_359[2] = deg_271[2];
-            acc_359[3] = deg_271[3];
-            acc_359[4] = deg_271[4];
-            acc_359[5] = deg_271[5];
-            acc_359[6] = deg_271[6];
+            acc_leaf = deg_271;
+            acc_359 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_360[0] = deg_272[0];
-            acc_360[1] = deg_272[1];
-            acc_360[2] = deg_272[2];
-            acc_360[3] = deg_272[3];
-            acc_360[4] = deg_272[4];
-            acc_360[5] = deg_272[5];
-            acc_360[6] = deg_272[6];
+            acc_leaf = deg_272;
+            acc_360 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_361[0] = deg_273[0];
-            acc_361[1] = deg_273[1];
-            acc_361[2] = deg_273[2];
-            acc_361[3] = deg_273[3];
-            acc_361[4] = deg_273[4];
-            acc_361[5] = deg_273[5];
-            acc_361[6] = deg_273[6];
+            acc_leaf = deg_273;
+            acc_361 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_362[0] = deg_274[0];
-            acc_362[1] = deg_274[1];
-            acc_362[2] = deg_274[2];
-            acc_362[3] = deg_274[3];
-            acc_362[4] = deg_274[4];
-            acc_362[5] = deg_274[5];
-            acc_362[6] = deg_274[6];
+            acc_leaf = deg_274;
+            acc_362 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_363[0] = deg_275[0];
-            acc_363[1] = deg_275[1];
-            acc_363[2] = deg_275[2];
-            acc_363[3] = deg_275[3];
-            acc_363[4] = deg_275[4];
-            acc_363[5] = deg_275[5];
-            acc_363[6] = deg_275[6];
+            acc_leaf = deg_275;
+            acc_363 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_364[0] = deg_276[0];
-            acc_364[1] = deg_276[1];
-            acc_364[2] = deg_276[2];
-            acc_364[3] = deg_276[3];
-            acc_364[4] = deg_276[4];
-            acc_364[5] = deg_276[5];
-            acc_364[6] = deg_276[6];
+            acc_leaf = deg_276;
+            acc_364 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_365[0] = deg_277[0];
-            acc_365[1] = deg_277[1];
-            acc_365[2] = deg_277[2];
-            acc_365[3] = deg_277[3];
-            acc_365[4] = deg_277[4];
-            acc_365[5] = deg_277[5];
-            acc_365[6] = deg_277[6];
+            acc_leaf = deg_277;
+            acc_365 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_366[0] = deg_278[0];
-            acc_366[1] = deg_278[1];
-            acc_366[2] = deg_278[2];
-            acc_366[3] = deg_278[3];
-            acc_366[4] = deg_278[4];
-            acc_366[5] = deg_278[5];
-            acc_366[6] = deg_278[6];
+            acc_leaf = deg_278;
+            acc_366 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_367[0] = deg_279[0];
-            acc_367[1] = deg_279[1];
-            acc_367[2] = deg_279[2];
-            acc_367[3] = deg_279[3];
-            acc_367[4] = deg_279[4];
-            acc_367[5] = deg_279[5];
-            acc_367[6] = deg_279[6];
+            acc_leaf = deg_279;
+            acc_367 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_368[0] = deg_280[0];
-            acc_368[1] = deg_280[1];
-            acc_368[2] = deg_280[2];
-            acc_368[3] = deg_280[3];
-            acc_368[4] = deg_280[4];
-            acc_368[5] = deg_280[5];
-            acc_368[6] = deg_280[6];
+            acc_leaf = deg_280;
+            acc_368 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_369[0] = deg_281[0];
-            acc_369[1] = deg_281[1];
-            acc_369[2] = deg_281[2];
-            acc_369[3] = deg_281[3];
-            acc_369[4] = deg_281[4];
-            acc_369[5] = deg_281[5];
-            acc_369[6] = deg_281[6];
+            acc_leaf = deg_281;
+            acc_369 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_370[0] = deg_282[0];
-            acc_370[1] = deg_282[1];
-            acc_370[2] = deg_282[2];
-            acc_370[3] = deg_282[3];
-            acc_370[4] = deg_282[4];
-            acc_370[5] = deg_282[5];
-            acc_370[6] = deg_282[6];
+            acc_leaf = deg_282;
+            acc_370 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_371[0] = deg_283[0];
-            acc_371[1] = deg_283[1];
-            acc_371[2] = deg_283[2];
-            acc_371[3] = deg_283[3];
-            acc_371[4] = deg_283[4];
-            acc_371[5] = deg_283[5];
-            acc_371[6] = deg_283[6];
+            acc_leaf = deg_283;
+            acc_371 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_372[0] = deg_284[0];
-            acc_372[1] = deg_284[1];
-            acc_372[2] = deg_284[2];
-            acc_372[3] = deg_284[3];
-            acc_372[4] = deg_284[4];
-            acc_372[5] = deg_284[5];
-            acc_372[6] = deg_284[6];
+            acc_leaf = deg_284;
+            acc_372 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_373[0] = deg_285[0];
-            acc_373[1] = deg_285[1];
-            acc_373[2] = deg_285[2];
-            acc_373[3] = deg_285[3];
-            acc_373[4] = deg_285[4];
-            acc_373[5] = deg_285[5];
-            acc_373[6] = deg_285[6];
+            acc_leaf = deg_285;
+            acc_373 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_374[0] = deg_286[0];
-            acc_374[1] = deg_286[1];
-            acc_374[2] = deg_286[2];
-            acc_374[3] = deg_286[3];
-            acc_374[4] = deg_286[4];
-            acc_374[5] = deg_286[5];
-            acc_374[6] = deg_286[6];
+            acc_leaf = deg_286;
+            acc_374 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_375[0] = deg_287[0];
-            acc_375[1] = deg_287[1];
-            acc_375[2] = deg_287[2];
-            acc_375[3] = deg_287[3];
-            acc_375[4] = deg_287[4];
-            acc_375[5] = deg_287[5];
-            acc_375[6] = deg_287[6];
+            acc_leaf = deg_287;
+            acc_375 = {2'd0, acc_leaf};
         end
         acc_352 = acc_352 + acc_353;
         acc_353 = acc_354 + acc_355;
@@ -26694,220 +25244,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_414 = zero_sb;
         acc_415 = zero_sb;
         if (staying[0]) begin
-            acc_384[0] = deg_288[0];
-            acc_384[1] = deg_288[1];
-            acc_384[2] = deg_288[2];
-            acc_384[3] = deg_288[3];
-            acc_384[4] = deg_288[4];
-            acc_384[5] = deg_288[5];
-            acc_384[6] = deg_288[6];
+            acc_leaf = deg_288;
+            acc_384 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_385[0] = deg_289[0];
-            acc_385[1] = deg_289[1];
-            acc_385[2] = deg_289[2];
-            acc_385[3] = deg_289[3];
-            acc_385[4] = deg_289[4];
-            acc_385[5] = deg_289[5];
-            acc_385[6] = deg_289[6];
+            acc_leaf = deg_289;
+            acc_385 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_386[0] = deg_290[0];
-            acc_386[1] = deg_290[1];
-            acc_386[2] = deg_290[2];
-            acc_386[3] = deg_290[3];
-            acc_386[4] = deg_290[4];
-            acc_386[5] = deg_290[5];
-            acc_386[6] = deg_290[6];
+            acc_leaf = deg_290;
+            acc_386 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_387[0] = deg_291[0];
-            acc_387[1] = deg_291[1];
-            acc_387[2] = deg_291[2];
-            acc_387[3] = deg_291[3];
-            acc_387[4] = deg_291[4];
-            acc_387[5] = deg_291[5];
-            acc_387[6] = deg_291[6];
+            acc_leaf = deg_291;
+            acc_387 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_388[0] = deg_292[0];
-            acc_388[1] = deg_292[1];
-            acc_388[2] = deg_292[2];
-            acc_388[3] = deg_292[3];
-            acc_388[4] = deg_292[4];
-            acc_388[5] = deg_292[5];
-            acc_388[6] = deg_292[6];
+            acc_leaf = deg_292;
+            acc_388 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_389[0] = deg_293[0];
-            acc_389[1] = deg_293[1];
-            acc_389[2] = deg_293[2];
-            acc_389[3] = deg_293[3];
-            acc_389[4] = deg_293[4];
-            acc_389[5] = deg_293[5];
-            acc_389[6] = deg_293[6];
+            acc_leaf = deg_293;
+            acc_389 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_390[0] = deg_294[0];
-            acc_390[1] = deg_294[1];
-            acc_390[2] = deg_294[2];
-            acc_390[3] = deg_294[3];
-            acc_390[4] = deg_294[4];
-            acc_390[5] = deg_294[5];
-            acc_390[6] = deg_294[6];
+            acc_leaf = deg_294;
+            acc_390 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_391[0] = deg_295[0];
-            acc_391[1] = deg_295[1];
-            acc_391[2] = deg_295[2];
-            acc_391[3] = deg_295[3];
-            acc_391[4] = deg_295[4];
-            acc_391[5] = deg_295[5];
-            acc_391[6] = deg_295[6];
+            acc_leaf = deg_295;
+            acc_391 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_392[0] = deg_296[0];
-            acc_392[1] = deg_296[1];
-            acc_392[2] = deg_296[2];
-            acc_392[3] = deg_296[3];
-            acc_392[4] = deg_296[4];
-            acc_392[5] = deg_296[5];
-            acc_392[6] = deg_296[6];
+            acc_leaf = deg_296;
+            acc_392 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_393[0] = deg_297[0];
-            acc_393[1] = deg_297[1];
-            acc_393[2] = deg_297[2];
-            acc_393[3] = deg_297[3];
-            acc_393[4] = deg_297[4];
-            acc_393[5] = deg_297[5];
-            acc_393[6] = deg_297[6];
+            acc_leaf = deg_297;
+            acc_393 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_394[0] = deg_298[0];
-            acc_394[1] = deg_298[1];
-            acc_394[2] = deg_298[2];
-            acc_394[3] = deg_298[3];
-            acc_394[4] = deg_298[4];
-            acc_394[5] = deg_298[5];
-            acc_394[6] = deg_298[6];
+            acc_leaf = deg_298;
+            acc_394 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_395[0] = deg_299[0];
-            acc_395[1] = deg_299[1];
-            acc_395[2] = deg_299[2];
-            acc_395[3] = deg_299[3];
-            acc_395[4] = deg_299[4];
-            acc_395[5] = deg_299[5];
-            acc_395[6] = deg_299[6];
+            acc_leaf = deg_299;
+            acc_395 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_396[0] = deg_300[0];
-            acc_396[1] = deg_300[1];
-            acc_396[2] = deg_300[2];
-            acc_396[3] = deg_300[3];
-            acc_396[4] = deg_300[4];
-            acc_396[5] = deg_300[5];
-            acc_396[6] = deg_300[6];
+            acc_leaf = deg_300;
+            acc_396 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_397[0] = deg_301[0];
-            acc_397[1] = deg_301[1];
-            acc_397[2] = deg_301[2];
-            acc_397[3] = deg_301[3];
-            acc_397[4] = deg_301[4];
-            acc_397[5] = deg_301[5];
-            acc_397[6] = deg_301[6];
+            acc_leaf = deg_301;
+            acc_397 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_398[0] = deg_302[0];
-            acc_398[1] = deg_302[1];
-            acc_398[2] = deg_302[2];
-            acc_398[3] = deg_302[3];
-            acc_398[4] = deg_302[4];
-            acc_398[5] = deg_302[5];
-            acc_398[6] = deg_302[6];
+            acc_leaf = deg_302;
+            acc_398 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_399[0] = deg_303[0];
-            acc_399[1] = deg_303[1];
-            acc_399[2] = deg_303[2];
-            acc_399[3] = deg_303[3];
-            acc_399[4] = deg_303[4];
-            acc_399[5] = deg_303[5];
-            acc_399[6] = deg_303[6];
+            acc_leaf = deg_303;
+            acc_399 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_400[0] = deg_304[0];
-            acc_400[1] = deg_304[1];
-            acc_400[2] = deg_304[2];
-            acc_400[3] = deg_304[3];
-            acc_400[4] = deg_304[4];
-            acc_400[5] = deg_304[5];
-            acc_400[6] = deg_304[6];
+            acc_leaf = deg_304;
+            acc_400 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_401[0] = deg_305[0];
-            acc_401[1] = deg_305[1];
-            acc_401[2] = deg_305[2];
-            acc_401[3] = deg_305[3];
-            acc_401[4] = deg_305[4];
-            acc_401[5] = deg_305[5];
-            acc_401[6] = deg_305[6];
+            acc_leaf = deg_305;
+            acc_401 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_402[0] = deg_306[0];
-            acc_402[1] = deg_306[1];
-            acc_402[2] = deg_306[2];
-            acc_402[3] = deg_306[3];
-            acc_402[4] = deg_306[4];
-            acc_402[5] = deg_306[5];
-            acc_402[6] = deg_306[6];
+            acc_leaf = deg_306;
+            acc_402 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_403[0] = deg_307[0];
-            acc_403[1] = deg_307[1];
-            acc_403[2] = deg_307[2];
-            acc_403[3] = deg_307[3];
-            acc_403[4] = deg_307[4];
-            acc_403[5] = deg_307[5];
-            acc_403[6] = deg_307[6];
+            acc_leaf = deg_307;
+            acc_403 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_404[0] = deg_308[0];
-            acc_404[1] = deg_308[1];
-            acc_404[2] = deg_308[2];
-            acc_404[3] = deg_308[3];
-            acc_404[4] = deg_308[4];
-            acc_404[5] = deg_308[5];
-            acc_404[6] = deg_308[6];
+            acc_leaf = deg_308;
+            acc_404 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_405[0] = deg_309[0];
-            acc_405[1] = deg_309[1];
-            acc_405[2] = deg_309[2];
-            acc_405[3] = deg_309[3];
-            acc_405[4] = deg_309[4];
-            acc_405[5] = deg_309[5];
-            acc_405[6] = deg_309[6];
+            acc_leaf = deg_309;
+            acc_405 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_406[0] = deg_310[0];
-            acc_406[1] = deg_310[1];
-            acc_406[2] = deg_310[2];
-            acc_406[3] = deg_310[3];
-            acc_406[4] = deg_310[4];
-            acc_406[5] = deg_310[5];
-            acc_406[6] = deg_310[6];
+            acc_leaf = deg_310;
+            acc_406 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_407[0] = deg_311[0];
-            acc_407[1] = deg_311[1];
-            acc_407[2] = deg_311[2];
-            acc_407[3] = deg_311[3];
-            acc_407[4] = deg_311[4];
-            acc_407[5] = deg_311[5];
-            acc_407[6] = deg_311[6];
+            acc_leaf = deg_311;
+            acc_407 = {2'd0, acc_leaf};
         end
         acc_384 = acc_384 + acc_385;
         acc_385 = acc_386 + acc_387;
@@ -26974,220 +25404,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_446 = zero_sb;
         acc_447 = zero_sb;
         if (staying[0]) begin
-            acc_416[0] = deg_312[0];
-            acc_416[1] = deg_312[1];
-            acc_416[2] = deg_312[2];
-            acc_416[3] = deg_312[3];
-            acc_416[4] = deg_312[4];
-            acc_416[5] = deg_312[5];
-            acc_416[6] = deg_312[6];
+            acc_leaf = deg_312;
+            acc_416 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_417[0] = deg_313[0];
-            acc_417[1] = deg_313[1];
-            acc_417[2] = deg_313[2];
-            acc_417[3] = deg_313[3];
-            acc_417[4] = deg_313[4];
-            acc_417[5] = deg_313[5];
-            acc_417[6] = deg_313[6];
+            acc_leaf = deg_313;
+            acc_417 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_418[0] = deg_314[0];
-            acc_418[1] = deg_314[1];
-            acc_418[2] = deg_314[2];
-            acc_418[3] = deg_314[3];
-            acc_418[4] = deg_314[4];
-            acc_418[5] = deg_314[5];
-            acc_418[6] = deg_314[6];
+            acc_leaf = deg_314;
+            acc_418 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_419[0] = deg_315[0];
-            acc_419[1] = deg_315[1];
-            acc_419[2] = deg_315[2];
-            acc_419[3] = deg_315[3];
-            acc_419[4] = deg_315[4];
-            acc_419[5] = deg_315[5];
-            acc_419[6] = deg_315[6];
+            acc_leaf = deg_315;
+            acc_419 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_420[0] = deg_316[0];
-            acc_420[1] = deg_316[1];
-            acc_420[2] = deg_316[2];
-            acc_420[3] = deg_316[3];
-            acc_420[4] = deg_316[4];
-            acc_420[5] = deg_316[5];
-            acc_420[6] = deg_316[6];
+            acc_leaf = deg_316;
+            acc_420 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_421[0] = deg_317[0];
-            acc_421[1] = deg_317[1];
-            acc_421[2] = deg_317[2];
-            acc_421[3] = deg_317[3];
-            acc_421[4] = deg_317[4];
-            acc_421[5] = deg_317[5];
-            acc_421[6] = deg_317[6];
+            acc_leaf = deg_317;
+            acc_421 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_422[0] = deg_318[0];
-            acc_422[1] = deg_318[1];
-            acc_422[2] = deg_318[2];
-            acc_422[3] = deg_318[3];
-            acc_422[4] = deg_318[4];
-            acc_422[5] = deg_318[5];
-            acc_422[6] = deg_318[6];
+            acc_leaf = deg_318;
+            acc_422 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_423[0] = deg_319[0];
-            acc_423[1] = deg_319[1];
-            acc_423[2] = deg_319[2];
-            acc_423[3] = deg_319[3];
-            acc_423[4] = deg_319[4];
-            acc_423[5] = deg_319[5];
-            acc_423[6] = deg_319[6];
+            acc_leaf = deg_319;
+            acc_423 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_424[0] = deg_320[0];
-            acc_424[1] = deg_320[1];
-            acc_424[2] = deg_320[2];
-            acc_424[3] = deg_320[3];
-            acc_424[4] = deg_320[4];
-            acc_424[5] = deg_320[5];
-            acc_424[6] = deg_320[6];
+            acc_leaf = deg_320;
+            acc_424 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_425[0] = deg_321[0];
-            acc_425[1] = deg_321[1];
-            acc_425[2] = deg_321[2];
-            acc_425[3] = deg_321[3];
-            acc_425[4] = deg_321[4];
-            acc_425[5] = deg_321[5];
-            acc_425[6] = deg_321[6];
+            acc_leaf = deg_321;
+            acc_425 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_426[0] = deg_322[0];
-            acc_426[1] = deg_322[1];
-            acc_426[2] = deg_322[2];
-            acc_426[3] = deg_322[3];
-            acc_426[4] = deg_322[4];
-            acc_426[5] = deg_322[5];
-            acc_426[6] = deg_322[6];
+            acc_leaf = deg_322;
+            acc_426 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_427[0] = deg_323[0];
-            acc_427[1] = deg_323[1];
-            acc_427[2] = deg_323[2];
-            acc_427[3] = deg_323[3];
-            acc_427[4] = deg_323[4];
-            acc_427[5] = deg_323[5];
-            acc_427[6] = deg_323[6];
+            acc_leaf = deg_323;
+            acc_427 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_428[0] = deg_324[0];
-            acc_428[1] = deg_324[1];
-            acc_428[2] = deg_324[2];
-            acc_428[3] = deg_324[3];
-            acc_428[4] = deg_324[4];
-            acc_428[5] = deg_324[5];
-            acc_428[6] = deg_324[6];
+            acc_leaf = deg_324;
+            acc_428 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_429[0] = deg_325[0];
-            acc_429[1] = deg_325[1];
-            acc_429[2] = deg_325[2];
-            acc_429[3] = deg_325[3];
-            acc_429[4] = deg_325[4];
-            acc_429[5] = deg_325[5];
-            acc_429[6] = deg_325[6];
+            acc_leaf = deg_325;
+            acc_429 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_430[0] = deg_326[0];
-            acc_430[1] = deg_326[1];
-            acc_430[2] = deg_326[2];
-            acc_430[3] = deg_326[3];
-            acc_430[4] = deg_326[4];
-            acc_430[5] = deg_326[5];
-            acc_430[6] = deg_326[6];
+            acc_leaf = deg_326;
+            acc_430 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_431[0] = deg_327[0];
-            acc_431[1] = deg_327[1];
-            acc_431[2] = deg_327[2];
-            acc_431[3] = deg_327[3];
-            acc_431[4] = deg_327[4];
-            acc_431[5] = deg_327[5];
-            acc_431[6] = deg_327[6];
+            acc_leaf = deg_327;
+            acc_431 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_432[0] = deg_328[0];
-            acc_432[1] = deg_328[1];
-            acc_432[2] = deg_328[2];
-            acc_432[3] = deg_328[3];
-            acc_432[4] = deg_328[4];
-            acc_432[5] = deg_328[5];
-            acc_432[6] = deg_328[6];
+            acc_leaf = deg_328;
+            acc_432 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_433[0] = deg_329[0];
-            acc_433[1] = deg_329[1];
-            acc_433[2] = deg_329[2];
-            acc_433[3] = deg_329[3];
-            acc_433[4] = deg_329[4];
-            acc_433[5] = deg_329[5];
-            acc_433[6] = deg_329[6];
+            acc_leaf = deg_329;
+            acc_433 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_434[0] = deg_330[0];
-            acc_434[1] = deg_330[1];
-            acc_434[2] = deg_330[2];
-            acc_434[3] = deg_330[3];
-            acc_434[4] = deg_330[4];
-            acc_434[5] = deg_330[5];
-            acc_434[6] = deg_330[6];
+            acc_leaf = deg_330;
+            acc_434 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_435[0] = deg_331[0];
-            acc_435[1] = deg_331[1];
-            acc_435[2] = deg_331[2];
-            acc_435[3] = deg_331[3];
-            acc_435[4] = deg_331[4];
-            acc_435[5] = deg_331[5];
-            acc_435[6] = deg_331[6];
+            acc_leaf = deg_331;
+            acc_435 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_436[0] = deg_332[0];
-            acc_436[1] = deg_332[1];
-            acc_436[2] = deg_332[2];
-            acc_436[3] = deg_332[3];
-            acc_436[4] = deg_332[4];
-            acc_436[5] = deg_332[5];
-            acc_436[6] = deg_332[6];
+            acc_leaf = deg_332;
+            acc_436 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_437[0] = deg_333[0];
-            acc_437[1] = deg_333[1];
-            acc_437[2] = deg_333[2];
-            acc_437[3] = deg_333[3];
-            acc_437[4] = deg_333[4];
-            acc_437[5] = deg_333[5];
-            acc_437[6] = deg_333[6];
+            acc_leaf = deg_333;
+            acc_437 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_438[0] = deg_334[0];
-            acc_438[1] = deg_334[1];
-            acc_438[2] = deg_334[2];
-            acc_438[3] = deg_334[3];
-            acc_438[4] = deg_334[4];
-            acc_438[5] = deg_334[5];
-            acc_438[6] = deg_334[6];
+            acc_leaf = deg_334;
+            acc_438 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_439[0] = deg_335[0];
-            acc_439[1] = deg_335[1];
-            acc_439[2] = deg_335[2];
-            acc_439[3] = deg_335[3];
-            acc_439[4] = deg_335[4];
-            acc_439[5] = deg_335[5];
-            acc_439[6] = deg_335[6];
+            acc_leaf = deg_335;
+            acc_439 = {2'd0, acc_leaf};
         end
         acc_416 = acc_416 + acc_417;
         acc_417 = acc_418 + acc_419;
@@ -27254,220 +25564,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_478 = zero_sb;
         acc_479 = zero_sb;
         if (staying[0]) begin
-            acc_448[0] = deg_336[0];
-            acc_448[1] = deg_336[1];
-            acc_448[2] = deg_336[2];
-            acc_448[3] = deg_336[3];
-            acc_448[4] = deg_336[4];
-            acc_448[5] = deg_336[5];
-            acc_448[6] = deg_336[6];
+            acc_leaf = deg_336;
+            acc_448 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_449[0] = deg_337[0];
-            acc_449[1] = deg_337[1];
-            acc_449[2] = deg_337[2];
-            acc_449[3] = deg_337[3];
-            acc_449[4] = deg_337[4];
-            acc_449[5] = deg_337[5];
-            acc_449[6] = deg_337[6];
+            acc_leaf = deg_337;
+            acc_449 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_450[0] = deg_338[0];
-            acc_450[1] = deg_338[1];
-            acc_450[2] = deg_338[2];
-            acc_450[3] = deg_338[3];
-            acc_450[4] = deg_338[4];
-            acc_450[5] = deg_338[5];
-            acc_450[6] = deg_338[6];
+            acc_leaf = deg_338;
+            acc_450 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_451[0] = deg_339[0];
-            acc_451[1] = deg_339[1];
-            acc_451[2] = deg_339[2];
-            acc_451[3] = deg_339[3];
-            acc_451[4] = deg_339[4];
-            acc_451[5] = deg_339[5];
-            acc_451[6] = deg_339[6];
+            acc_leaf = deg_339;
+            acc_451 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_452[0] = deg_340[0];
-            acc_452[1] = deg_340[1];
-            acc_452[2] = deg_340[2];
-            acc_452[3] = deg_340[3];
-            acc_452[4] = deg_340[4];
-            acc_452[5] = deg_340[5];
-            acc_452[6] = deg_340[6];
+            acc_leaf = deg_340;
+            acc_452 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_453[0] = deg_341[0];
-            acc_453[1] = deg_341[1];
-            acc_453[2] = deg_341[2];
-            acc_453[3] = deg_341[3];
-            acc_453[4] = deg_341[4];
-            acc_453[5] = deg_341[5];
-            acc_453[6] = deg_341[6];
+            acc_leaf = deg_341;
+            acc_453 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_454[0] = deg_342[0];
-            acc_454[1] = deg_342[1];
-            acc_454[2] = deg_342[2];
-            acc_454[3] = deg_342[3];
-            acc_454[4] = deg_342[4];
-            acc_454[5] = deg_342[5];
-            acc_454[6] = deg_342[6];
+            acc_leaf = deg_342;
+            acc_454 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_455[0] = deg_343[0];
-            acc_455[1] = deg_343[1];
-            acc_455[2] = deg_343[2];
-            acc_455[3] = deg_343[3];
-            acc_455[4] = deg_343[4];
-            acc_455[5] = deg_343[5];
-            acc_455[6] = deg_343[6];
+            acc_leaf = deg_343;
+            acc_455 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_456[0] = deg_344[0];
-            acc_456[1] = deg_344[1];
-            acc_456[2] = deg_344[2];
-            acc_456[3] = deg_344[3];
-            acc_456[4] = deg_344[4];
-            acc_456[5] = deg_344[5];
-            acc_456[6] = deg_344[6];
+            acc_leaf = deg_344;
+            acc_456 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_457[0] = deg_345[0];
-            acc_457[1] = deg_345[1];
-            acc_457[2] = deg_345[2];
-            acc_457[3] = deg_345[3];
-            acc_457[4] = deg_345[4];
-            acc_457[5] = deg_345[5];
-            acc_457[6] = deg_345[6];
+            acc_leaf = deg_345;
+            acc_457 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_458[0] = deg_346[0];
-            acc_458[1] = deg_346[1];
-            acc_458[2] = deg_346[2];
-            acc_458[3] = deg_346[3];
-            acc_458[4] = deg_346[4];
-            acc_458[5] = deg_346[5];
-            acc_458[6] = deg_346[6];
+            acc_leaf = deg_346;
+            acc_458 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_459[0] = deg_347[0];
-            acc_459[1] = deg_347[1];
-            acc_459[2] = deg_347[2];
-            acc_459[3] = deg_347[3];
-            acc_459[4] = deg_347[4];
-            acc_459[5] = deg_347[5];
-            acc_459[6] = deg_347[6];
+            acc_leaf = deg_347;
+            acc_459 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_460[0] = deg_348[0];
-            acc_460[1] = deg_348[1];
-            acc_460[2] = deg_348[2];
-            acc_460[3] = deg_348[3];
-            acc_460[4] = deg_348[4];
-            acc_460[5] = deg_348[5];
-            acc_460[6] = deg_348[6];
+            acc_leaf = deg_348;
+            acc_460 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_461[0] = deg_349[0];
-            acc_461[1] = deg_349[1];
-            acc_461[2] = deg_349[2];
-            acc_461[3] = deg_349[3];
-            acc_461[4] = deg_349[4];
-            acc_461[5] = deg_349[5];
-            acc_461[6] = deg_349[6];
+            acc_leaf = deg_349;
+            acc_461 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_462[0] = deg_350[0];
-            acc_462[1] = deg_350[1];
-            acc_462[2] = deg_350[2];
-            acc_462[3] = deg_350[3];
-            acc_462[4] = deg_350[4];
-            acc_462[5] = deg_350[5];
-            acc_462[6] = deg_350[6];
+            acc_leaf = deg_350;
+            acc_462 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_463[0] = deg_351[0];
-            acc_463[1] = deg_351[1];
-            acc_463[2] = deg_351[2];
-            acc_463[3] = deg_351[3];
-            acc_463[4] = deg_351[4];
-            acc_463[5] = deg_351[5];
-            acc_463[6] = deg_351[6];
+            acc_leaf = deg_351;
+            acc_463 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_464[0] = deg_352[0];
-            acc_464[1] = deg_352[1];
-            acc_464[2] = deg_352[2];
-            acc_464[3] = deg_352[3];
-            acc_464[4] = deg_352[4];
-            acc_464[5] = deg_352[5];
-            acc_464[6] = deg_352[6];
+            acc_leaf = deg_352;
+            acc_464 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_465[0] = deg_353[0];
-            acc_465[1] = deg_353[1];
-            acc_465[2] = deg_353[2];
-            acc_465[3] = deg_353[3];
-            acc_465[4] = deg_353[4];
-            acc_465[5] = deg_353[5];
-            acc_465[6] = deg_353[6];
+            acc_leaf = deg_353;
+            acc_465 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_466[0] = deg_354[0];
-            acc_466[1] = deg_354[1];
-            acc_466[2] = deg_354[2];
-            acc_466[3] = deg_354[3];
-            acc_466[4] = deg_354[4];
-            acc_466[5] = deg_354[5];
-            acc_466[6] = deg_354[6];
+            acc_leaf = deg_354;
+            acc_466 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_467[0] = deg_355[0];
-            acc_467[1] = deg_355[1];
-            acc_467[2] = deg_355[2];
-            acc_467[3] = deg_355[3];
-            acc_467[4] = deg_355[4];
-            acc_467[5] = deg_355[5];
-            acc_467[6] = deg_355[6];
+            acc_leaf = deg_355;
+            acc_467 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_468[0] = deg_356[0];
-            acc_468[1] = deg_356[1];
-            acc_468[2] = deg_356[2];
-            acc_468[3] = deg_356[3];
-            acc_468[4] = deg_356[4];
-            acc_468[5] = deg_356[5];
-            acc_468[6] = deg_356[6];
+            acc_leaf = deg_356;
+            acc_468 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_469[0] = deg_357[0];
-            acc_469[1] = deg_357[1];
-            acc_469[2] = deg_357[2];
-            acc_469[3] = deg_357[3];
-            acc_469[4] = deg_357[4];
-            acc_469[5] = deg_357[5];
-            acc_469[6] = deg_357[6];
+            acc_leaf = deg_357;
+            acc_469 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_470[0] = deg_358[0];
-            acc_470[1] = deg_358[1];
-            acc_470[2] = deg_358[2];
-            acc_470[3] = deg_358[3];
-            acc_470[4] = deg_358[4];
-            acc_470[5] = deg_358[5];
-            acc_470[6] = deg_358[6];
+            acc_leaf = deg_358;
+            acc_470 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_471[0] = deg_359[0];
-            acc_471[1] = deg_359[1];
-            acc_471[2] = deg_359[2];
-            acc_471[3] = deg_359[3];
-            acc_471[4] = deg_359[4];
-            acc_471[5] = deg_359[5];
-            acc_471[6] = deg_359[6];
+            acc_leaf = deg_359;
+            acc_471 = {2'd0, acc_leaf};
         end
         acc_448 = acc_448 + acc_449;
         acc_449 = acc_450 + acc_451;
@@ -27534,220 +25724,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_510 = zero_sb;
         acc_511 = zero_sb;
         if (staying[0]) begin
-            acc_480[0] = deg_360[0];
-            acc_480[1] = deg_360[1];
-            acc_480[2] = deg_360[2];
-            acc_480[3] = deg_360[3];
-            acc_480[4] = deg_360[4];
-            acc_480[5] = deg_360[5];
-            acc_480[6] = deg_360[6];
+            acc_leaf = deg_360;
+            acc_480 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_481[0] = deg_361[0];
-            acc_481[1] = deg_361[1];
-            acc_481[2] = deg_361[2];
-            acc_481[3] = deg_361[3];
-            acc_481[4] = deg_361[4];
-            acc_481[5] = deg_361[5];
-            acc_481[6] = deg_361[6];
+            acc_leaf = deg_361;
+            acc_481 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_482[0] = deg_362[0];
-            acc_482[1] = deg_362[1];
-            acc_482[2] = deg_362[2];
-            acc_482[3] = deg_362[3];
-            acc_482[4] = deg_362[4];
-            acc_482[5] = deg_362[5];
-            acc_482[6] = deg_362[6];
+            acc_leaf = deg_362;
+            acc_482 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_483[0] = deg_363[0];
-            acc_483[1] = deg_363[1];
-            acc_483[2] = deg_363[2];
-            acc_483[3] = deg_363[3];
-            acc_483[4] = deg_363[4];
-            acc_483[5] = deg_363[5];
-            acc_483[6] = deg_363[6];
+            acc_leaf = deg_363;
+            acc_483 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_484[0] = deg_364[0];
-            acc_484[1] = deg_364[1];
-            acc_484[2] = deg_364[2];
-            acc_484[3] = deg_364[3];
-            acc_484[4] = deg_364[4];
-            acc_484[5] = deg_364[5];
-            acc_484[6] = deg_364[6];
+            acc_leaf = deg_364;
+            acc_484 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_485[0] = deg_365[0];
-            acc_485[1] = deg_365[1];
-            acc_485[2] = deg_365[2];
-            acc_485[3] = deg_365[3];
-            acc_485[4] = deg_365[4];
-            acc_485[5] = deg_365[5];
-            acc_485[6] = deg_365[6];
+            acc_leaf = deg_365;
+            acc_485 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_486[0] = deg_366[0];
-            acc_486[1] = deg_366[1];
-            acc_486[2] = deg_366[2];
-            acc_486[3] = deg_366[3];
-            acc_486[4] = deg_366[4];
-            acc_486[5] = deg_366[5];
-            acc_486[6] = deg_366[6];
+            acc_leaf = deg_366;
+            acc_486 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_487[0] = deg_367[0];
-            acc_487[1] = deg_367[1];
-            acc_487[2] = deg_367[2];
-            acc_487[3] = deg_367[3];
-            acc_487[4] = deg_367[4];
-            acc_487[5] = deg_367[5];
-            acc_487[6] = deg_367[6];
+            acc_leaf = deg_367;
+            acc_487 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_488[0] = deg_368[0];
-            acc_488[1] = deg_368[1];
-            acc_488[2] = deg_368[2];
-            acc_488[3] = deg_368[3];
-            acc_488[4] = deg_368[4];
-            acc_488[5] = deg_368[5];
-            acc_488[6] = deg_368[6];
+            acc_leaf = deg_368;
+            acc_488 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_489[0] = deg_369[0];
-            acc_489[1] = deg_369[1];
-            acc_489[2] = deg_369[2];
-            acc_489[3] = deg_369[3];
-            acc_489[4] = deg_369[4];
-            acc_489[5] = deg_369[5];
-            acc_489[6] = deg_369[6];
+            acc_leaf = deg_369;
+            acc_489 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_490[0] = deg_370[0];
-            acc_490[1] = deg_370[1];
-            acc_490[2] = deg_370[2];
-            acc_490[3] = deg_370[3];
-            acc_490[4] = deg_370[4];
-            acc_490[5] = deg_370[5];
-            acc_490[6] = deg_370[6];
+            acc_leaf = deg_370;
+            acc_490 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_491[0] = deg_371[0];
-            acc_491[1] = deg_371[1];
-            acc_491[2] = deg_371[2];
-            acc_491[3] = deg_371[3];
-            acc_491[4] = deg_371[4];
-            acc_491[5] = deg_371[5];
-            acc_491[6] = deg_371[6];
+            acc_leaf = deg_371;
+            acc_491 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_492[0] = deg_372[0];
-            acc_492[1] = deg_372[1];
-            acc_492[2] = deg_372[2];
-            acc_492[3] = deg_372[3];
-            acc_492[4] = deg_372[4];
-            acc_492[5] = deg_372[5];
-            acc_492[6] = deg_372[6];
+            acc_leaf = deg_372;
+            acc_492 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_493[0] = deg_373[0];
-            acc_493[1] = deg_373[1];
-            acc_493[2] = deg_373[2];
-            acc_493[3] = deg_373[3];
-            acc_493[4] = deg_373[4];
-            acc_493[5] = deg_373[5];
-            acc_493[6] = deg_373[6];
+            acc_leaf = deg_373;
+            acc_493 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_494[0] = deg_374[0];
-            acc_494[1] = deg_374[1];
-            acc_494[2] = deg_374[2];
-            acc_494[3] = deg_374[3];
-            acc_494[4] = deg_374[4];
-            acc_494[5] = deg_374[5];
-            acc_494[6] = deg_374[6];
+            acc_leaf = deg_374;
+            acc_494 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_495[0] = deg_375[0];
-            acc_495[1] = deg_375[1];
-            acc_495[2] = deg_375[2];
-            acc_495[3] = deg_375[3];
-            acc_495[4] = deg_375[4];
-            acc_495[5] = deg_375[5];
-            acc_495[6] = deg_375[6];
+            acc_leaf = deg_375;
+            acc_495 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_496[0] = deg_376[0];
-            acc_496[1] = deg_376[1];
-            acc_496[2] = deg_376[2];
-            acc_496[3] = deg_376[3];
-            acc_496[4] = deg_376[4];
-            acc_496[5] = deg_376[5];
-            acc_496[6] = deg_376[6];
+            acc_leaf = deg_376;
+            acc_496 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_497[0] = deg_377[0];
-            acc_497[1] = deg_377[1];
-            acc_497[2] = deg_377[2];
-            acc_497[3] = deg_377[3];
-            acc_497[4] = deg_377[4];
-            acc_497[5] = deg_377[5];
-            acc_497[6] = deg_377[6];
+            acc_leaf = deg_377;
+            acc_497 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_498[0] = deg_378[0];
-            acc_498[1] = deg_378[1];
-            acc_498[2] = deg_378[2];
-            acc_498[3] = deg_378[3];
-            acc_498[4] = deg_378[4];
-            acc_498[5] = deg_378[5];
-            acc_498[6] = deg_378[6];
+            acc_leaf = deg_378;
+            acc_498 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_499[0] = deg_379[0];
-            acc_499[1] = deg_379[1];
-            acc_499[2] = deg_379[2];
-            acc_499[3] = deg_379[3];
-            acc_499[4] = deg_379[4];
-            acc_499[5] = deg_379[5];
-            acc_499[6] = deg_379[6];
+            acc_leaf = deg_379;
+            acc_499 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_500[0] = deg_380[0];
-            acc_500[1] = deg_380[1];
-            acc_500[2] = deg_380[2];
-            acc_500[3] = deg_380[3];
-            acc_500[4] = deg_380[4];
-            acc_500[5] = deg_380[5];
-            acc_500[6] = deg_380[6];
+            acc_leaf = deg_380;
+            acc_500 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_501[0] = deg_381[0];
-            acc_501[1] = deg_381[1];
-            acc_501[2] = deg_381[2];
-            acc_501[3] = deg_381[3];
-            acc_501[4] = deg_381[4];
-            acc_501[5] = deg_381[5];
-            acc_501[6] = deg_381[6];
+            acc_leaf = deg_381;
+            acc_501 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_502[0] = deg_382[0];
-            acc_502[1] = deg_382[1];
-            acc_502[2] = deg_382[2];
-            acc_502[3] = deg_382[3];
-            acc_502[4] = deg_382[4];
-            acc_502[5] = deg_382[5];
-            acc_502[6] = deg_382[6];
+            acc_leaf = deg_382;
+            acc_502 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_503[0] = deg_383[0];
-            acc_503[1] = deg_383[1];
-            acc_503[2] = deg_383[2];
-            acc_503[3] = deg_383[3];
-            acc_503[4] = deg_383[4];
-            acc_503[5] = deg_383[5];
-            acc_503[6] = deg_383[6];
+            acc_leaf = deg_383;
+            acc_503 = {2'd0, acc_leaf};
         end
         acc_480 = acc_480 + acc_481;
         acc_481 = acc_482 + acc_483;
@@ -27814,220 +25884,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_542 = zero_sb;
         acc_543 = zero_sb;
         if (staying[0]) begin
-            acc_512[0] = deg_384[0];
-            acc_512[1] = deg_384[1];
-            acc_512[2] = deg_384[2];
-            acc_512[3] = deg_384[3];
-            acc_512[4] = deg_384[4];
-            acc_512[5] = deg_384[5];
-            acc_512[6] = deg_384[6];
+            acc_leaf = deg_384;
+            acc_512 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_513[0] = deg_385[0];
-            acc_513[1] = deg_385[1];
-            acc_513[2] = deg_385[2];
-            acc_513[3] = deg_385[3];
-            acc_513[4] = deg_385[4];
-            acc_513[5] = deg_385[5];
-            acc_513[6] = deg_385[6];
+            acc_leaf = deg_385;
+            acc_513 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_514[0] = deg_386[0];
-            acc_514[1] = deg_386[1];
-            acc_514[2] = deg_386[2];
-            acc_514[3] = deg_386[3];
-            acc_514[4] = deg_386[4];
-            acc_514[5] = deg_386[5];
-            acc_514[6] = deg_386[6];
+            acc_leaf = deg_386;
+            acc_514 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_515[0] = deg_387[0];
-            acc_515[1] = deg_387[1];
-            acc_515[2] = deg_387[2];
-            acc_515[3] = deg_387[3];
-            acc_515[4] = deg_387[4];
-            acc_515[5] = deg_387[5];
-            acc_515[6] = deg_387[6];
+            acc_leaf = deg_387;
+            acc_515 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_516[0] = deg_388[0];
-            acc_516[1] = deg_388[1];
-            acc_516[2] = deg_388[2];
-            acc_516[3] = deg_388[3];
-            acc_516[4] = deg_388[4];
-            acc_516[5] = deg_388[5];
-            acc_516[6] = deg_388[6];
+            acc_leaf = deg_388;
+            acc_516 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_517[0] = deg_389[0];
-            acc_517[1] = deg_389[1];
-            acc_517[2] = deg_389[2];
-            acc_517[3] = deg_389[3];
-            acc_517[4] = deg_389[4];
-            acc_517[5] = deg_389[5];
-            acc_517[6] = deg_389[6];
+            acc_leaf = deg_389;
+            acc_517 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_518[0] = deg_390[0];
-            acc_518[1] = deg_390[1];
-            acc_518[2] = deg_390[2];
-            acc_518[3] = deg_390[3];
-            acc_518[4] = deg_390[4];
-            acc_518[5] = deg_390[5];
-            acc_518[6] = deg_390[6];
+            acc_leaf = deg_390;
+            acc_518 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_519[0] = deg_391[0];
-            acc_519[1] = deg_391[1];
-            acc_519[2] = deg_391[2];
-            acc_519[3] = deg_391[3];
-            acc_519[4] = deg_391[4];
-            acc_519[5] = deg_391[5];
-            acc_519[6] = deg_391[6];
+            acc_leaf = deg_391;
+            acc_519 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_520[0] = deg_392[0];
-            acc_520[1] = deg_392[1];
-            acc_520[2] = deg_392[2];
-            acc_520[3] = deg_392[3];
-            acc_520[4] = deg_392[4];
-            acc_520[5] = deg_392[5];
-            acc_520[6] = deg_392[6];
+            acc_leaf = deg_392;
+            acc_520 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_521[0] = deg_393[0];
-            acc_521[1] = deg_393[1];
-            acc_521[2] = deg_393[2];
-            acc_521[3] = deg_393[3];
-            acc_521[4] = deg_393[4];
-            acc_521[5] = deg_393[5];
-            acc_521[6] = deg_393[6];
+            acc_leaf = deg_393;
+            acc_521 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_522[0] = deg_394[0];
-            acc_522[1] = deg_394[1];
-            acc_522[2] = deg_394[2];
-            acc_522[3] = deg_394[3];
-            acc_522[4] = deg_394[4];
-            acc_522[5] = deg_394[5];
-            acc_522[6] = deg_394[6];
+            acc_leaf = deg_394;
+            acc_522 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_523[0] = deg_395[0];
-            acc_523[1] = deg_395[1];
-            acc_523[2] = deg_395[2];
-            acc_523[3] = deg_395[3];
-            acc_523[4] = deg_395[4];
-            acc_523[5] = deg_395[5];
-            acc_523[6] = deg_395[6];
+            acc_leaf = deg_395;
+            acc_523 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_524[0] = deg_396[0];
-            acc_524[1] = deg_396[1];
-            acc_524[2] = deg_396[2];
-            acc_524[3] = deg_396[3];
-            acc_524[4] = deg_396[4];
-            acc_524[5] = deg_396[5];
-            acc_524[6] = deg_396[6];
+            acc_leaf = deg_396;
+            acc_524 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_525[0] = deg_397[0];
-            acc_525[1] = deg_397[1];
-            acc_525[2] = deg_397[2];
-            acc_525[3] = deg_397[3];
-            acc_525[4] = deg_397[4];
-            acc_525[5] = deg_397[5];
-            acc_525[6] = deg_397[6];
+            acc_leaf = deg_397;
+            acc_525 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_526[0] = deg_398[0];
-            acc_526[1] = deg_398[1];
-            acc_526[2] = deg_398[2];
-            acc_526[3] = deg_398[3];
-            acc_526[4] = deg_398[4];
-            acc_526[5] = deg_398[5];
-            acc_526[6] = deg_398[6];
+            acc_leaf = deg_398;
+            acc_526 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_527[0] = deg_399[0];
-            acc_527[1] = deg_399[1];
-            acc_527[2] = deg_399[2];
-            acc_527[3] = deg_399[3];
-            acc_527[4] = deg_399[4];
-            acc_527[5] = deg_399[5];
-            acc_527[6] = deg_399[6];
+            acc_leaf = deg_399;
+            acc_527 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_528[0] = deg_400[0];
-            acc_528[1] = deg_400[1];
-            acc_528[2] = deg_400[2];
-            acc_528[3] = deg_400[3];
-            acc_528[4] = deg_400[4];
-            acc_528[5] = deg_400[5];
-            acc_528[6] = deg_400[6];
+            acc_leaf = deg_400;
+            acc_528 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_529[0] = deg_401[0];
-            acc_529[1] = deg_401[1];
-            acc_529[2] = deg_401[2];
-            acc_529[3] = deg_401[3];
-            acc_529[4] = deg_401[4];
-            acc_529[5] = deg_401[5];
-            acc_529[6] = deg_401[6];
+            acc_leaf = deg_401;
+            acc_529 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_530[0] = deg_402[0];
-            acc_530[1] = deg_402[1];
-            acc_530[2] = deg_402[2];
-            acc_530[3] = deg_402[3];
-            acc_530[4] = deg_402[4];
-            acc_530[5] = deg_402[5];
-            acc_530[6] = deg_402[6];
+            acc_leaf = deg_402;
+            acc_530 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_531[0] = deg_403[0];
-            acc_531[1] = deg_403[1];
-            acc_531[2] = deg_403[2];
-            acc_531[3] = deg_403[3];
-            acc_531[4] = deg_403[4];
-            acc_531[5] = deg_403[5];
-            acc_531[6] = deg_403[6];
+            acc_leaf = deg_403;
+            acc_531 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_532[0] = deg_404[0];
-            acc_532[1] = deg_404[1];
-            acc_532[2] = deg_404[2];
-            acc_532[3] = deg_404[3];
-            acc_532[4] = deg_404[4];
-            acc_532[5] = deg_404[5];
-            acc_532[6] = deg_404[6];
+            acc_leaf = deg_404;
+            acc_532 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_533[0] = deg_405[0];
-            acc_533[1] = deg_405[1];
-            acc_533[2] = deg_405[2];
-            acc_533[3] = deg_405[3];
-            acc_533[4] = deg_405[4];
-            acc_533[5] = deg_405[5];
-            acc_533[6] = deg_405[6];
+            acc_leaf = deg_405;
+            acc_533 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_534[0] = deg_406[0];
-            acc_534[1] = deg_406[1];
-            acc_534[2] = deg_406[2];
-            acc_534[3] = deg_406[3];
-            acc_534[4] = deg_406[4];
-            acc_534[5] = deg_406[5];
-            acc_534[6] = deg_406[6];
+            acc_leaf = deg_406;
+            acc_534 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_535[0] = deg_407[0];
-            acc_535[1] = deg_407[1];
-            acc_535[2] = deg_407[2];
-            acc_535[3] = deg_407[3];
-            acc_535[4] = deg_407[4];
-            acc_535[5] = deg_407[5];
-            acc_535[6] = deg_407[6];
+            acc_leaf = deg_407;
+            acc_535 = {2'd0, acc_leaf};
         end
         acc_512 = acc_512 + acc_513;
         acc_513 = acc_514 + acc_515;
@@ -28094,220 +26044,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_574 = zero_sb;
         acc_575 = zero_sb;
         if (staying[0]) begin
-            acc_544[0] = deg_408[0];
-            acc_544[1] = deg_408[1];
-            acc_544[2] = deg_408[2];
-            acc_544[3] = deg_408[3];
-            acc_544[4] = deg_408[4];
-            acc_544[5] = deg_408[5];
-            acc_544[6] = deg_408[6];
+            acc_leaf = deg_408;
+            acc_544 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_545[0] = deg_409[0];
-            acc_545[1] = deg_409[1];
-            acc_545[2] = deg_409[2];
-            acc_545[3] = deg_409[3];
-            acc_545[4] = deg_409[4];
-            acc_545[5] = deg_409[5];
-            acc_545[6] = deg_409[6];
+            acc_leaf = deg_409;
+            acc_545 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_546[0] = deg_410[0];
-            acc_546[1] = deg_410[1];
-            acc_546[2] = deg_410[2];
-            acc_546[3] = deg_410[3];
-            acc_546[4] = deg_410[4];
-            acc_546[5] = deg_410[5];
-            acc_546[6] = deg_410[6];
+            acc_leaf = deg_410;
+            acc_546 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_547[0] = deg_411[0];
-            acc_547[1] = deg_411[1];
-            acc_547[2] = deg_411[2];
-            acc_547[3] = deg_411[3];
-            acc_547[4] = deg_411[4];
-            acc_547[5] = deg_411[5];
-            acc_547[6] = deg_411[6];
+            acc_leaf = deg_411;
+            acc_547 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_548[0] = deg_412[0];
-            acc_548[1] = deg_412[1];
-            acc_548[2] = deg_412[2];
-            acc_548[3] = deg_412[3];
-            acc_548[4] = deg_412[4];
-            acc_548[5] = deg_412[5];
-            acc_548[6] = deg_412[6];
+            acc_leaf = deg_412;
+            acc_548 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_549[0] = deg_413[0];
-            acc_549[1] = deg_413[1];
-            acc_549[2] = deg_413[2];
-            acc_549[3] = deg_413[3];
-            acc_549[4] = deg_413[4];
-            acc_549[5] = deg_413[5];
-            acc_549[6] = deg_413[6];
+            acc_leaf = deg_413;
+            acc_549 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_550[0] = deg_414[0];
-            acc_550[1] = deg_414[1];
-            acc_550[2] = deg_414[2];
-            acc_550[3] = deg_414[3];
-            acc_550[4] = deg_414[4];
-            acc_550[5] = deg_414[5];
-            acc_550[6] = deg_414[6];
+            acc_leaf = deg_414;
+            acc_550 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_551[0] = deg_415[0];
-            acc_551[1] = deg_415[1];
-            acc_551[2] = deg_415[2];
-            acc_551[3] = deg_415[3];
-            acc_551[4] = deg_415[4];
-            acc_551[5] = deg_415[5];
-            acc_551[6] = deg_415[6];
+            acc_leaf = deg_415;
+            acc_551 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_552[0] = deg_416[0];
-            acc_552[1] = deg_416[1];
-            acc_552[2] = deg_416[2];
-            acc_552[3] = deg_416[3];
-            acc_552[4] = deg_416[4];
-            acc_552[5] = deg_416[5];
-            acc_552[6] = deg_416[6];
+            acc_leaf = deg_416;
+            acc_552 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_553[0] = deg_417[0];
-            acc_553[1] = deg_417[1];
-            acc_553[2] = deg_417[2];
-            acc_553[3] = deg_417[3];
-            acc_553[4] = deg_417[4];
-            acc_553[5] = deg_417[5];
-            acc_553[6] = deg_417[6];
+            acc_leaf = deg_417;
+            acc_553 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_554[0] = deg_418[0];
-            acc_554[1] = deg_418[1];
-            acc_554[2] = deg_418[2];
-            acc_554[3] = deg_418[3];
-            acc_554[4] = deg_418[4];
-            acc_554[5] = deg_418[5];
-            acc_554[6] = deg_418[6];
+            acc_leaf = deg_418;
+            acc_554 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_555[0] = deg_419[0];
-            acc_555[1] = deg_419[1];
-            acc_555[2] = deg_419[2];
-            acc_555[3] = deg_419[3];
-            acc_555[4] = deg_419[4];
-            acc_555[5] = deg_419[5];
-            acc_555[6] = deg_419[6];
+            acc_leaf = deg_419;
+            acc_555 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_556[0] = deg_420[0];
-            acc_556[1] = deg_420[1];
-            acc_556[2] = deg_420[2];
-            acc_556[3] = deg_420[3];
-            acc_556[4] = deg_420[4];
-            acc_556[5] = deg_420[5];
-            acc_556[6] = deg_420[6];
+            acc_leaf = deg_420;
+            acc_556 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_557[0] = deg_421[0];
-            acc_557[1] = deg_421[1];
-            acc_557[2] = deg_421[2];
-            acc_557[3] = deg_421[3];
-            acc_557[4] = deg_421[4];
-            acc_557[5] = deg_421[5];
-            acc_557[6] = deg_421[6];
+            acc_leaf = deg_421;
+            acc_557 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_558[0] = deg_422[0];
-            acc_558[1] = deg_422[1];
-            acc_558[2] = deg_422[2];
-            acc_558[3] = deg_422[3];
-            acc_558[4] = deg_422[4];
-            acc_558[5] = deg_422[5];
-            acc_558[6] = deg_422[6];
+            acc_leaf = deg_422;
+            acc_558 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_559[0] = deg_423[0];
-            acc_559[1] = deg_423[1];
-            acc_559[2] = deg_423[2];
-            acc_559[3] = deg_423[3];
-            acc_559[4] = deg_423[4];
-            acc_559[5] = deg_423[5];
-            acc_559[6] = deg_423[6];
+            acc_leaf = deg_423;
+            acc_559 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_560[0] = deg_424[0];
-            acc_560[1] = deg_424[1];
-            acc_560[2] = deg_424[2];
-            acc_560[3] = deg_424[3];
-            acc_560[4] = deg_424[4];
-            acc_560[5] = deg_424[5];
-            acc_560[6] = deg_424[6];
+            acc_leaf = deg_424;
+            acc_560 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_561[0] = deg_425[0];
-            acc_561[1] = deg_425[1];
-            acc_561[2] = deg_425[2];
-            acc_561[3] = deg_425[3];
-            acc_561[4] = deg_425[4];
-            acc_561[5] = deg_425[5];
-            acc_561[6] = deg_425[6];
+            acc_leaf = deg_425;
+            acc_561 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_562[0] = deg_426[0];
-            acc_562[1] = deg_426[1];
-            acc_562[2] = deg_426[2];
-            acc_562[3] = deg_426[3];
-            acc_562[4] = deg_426[4];
-            acc_562[5] = deg_426[5];
-            acc_562[6] = deg_426[6];
+            acc_leaf = deg_426;
+            acc_562 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_563[0] = deg_427[0];
-            acc_563[1] = deg_427[1];
-            acc_563[2] = deg_427[2];
-            acc_563[3] = deg_427[3];
-            acc_563[4] = deg_427[4];
-            acc_563[5] = deg_427[5];
-            acc_563[6] = deg_427[6];
+            acc_leaf = deg_427;
+            acc_563 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_564[0] = deg_428[0];
-            acc_564[1] = deg_428[1];
-            acc_564[2] = deg_428[2];
-            acc_564[3] = deg_428[3];
-            acc_564[4] = deg_428[4];
-            acc_564[5] = deg_428[5];
-            acc_564[6] = deg_428[6];
+            acc_leaf = deg_428;
+            acc_564 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_565[0] = deg_429[0];
-            acc_565[1] = deg_429[1];
-            acc_565[2] = deg_429[2];
-            acc_565[3] = deg_429[3];
-            acc_565[4] = deg_429[4];
-            acc_565[5] = deg_429[5];
-            acc_565[6] = deg_429[6];
+            acc_leaf = deg_429;
+            acc_565 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_566[0] = deg_430[0];
-            acc_566[1] = deg_430[1];
-            acc_566[2] = deg_430[2];
-            acc_566[3] = deg_430[3];
-            acc_566[4] = deg_430[4];
-            acc_566[5] = deg_430[5];
-            acc_566[6] = deg_430[6];
+            acc_leaf = deg_430;
+            acc_566 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_567[0] = deg_431[0];
-            acc_567[1] = deg_431[1];
-            acc_567[2] = deg_431[2];
-            acc_567[3] = deg_431[3];
-            acc_567[4] = deg_431[4];
-            acc_567[5] = deg_431[5];
-            acc_567[6] = deg_431[6];
+            acc_leaf = deg_431;
+            acc_567 = {2'd0, acc_leaf};
         end
         acc_544 = acc_544 + acc_545;
         acc_545 = acc_546 + acc_547;
@@ -28374,220 +26204,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_606 = zero_sb;
         acc_607 = zero_sb;
         if (staying[0]) begin
-            acc_576[0] = deg_432[0];
-            acc_576[1] = deg_432[1];
-            acc_576[2] = deg_432[2];
-            acc_576[3] = deg_432[3];
-            acc_576[4] = deg_432[4];
-            acc_576[5] = deg_432[5];
-            acc_576[6] = deg_432[6];
+            acc_leaf = deg_432;
+            acc_576 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_577[0] = deg_433[0];
-            acc_577[1] = deg_433[1];
-            acc_577[2] = deg_433[2];
-            acc_577[3] = deg_433[3];
-            acc_577[4] = deg_433[4];
-            acc_577[5] = deg_433[5];
-            acc_577[6] = deg_433[6];
+            acc_leaf = deg_433;
+            acc_577 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_578[0] = deg_434[0];
-            acc_578[1] = deg_434[1];
-            acc_578[2] = deg_434[2];
-            acc_578[3] = deg_434[3];
-            acc_578[4] = deg_434[4];
-            acc_578[5] = deg_434[5];
-            acc_578[6] = deg_434[6];
+            acc_leaf = deg_434;
+            acc_578 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_579[0] = deg_435[0];
-            acc_579[1] = deg_435[1];
-            acc_579[2] = deg_435[2];
-            acc_579[3] = deg_435[3];
-            acc_579[4] = deg_435[4];
-            acc_579[5] = deg_435[5];
-            acc_579[6] = deg_435[6];
+            acc_leaf = deg_435;
+            acc_579 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_580[0] = deg_436[0];
-            acc_580[1] = deg_436[1];
-            acc_580[2] = deg_436[2];
-            acc_580[3] = deg_436[3];
-            acc_580[4] = deg_436[4];
-            acc_580[5] = deg_436[5];
-            acc_580[6] = deg_436[6];
+            acc_leaf = deg_436;
+            acc_580 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_581[0] = deg_437[0];
-            acc_581[1] = deg_437[1];
-            acc_581[2] = deg_437[2];
-            acc_581[3] = deg_437[3];
-            acc_581[4] = deg_437[4];
-            acc_581[5] = deg_437[5];
-            acc_581[6] = deg_437[6];
+            acc_leaf = deg_437;
+            acc_581 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_582[0] = deg_438[0];
-            acc_582[1] = deg_438[1];
-            acc_582[2] = deg_438[2];
-            acc_582[3] = deg_438[3];
-            acc_582[4] = deg_438[4];
-            acc_582[5] = deg_438[5];
-            acc_582[6] = deg_438[6];
+            acc_leaf = deg_438;
+            acc_582 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_583[0] = deg_439[0];
-            acc_583[1] = deg_439[1];
-            acc_583[2] = deg_439[2];
-            acc_583[3] = deg_439[3];
-            acc_583[4] = deg_439[4];
-            acc_583[5] = deg_439[5];
-            acc_583[6] = deg_439[6];
+            acc_leaf = deg_439;
+            acc_583 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_584[0] = deg_440[0];
-            acc_584[1] = deg_440[1];
-            acc_584[2] = deg_440[2];
-            acc_584[3] = deg_440[3];
-            acc_584[4] = deg_440[4];
-            acc_584[5] = deg_440[5];
-            acc_584[6] = deg_440[6];
+            acc_leaf = deg_440;
+            acc_584 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_585[0] = deg_441[0];
-            acc_585[1] = deg_441[1];
-            acc_585[2] = deg_441[2];
-            acc_585[3] = deg_441[3];
-            acc_585[4] = deg_441[4];
-            acc_585[5] = deg_441[5];
-            acc_585[6] = deg_441[6];
+            acc_leaf = deg_441;
+            acc_585 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_586[0] = deg_442[0];
-            acc_586[1] = deg_442[1];
-            acc_586[2] = deg_442[2];
-            acc_586[3] = deg_442[3];
-            acc_586[4] = deg_442[4];
-            acc_586[5] = deg_442[5];
-            acc_586[6] = deg_442[6];
+            acc_leaf = deg_442;
+            acc_586 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_587[0] = deg_443[0];
-            acc_587[1] = deg_443[1];
-            acc_587[2] = deg_443[2];
-            acc_587[3] = deg_443[3];
-            acc_587[4] = deg_443[4];
-            acc_587[5] = deg_443[5];
-            acc_587[6] = deg_443[6];
+            acc_leaf = deg_443;
+            acc_587 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_588[0] = deg_444[0];
-            acc_588[1] = deg_444[1];
-            acc_588[2] = deg_444[2];
-            acc_588[3] = deg_444[3];
-            acc_588[4] = deg_444[4];
-            acc_588[5] = deg_444[5];
-            acc_588[6] = deg_444[6];
+            acc_leaf = deg_444;
+            acc_588 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_589[0] = deg_445[0];
-            acc_589[1] = deg_445[1];
-            acc_589[2] = deg_445[2];
-            acc_589[3] = deg_445[3];
-            acc_589[4] = deg_445[4];
-            acc_589[5] = deg_445[5];
-            acc_589[6] = deg_445[6];
+            acc_leaf = deg_445;
+            acc_589 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_590[0] = deg_446[0];
-            acc_590[1] = deg_446[1];
-            acc_590[2] = deg_446[2];
-            acc_590[3] = deg_446[3];
-            acc_590[4] = deg_446[4];
-            acc_590[5] = deg_446[5];
-            acc_590[6] = deg_446[6];
+            acc_leaf = deg_446;
+            acc_590 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_591[0] = deg_447[0];
-            acc_591[1] = deg_447[1];
-            acc_591[2] = deg_447[2];
-            acc_591[3] = deg_447[3];
-            acc_591[4] = deg_447[4];
-            acc_591[5] = deg_447[5];
-            acc_591[6] = deg_447[6];
+            acc_leaf = deg_447;
+            acc_591 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_592[0] = deg_448[0];
-            acc_592[1] = deg_448[1];
-            acc_592[2] = deg_448[2];
-            acc_592[3] = deg_448[3];
-            acc_592[4] = deg_448[4];
-            acc_592[5] = deg_448[5];
-            acc_592[6] = deg_448[6];
+            acc_leaf = deg_448;
+            acc_592 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_593[0] = deg_449[0];
-            acc_593[1] = deg_449[1];
-            acc_593[2] = deg_449[2];
-            acc_593[3] = deg_449[3];
-            acc_593[4] = deg_449[4];
-            acc_593[5] = deg_449[5];
-            acc_593[6] = deg_449[6];
+            acc_leaf = deg_449;
+            acc_593 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_594[0] = deg_450[0];
-            acc_594[1] = deg_450[1];
-            acc_594[2] = deg_450[2];
-            acc_594[3] = deg_450[3];
-            acc_594[4] = deg_450[4];
-            acc_594[5] = deg_450[5];
-            acc_594[6] = deg_450[6];
+            acc_leaf = deg_450;
+            acc_594 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_595[0] = deg_451[0];
-            acc_595[1] = deg_451[1];
-            acc_595[2] = deg_451[2];
-            acc_595[3] = deg_451[3];
-            acc_595[4] = deg_451[4];
-            acc_595[5] = deg_451[5];
-            acc_595[6] = deg_451[6];
+            acc_leaf = deg_451;
+            acc_595 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_596[0] = deg_452[0];
-            acc_596[1] = deg_452[1];
-            acc_596[2] = deg_452[2];
-            acc_596[3] = deg_452[3];
-            acc_596[4] = deg_452[4];
-            acc_596[5] = deg_452[5];
-            acc_596[6] = deg_452[6];
+            acc_leaf = deg_452;
+            acc_596 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_597[0] = deg_453[0];
-            acc_597[1] = deg_453[1];
-            acc_597[2] = deg_453[2];
-            acc_597[3] = deg_453[3];
-            acc_597[4] = deg_453[4];
-            acc_597[5] = deg_453[5];
-            acc_597[6] = deg_453[6];
+            acc_leaf = deg_453;
+            acc_597 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_598[0] = deg_454[0];
-            acc_598[1] = deg_454[1];
-            acc_598[2] = deg_454[2];
-            acc_598[3] = deg_454[3];
-            acc_598[4] = deg_454[4];
-            acc_598[5] = deg_454[5];
-            acc_598[6] = deg_454[6];
+            acc_leaf = deg_454;
+            acc_598 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_599[0] = deg_455[0];
-            acc_599[1] = deg_455[1];
-            acc_599[2] = deg_455[2];
-            acc_599[3] = deg_455[3];
-            acc_599[4] = deg_455[4];
-            acc_599[5] = deg_455[5];
-            acc_599[6] = deg_455[6];
+            acc_leaf = deg_455;
+            acc_599 = {2'd0, acc_leaf};
         end
         acc_576 = acc_576 + acc_577;
         acc_577 = acc_578 + acc_579;
@@ -28654,220 +26364,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_638 = zero_sb;
         acc_639 = zero_sb;
         if (staying[0]) begin
-            acc_608[0] = deg_456[0];
-            acc_608[1] = deg_456[1];
-            acc_608[2] = deg_456[2];
-            acc_608[3] = deg_456[3];
-            acc_608[4] = deg_456[4];
-            acc_608[5] = deg_456[5];
-            acc_608[6] = deg_456[6];
+            acc_leaf = deg_456;
+            acc_608 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_609[0] = deg_457[0];
-            acc_609[1] = deg_457[1];
-            acc_609[2] = deg_457[2];
-            acc_609[3] = deg_457[3];
-            acc_609[4] = deg_457[4];
-            acc_609[5] = deg_457[5];
-            acc_609[6] = deg_457[6];
+            acc_leaf = deg_457;
+            acc_609 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_610[0] = deg_458[0];
-            acc_610[1] = deg_458[1];
-            acc_610[2] = deg_458[2];
-            acc_610[3] = deg_458[3];
-            acc_610[4] = deg_458[4];
-            acc_610[5] = deg_458[5];
-            acc_610[6] = deg_458[6];
+            acc_leaf = deg_458;
+            acc_610 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_611[0] = deg_459[0];
-            acc_611[1] = deg_459[1];
-            acc_611[2] = deg_459[2];
-            acc_611[3] = deg_459[3];
-            acc_611[4] = deg_459[4];
-            acc_611[5] = deg_459[5];
-            acc_611[6] = deg_459[6];
+            acc_leaf = deg_459;
+            acc_611 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_612[0] = deg_460[0];
-            acc_612[1] = deg_460[1];
-            acc_612[2] = deg_460[2];
-            acc_612[3] = deg_460[3];
-            acc_612[4] = deg_460[4];
-            acc_612[5] = deg_460[5];
-            acc_612[6] = deg_460[6];
+            acc_leaf = deg_460;
+            acc_612 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_613[0] = deg_461[0];
-            acc_613[1] = deg_461[1];
-            acc_613[2] = deg_461[2];
-            acc_613[3] = deg_461[3];
-            acc_613[4] = deg_461[4];
-            acc_613[5] = deg_461[5];
-            acc_613[6] = deg_461[6];
+            acc_leaf = deg_461;
+            acc_613 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_614[0] = deg_462[0];
-            acc_614[1] = deg_462[1];
-            acc_614[2] = deg_462[2];
-            acc_614[3] = deg_462[3];
-            acc_614[4] = deg_462[4];
-            acc_614[5] = deg_462[5];
-            acc_614[6] = deg_462[6];
+            acc_leaf = deg_462;
+            acc_614 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_615[0] = deg_463[0];
-            acc_615[1] = deg_463[1];
-            acc_615[2] = deg_463[2];
-            acc_615[3] = deg_463[3];
-            acc_615[4] = deg_463[4];
-            acc_615[5] = deg_463[5];
-            acc_615[6] = deg_463[6];
+            acc_leaf = deg_463;
+            acc_615 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_616[0] = deg_464[0];
-            acc_616[1] = deg_464[1];
-            acc_616[2] = deg_464[2];
-            acc_616[3] = deg_464[3];
-            acc_616[4] = deg_464[4];
-            acc_616[5] = deg_464[5];
-            acc_616[6] = deg_464[6];
+            acc_leaf = deg_464;
+            acc_616 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_617[0] = deg_465[0];
-            acc_617[1] = deg_465[1];
-            acc_617[2] = deg_465[2];
-            acc_617[3] = deg_465[3];
-            acc_617[4] = deg_465[4];
-            acc_617[5] = deg_465[5];
-            acc_617[6] = deg_465[6];
+            acc_leaf = deg_465;
+            acc_617 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_618[0] = deg_466[0];
-            acc_618[1] = deg_466[1];
-            acc_618[2] = deg_466[2];
-            acc_618[3] = deg_466[3];
-            acc_618[4] = deg_466[4];
-            acc_618[5] = deg_466[5];
-            acc_618[6] = deg_466[6];
+            acc_leaf = deg_466;
+            acc_618 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_619[0] = deg_467[0];
-            acc_619[1] = deg_467[1];
-            acc_619[2] = deg_467[2];
-            acc_619[3] = deg_467[3];
-            acc_619[4] = deg_467[4];
-            acc_619[5] = deg_467[5];
-            acc_619[6] = deg_467[6];
+            acc_leaf = deg_467;
+            acc_619 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_620[0] = deg_468[0];
-            acc_620[1] = deg_468[1];
-            acc_620[2] = deg_468[2];
-            acc_620[3] = deg_468[3];
-            acc_620[4] = deg_468[4];
-            acc_620[5] = deg_468[5];
-            acc_620[6] = deg_468[6];
+            acc_leaf = deg_468;
+            acc_620 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_621[0] = deg_469[0];
-            acc_621[1] = deg_469[1];
-            acc_621[2] = deg_469[2];
-            acc_621[3] = deg_469[3];
-            acc_621[4] = deg_469[4];
-            acc_621[5] = deg_469[5];
-            acc_621[6] = deg_469[6];
+            acc_leaf = deg_469;
+            acc_621 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_622[0] = deg_470[0];
-            acc_622[1] = deg_470[1];
-            acc_622[2] = deg_470[2];
-            acc_622[3] = deg_470[3];
-            acc_622[4] = deg_470[4];
-            acc_622[5] = deg_470[5];
-            acc_622[6] = deg_470[6];
+            acc_leaf = deg_470;
+            acc_622 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_623[0] = deg_471[0];
-            acc_623[1] = deg_471[1];
-            acc_623[2] = deg_471[2];
-            acc_623[3] = deg_471[3];
-            acc_623[4] = deg_471[4];
-            acc_623[5] = deg_471[5];
-            acc_623[6] = deg_471[6];
+            acc_leaf = deg_471;
+            acc_623 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_624[0] = deg_472[0];
-            acc_624[1] = deg_472[1];
-            acc_624[2] = deg_472[2];
-            acc_624[3] = deg_472[3];
-            acc_624[4] = deg_472[4];
-            acc_624[5] = deg_472[5];
-            acc_624[6] = deg_472[6];
+            acc_leaf = deg_472;
+            acc_624 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_625[0] = deg_473[0];
-            acc_625[1] = deg_473[1];
-            acc_625[2] = deg_473[2];
-            acc_625[3] = deg_473[3];
-            acc_625[4] = deg_473[4];
-            acc_625[5] = deg_473[5];
-            acc_625[6] = deg_473[6];
+            acc_leaf = deg_473;
+            acc_625 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_626[0] = deg_474[0];
-            acc_626[1] = deg_474[1];
-            acc_626[2] = deg_474[2];
-            acc_626[3] = deg_474[3];
-            acc_626[4] = deg_474[4];
-            acc_626[5] = deg_474[5];
-            acc_626[6] = deg_474[6];
+            acc_leaf = deg_474;
+            acc_626 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_627[0] = deg_475[0];
-            acc_627[1] = deg_475[1];
-            acc_627[2] = deg_475[2];
-            acc_627[3] = deg_475[3];
-            acc_627[4] = deg_475[4];
-            acc_627[5] = deg_475[5];
-            acc_627[6] = deg_475[6];
+            acc_leaf = deg_475;
+            acc_627 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_628[0] = deg_476[0];
-            acc_628[1] = deg_476[1];
-            acc_628[2] = deg_476[2];
-            acc_628[3] = deg_476[3];
-            acc_628[4] = deg_476[4];
-            acc_628[5] = deg_476[5];
-            acc_628[6] = deg_476[6];
+            acc_leaf = deg_476;
+            acc_628 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_629[0] = deg_477[0];
-            acc_629[1] = deg_477[1];
-            acc_629[2] = deg_477[2];
-            acc_629[3] = deg_477[3];
-            acc_629[4] = deg_477[4];
-            acc_629[5] = deg_477[5];
-            acc_629[6] = deg_477[6];
+            acc_leaf = deg_477;
+            acc_629 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_630[0] = deg_478[0];
-            acc_630[1] = deg_478[1];
-            acc_630[2] = deg_478[2];
-            acc_630[3] = deg_478[3];
-            acc_630[4] = deg_478[4];
-            acc_630[5] = deg_478[5];
-            acc_630[6] = deg_478[6];
+            acc_leaf = deg_478;
+            acc_630 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_631[0] = deg_479[0];
-            acc_631[1] = deg_479[1];
-            acc_631[2] = deg_479[2];
-            acc_631[3] = deg_479[3];
-            acc_631[4] = deg_479[4];
-            acc_631[5] = deg_479[5];
-            acc_631[6] = deg_479[6];
+            acc_leaf = deg_479;
+            acc_631 = {2'd0, acc_leaf};
         end
         acc_608 = acc_608 + acc_609;
         acc_609 = acc_610 + acc_611;
@@ -28934,220 +26524,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_670 = zero_sb;
         acc_671 = zero_sb;
         if (staying[0]) begin
-            acc_640[0] = deg_480[0];
-            acc_640[1] = deg_480[1];
-            acc_640[2] = deg_480[2];
-            acc_640[3] = deg_480[3];
-            acc_640[4] = deg_480[4];
-            acc_640[5] = deg_480[5];
-            acc_640[6] = deg_480[6];
+            acc_leaf = deg_480;
+            acc_640 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_641[0] = deg_481[0];
-            acc_641[1] = deg_481[1];
-            acc_641[2] = deg_481[2];
-            acc_641[3] = deg_481[3];
-            acc_641[4] = deg_481[4];
-            acc_641[5] = deg_481[5];
-            acc_641[6] = deg_481[6];
+            acc_leaf = deg_481;
+            acc_641 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_642[0] = deg_482[0];
-            acc_642[1] = deg_482[1];
-            acc_642[2] = deg_482[2];
-            acc_642[3] = deg_482[3];
-            acc_642[4] = deg_482[4];
-            acc_642[5] = deg_482[5];
-            acc_642[6] = deg_482[6];
+            acc_leaf = deg_482;
+            acc_642 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_643[0] = deg_483[0];
-            acc_643[1] = deg_483[1];
-            acc_643[2] = deg_483[2];
-            acc_643[3] = deg_483[3];
-            acc_643[4] = deg_483[4];
-            acc_643[5] = deg_483[5];
-            acc_643[6] = deg_483[6];
+            acc_leaf = deg_483;
+            acc_643 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_644[0] = deg_484[0];
-            acc_644[1] = deg_484[1];
-            acc_644[2] = deg_484[2];
-            acc_644[3] = deg_484[3];
-            acc_644[4] = deg_484[4];
-            acc_644[5] = deg_484[5];
-            acc_644[6] = deg_484[6];
+            acc_leaf = deg_484;
+            acc_644 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_645[0] = deg_485[0];
-            acc_645[1] = deg_485[1];
-            acc_645[2] = deg_485[2];
-            acc_645[3] = deg_485[3];
-            acc_645[4] = deg_485[4];
-            acc_645[5] = deg_485[5];
-            acc_645[6] = deg_485[6];
+            acc_leaf = deg_485;
+            acc_645 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_646[0] = deg_486[0];
-            acc_646[1] = deg_486[1];
-            acc_646[2] = deg_486[2];
-            acc_646[3] = deg_486[3];
-            acc_646[4] = deg_486[4];
-            acc_646[5] = deg_486[5];
-            acc_646[6] = deg_486[6];
+            acc_leaf = deg_486;
+            acc_646 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_647[0] = deg_487[0];
-            acc_647[1] = deg_487[1];
-            acc_647[2] = deg_487[2];
-            acc_647[3] = deg_487[3];
-            acc_647[4] = deg_487[4];
-            acc_647[5] = deg_487[5];
-            acc_647[6] = deg_487[6];
+            acc_leaf = deg_487;
+            acc_647 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_648[0] = deg_488[0];
-            acc_648[1] = deg_488[1];
-            acc_648[2] = deg_488[2];
-            acc_648[3] = deg_488[3];
-            acc_648[4] = deg_488[4];
-            acc_648[5] = deg_488[5];
-            acc_648[6] = deg_488[6];
+            acc_leaf = deg_488;
+            acc_648 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_649[0] = deg_489[0];
-            acc_649[1] = deg_489[1];
-            acc_649[2] = deg_489[2];
-            acc_649[3] = deg_489[3];
-            acc_649[4] = deg_489[4];
-            acc_649[5] = deg_489[5];
-            acc_649[6] = deg_489[6];
+            acc_leaf = deg_489;
+            acc_649 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_650[0] = deg_490[0];
-            acc_650[1] = deg_490[1];
-            acc_650[2] = deg_490[2];
-            acc_650[3] = deg_490[3];
-            acc_650[4] = deg_490[4];
-            acc_650[5] = deg_490[5];
-            acc_650[6] = deg_490[6];
+            acc_leaf = deg_490;
+            acc_650 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_651[0] = deg_491[0];
-            acc_651[1] = deg_491[1];
-            acc_651[2] = deg_491[2];
-            acc_651[3] = deg_491[3];
-            acc_651[4] = deg_491[4];
-            acc_651[5] = deg_491[5];
-            acc_651[6] = deg_491[6];
+            acc_leaf = deg_491;
+            acc_651 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_652[0] = deg_492[0];
-            acc_652[1] = deg_492[1];
-            acc_652[2] = deg_492[2];
-            acc_652[3] = deg_492[3];
-            acc_652[4] = deg_492[4];
-            acc_652[5] = deg_492[5];
-            acc_652[6] = deg_492[6];
+            acc_leaf = deg_492;
+            acc_652 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_653[0] = deg_493[0];
-            acc_653[1] = deg_493[1];
-            acc_653[2] = deg_493[2];
-            acc_653[3] = deg_493[3];
-            acc_653[4] = deg_493[4];
-            acc_653[5] = deg_493[5];
-            acc_653[6] = deg_493[6];
+            acc_leaf = deg_493;
+            acc_653 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_654[0] = deg_494[0];
-            acc_654[1] = deg_494[1];
-            acc_654[2] = deg_494[2];
-            acc_654[3] = deg_494[3];
-            acc_654[4] = deg_494[4];
-            acc_654[5] = deg_494[5];
-            acc_654[6] = deg_494[6];
+            acc_leaf = deg_494;
+            acc_654 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_655[0] = deg_495[0];
-            acc_655[1] = deg_495[1];
-            acc_655[2] = deg_495[2];
-            acc_655[3] = deg_495[3];
-            acc_655[4] = deg_495[4];
-            acc_655[5] = deg_495[5];
-            acc_655[6] = deg_495[6];
+            acc_leaf = deg_495;
+            acc_655 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_656[0] = deg_496[0];
-            acc_656[1] = deg_496[1];
-            acc_656[2] = deg_496[2];
-            acc_656[3] = deg_496[3];
-            acc_656[4] = deg_496[4];
-            acc_656[5] = deg_496[5];
-            acc_656[6] = deg_496[6];
+            acc_leaf = deg_496;
+            acc_656 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_657[0] = deg_497[0];
-            acc_657[1] = deg_497[1];
-            acc_657[2] = deg_497[2];
-            acc_657[3] = deg_497[3];
-            acc_657[4] = deg_497[4];
-            acc_657[5] = deg_497[5];
-            acc_657[6] = deg_497[6];
+            acc_leaf = deg_497;
+            acc_657 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_658[0] = deg_498[0];
-            acc_658[1] = deg_498[1];
-            acc_658[2] = deg_498[2];
-            acc_658[3] = deg_498[3];
-            acc_658[4] = deg_498[4];
-            acc_658[5] = deg_498[5];
-            acc_658[6] = deg_498[6];
+            acc_leaf = deg_498;
+            acc_658 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_659[0] = deg_499[0];
-            acc_659[1] = deg_499[1];
-            acc_659[2] = deg_499[2];
-            acc_659[3] = deg_499[3];
-            acc_659[4] = deg_499[4];
-            acc_659[5] = deg_499[5];
-            acc_659[6] = deg_499[6];
+            acc_leaf = deg_499;
+            acc_659 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_660[0] = deg_500[0];
-            acc_660[1] = deg_500[1];
-            acc_660[2] = deg_500[2];
-            acc_660[3] = deg_500[3];
-            acc_660[4] = deg_500[4];
-            acc_660[5] = deg_500[5];
-            acc_660[6] = deg_500[6];
+            acc_leaf = deg_500;
+            acc_660 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_661[0] = deg_501[0];
-            acc_661[1] = deg_501[1];
-            acc_661[2] = deg_501[2];
-            acc_661[3] = deg_501[3];
-            acc_661[4] = deg_501[4];
-            acc_661[5] = deg_501[5];
-            acc_661[6] = deg_501[6];
+            acc_leaf = deg_501;
+            acc_661 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_662[0] = deg_502[0];
-            acc_662[1] = deg_502[1];
-            acc_662[2] = deg_502[2];
-            acc_662[3] = deg_502[3];
-            acc_662[4] = deg_502[4];
-            acc_662[5] = deg_502[5];
-            acc_662[6] = deg_502[6];
+            acc_leaf = deg_502;
+            acc_662 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_663[0] = deg_503[0];
-            acc_663[1] = deg_503[1];
-            acc_663[2] = deg_503[2];
-            acc_663[3] = deg_503[3];
-            acc_663[4] = deg_503[4];
-            acc_663[5] = deg_503[5];
-            acc_663[6] = deg_503[6];
+            acc_leaf = deg_503;
+            acc_663 = {2'd0, acc_leaf};
         end
         acc_640 = acc_640 + acc_641;
         acc_641 = acc_642 + acc_643;
@@ -29214,220 +26684,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_702 = zero_sb;
         acc_703 = zero_sb;
         if (staying[0]) begin
-            acc_672[0] = deg_504[0];
-            acc_672[1] = deg_504[1];
-            acc_672[2] = deg_504[2];
-            acc_672[3] = deg_504[3];
-            acc_672[4] = deg_504[4];
-            acc_672[5] = deg_504[5];
-            acc_672[6] = deg_504[6];
+            acc_leaf = deg_504;
+            acc_672 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_673[0] = deg_505[0];
-            acc_673[1] = deg_505[1];
-            acc_673[2] = deg_505[2];
-            acc_673[3] = deg_505[3];
-            acc_673[4] = deg_505[4];
-            acc_673[5] = deg_505[5];
-            acc_673[6] = deg_505[6];
+            acc_leaf = deg_505;
+            acc_673 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_674[0] = deg_506[0];
-            acc_674[1] = deg_506[1];
-            acc_674[2] = deg_506[2];
-            acc_674[3] = deg_506[3];
-            acc_674[4] = deg_506[4];
-            acc_674[5] = deg_506[5];
-            acc_674[6] = deg_506[6];
+            acc_leaf = deg_506;
+            acc_674 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_675[0] = deg_507[0];
-            acc_675[1] = deg_507[1];
-            acc_675[2] = deg_507[2];
-            acc_675[3] = deg_507[3];
-            acc_675[4] = deg_507[4];
-            acc_675[5] = deg_507[5];
-            acc_675[6] = deg_507[6];
+            acc_leaf = deg_507;
+            acc_675 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_676[0] = deg_508[0];
-            acc_676[1] = deg_508[1];
-            acc_676[2] = deg_508[2];
-            acc_676[3] = deg_508[3];
-            acc_676[4] = deg_508[4];
-            acc_676[5] = deg_508[5];
-            acc_676[6] = deg_508[6];
+            acc_leaf = deg_508;
+            acc_676 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_677[0] = deg_509[0];
-            acc_677[1] = deg_509[1];
-            acc_677[2] = deg_509[2];
-            acc_677[3] = deg_509[3];
-            acc_677[4] = deg_509[4];
-            acc_677[5] = deg_509[5];
-            acc_677[6] = deg_509[6];
+            acc_leaf = deg_509;
+            acc_677 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_678[0] = deg_510[0];
-            acc_678[1] = deg_510[1];
-            acc_678[2] = deg_510[2];
-            acc_678[3] = deg_510[3];
-            acc_678[4] = deg_510[4];
-            acc_678[5] = deg_510[5];
-            acc_678[6] = deg_510[6];
+            acc_leaf = deg_510;
+            acc_678 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_679[0] = deg_511[0];
-            acc_679[1] = deg_511[1];
-            acc_679[2] = deg_511[2];
-            acc_679[3] = deg_511[3];
-            acc_679[4] = deg_511[4];
-            acc_679[5] = deg_511[5];
-            acc_679[6] = deg_511[6];
+            acc_leaf = deg_511;
+            acc_679 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_680[0] = deg_512[0];
-            acc_680[1] = deg_512[1];
-            acc_680[2] = deg_512[2];
-            acc_680[3] = deg_512[3];
-            acc_680[4] = deg_512[4];
-            acc_680[5] = deg_512[5];
-            acc_680[6] = deg_512[6];
+            acc_leaf = deg_512;
+            acc_680 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_681[0] = deg_513[0];
-            acc_681[1] = deg_513[1];
-            acc_681[2] = deg_513[2];
-            acc_681[3] = deg_513[3];
-            acc_681[4] = deg_513[4];
-            acc_681[5] = deg_513[5];
-            acc_681[6] = deg_513[6];
+            acc_leaf = deg_513;
+            acc_681 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_682[0] = deg_514[0];
-            acc_682[1] = deg_514[1];
-            acc_682[2] = deg_514[2];
-            acc_682[3] = deg_514[3];
-            acc_682[4] = deg_514[4];
-            acc_682[5] = deg_514[5];
-            acc_682[6] = deg_514[6];
+            acc_leaf = deg_514;
+            acc_682 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_683[0] = deg_515[0];
-            acc_683[1] = deg_515[1];
-            acc_683[2] = deg_515[2];
-            acc_683[3] = deg_515[3];
-            acc_683[4] = deg_515[4];
-            acc_683[5] = deg_515[5];
-            acc_683[6] = deg_515[6];
+            acc_leaf = deg_515;
+            acc_683 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_684[0] = deg_516[0];
-            acc_684[1] = deg_516[1];
-            acc_684[2] = deg_516[2];
-            acc_684[3] = deg_516[3];
-            acc_684[4] = deg_516[4];
-            acc_684[5] = deg_516[5];
-            acc_684[6] = deg_516[6];
+            acc_leaf = deg_516;
+            acc_684 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_685[0] = deg_517[0];
-            acc_685[1] = deg_517[1];
-            acc_685[2] = deg_517[2];
-            acc_685[3] = deg_517[3];
-            acc_685[4] = deg_517[4];
-            acc_685[5] = deg_517[5];
-            acc_685[6] = deg_517[6];
+            acc_leaf = deg_517;
+            acc_685 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_686[0] = deg_518[0];
-            acc_686[1] = deg_518[1];
-            acc_686[2] = deg_518[2];
-            acc_686[3] = deg_518[3];
-            acc_686[4] = deg_518[4];
-            acc_686[5] = deg_518[5];
-            acc_686[6] = deg_518[6];
+            acc_leaf = deg_518;
+            acc_686 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_687[0] = deg_519[0];
-            acc_687[1] = deg_519[1];
-            acc_687[2] = deg_519[2];
-            acc_687[3] = deg_519[3];
-            acc_687[4] = deg_519[4];
-            acc_687[5] = deg_519[5];
-            acc_687[6] = deg_519[6];
+            acc_leaf = deg_519;
+            acc_687 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_688[0] = deg_520[0];
-            acc_688[1] = deg_520[1];
-            acc_688[2] = deg_520[2];
-            acc_688[3] = deg_520[3];
-            acc_688[4] = deg_520[4];
-            acc_688[5] = deg_520[5];
-            acc_688[6] = deg_520[6];
+            acc_leaf = deg_520;
+            acc_688 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_689[0] = deg_521[0];
-            acc_689[1] = deg_521[1];
-            acc_689[2] = deg_521[2];
-            acc_689[3] = deg_521[3];
-            acc_689[4] = deg_521[4];
-            acc_689[5] = deg_521[5];
-            acc_689[6] = deg_521[6];
+            acc_leaf = deg_521;
+            acc_689 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_690[0] = deg_522[0];
-            acc_690[1] = deg_522[1];
-            acc_690[2] = deg_522[2];
-            acc_690[3] = deg_522[3];
-            acc_690[4] = deg_522[4];
-            acc_690[5] = deg_522[5];
-            acc_690[6] = deg_522[6];
+            acc_leaf = deg_522;
+            acc_690 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_691[0] = deg_523[0];
-            acc_691[1] = deg_523[1];
-            acc_691[2] = deg_523[2];
-            acc_691[3] = deg_523[3];
-            acc_691[4] = deg_523[4];
-            acc_691[5] = deg_523[5];
-            acc_691[6] = deg_523[6];
+            acc_leaf = deg_523;
+            acc_691 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_692[0] = deg_524[0];
-            acc_692[1] = deg_524[1];
-            acc_692[2] = deg_524[2];
-            acc_692[3] = deg_524[3];
-            acc_692[4] = deg_524[4];
-            acc_692[5] = deg_524[5];
-            acc_692[6] = deg_524[6];
+            acc_leaf = deg_524;
+            acc_692 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_693[0] = deg_525[0];
-            acc_693[1] = deg_525[1];
-            acc_693[2] = deg_525[2];
-            acc_693[3] = deg_525[3];
-            acc_693[4] = deg_525[4];
-            acc_693[5] = deg_525[5];
-            acc_693[6] = deg_525[6];
+            acc_leaf = deg_525;
+            acc_693 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_694[0] = deg_526[0];
-            acc_694[1] = deg_526[1];
-            acc_694[2] = deg_526[2];
-            acc_694[3] = deg_526[3];
-            acc_694[4] = deg_526[4];
-            acc_694[5] = deg_526[5];
-            acc_694[6] = deg_526[6];
+            acc_leaf = deg_526;
+            acc_694 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_695[0] = deg_527[0];
-            acc_695[1] = deg_527[1];
-            acc_695[2] = deg_527[2];
-            acc_695[3] = deg_527[3];
-            acc_695[4] = deg_527[4];
-            acc_695[5] = deg_527[5];
-            acc_695[6] = deg_527[6];
+            acc_leaf = deg_527;
+            acc_695 = {2'd0, acc_leaf};
         end
         acc_672 = acc_672 + acc_673;
         acc_673 = acc_674 + acc_675;
@@ -29494,220 +26844,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_734 = zero_sb;
         acc_735 = zero_sb;
         if (staying[0]) begin
-            acc_704[0] = deg_528[0];
-            acc_704[1] = deg_528[1];
-            acc_704[2] = deg_528[2];
-            acc_704[3] = deg_528[3];
-            acc_704[4] = deg_528[4];
-            acc_704[5] = deg_528[5];
-            acc_704[6] = deg_528[6];
+            acc_leaf = deg_528;
+            acc_704 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_705[0] = deg_529[0];
-            acc_705[1] = deg_529[1];
-            acc_705[2] = deg_529[2];
-            acc_705[3] = deg_529[3];
-            acc_705[4] = deg_529[4];
-            acc_705[5] = deg_529[5];
-            acc_705[6] = deg_529[6];
+            acc_leaf = deg_529;
+            acc_705 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_706[0] = deg_530[0];
-            acc_706[1] = deg_530[1];
-            acc_706[2] = deg_530[2];
-            acc_706[3] = deg_530[3];
-            acc_706[4] = deg_530[4];
-            acc_706[5] = deg_530[5];
-            acc_706[6] = deg_530[6];
+            acc_leaf = deg_530;
+            acc_706 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_707[0] = deg_531[0];
-            acc_707[1] = deg_531[1];
-            acc_707[2] = deg_531[2];
-            acc_707[3] = deg_531[3];
-            acc_707[4] = deg_531[4];
-            acc_707[5] = deg_531[5];
-            acc_707[6] = deg_531[6];
+            acc_leaf = deg_531;
+            acc_707 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_708[0] = deg_532[0];
-            acc_708[1] = deg_532[1];
-            acc_708[2] = deg_532[2];
-            acc_708[3] = deg_532[3];
-            acc_708[4] = deg_532[4];
-            acc_708[5] = deg_532[5];
-            acc_708[6] = deg_532[6];
+            acc_leaf = deg_532;
+            acc_708 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_709[0] = deg_533[0];
-            acc_709[1] = deg_533[1];
-            acc_709[2] = deg_533[2];
-            acc_709[3] = deg_533[3];
-            acc_709[4] = deg_533[4];
-            acc_709[5] = deg_533[5];
-            acc_709[6] = deg_533[6];
+            acc_leaf = deg_533;
+            acc_709 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_710[0] = deg_534[0];
-            acc_710[1] = deg_534[1];
-            acc_710[2] = deg_534[2];
-            acc_710[3] = deg_534[3];
-            acc_710[4] = deg_534[4];
-            acc_710[5] = deg_534[5];
-            acc_710[6] = deg_534[6];
+            acc_leaf = deg_534;
+            acc_710 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_711[0] = deg_535[0];
-            acc_711[1] = deg_535[1];
-            acc_711[2] = deg_535[2];
-            acc_711[3] = deg_535[3];
-            acc_711[4] = deg_535[4];
-            acc_711[5] = deg_535[5];
-            acc_711[6] = deg_535[6];
+            acc_leaf = deg_535;
+            acc_711 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_712[0] = deg_536[0];
-            acc_712[1] = deg_536[1];
-            acc_712[2] = deg_536[2];
-            acc_712[3] = deg_536[3];
-            acc_712[4] = deg_536[4];
-            acc_712[5] = deg_536[5];
-            acc_712[6] = deg_536[6];
+            acc_leaf = deg_536;
+            acc_712 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_713[0] = deg_537[0];
-            acc_713[1] = deg_537[1];
-            acc_713[2] = deg_537[2];
-            acc_713[3] = deg_537[3];
-            acc_713[4] = deg_537[4];
-            acc_713[5] = deg_537[5];
-            acc_713[6] = deg_537[6];
+            acc_leaf = deg_537;
+            acc_713 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_714[0] = deg_538[0];
-            acc_714[1] = deg_538[1];
-            acc_714[2] = deg_538[2];
-            acc_714[3] = deg_538[3];
-            acc_714[4] = deg_538[4];
-            acc_714[5] = deg_538[5];
-            acc_714[6] = deg_538[6];
+            acc_leaf = deg_538;
+            acc_714 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_715[0] = deg_539[0];
-            acc_715[1] = deg_539[1];
-            acc_715[2] = deg_539[2];
-            acc_715[3] = deg_539[3];
-            acc_715[4] = deg_539[4];
-            acc_715[5] = deg_539[5];
-            acc_715[6] = deg_539[6];
+            acc_leaf = deg_539;
+            acc_715 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_716[0] = deg_540[0];
-            acc_716[1] = deg_540[1];
-            acc_716[2] = deg_540[2];
-            acc_716[3] = deg_540[3];
-            acc_716[4] = deg_540[4];
-            acc_716[5] = deg_540[5];
-            acc_716[6] = deg_540[6];
+            acc_leaf = deg_540;
+            acc_716 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_717[0] = deg_541[0];
-            acc_717[1] = deg_541[1];
-            acc_717[2] = deg_541[2];
-            acc_717[3] = deg_541[3];
-            acc_717[4] = deg_541[4];
-            acc_717[5] = deg_541[5];
-            acc_717[6] = deg_541[6];
+            acc_leaf = deg_541;
+            acc_717 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_718[0] = deg_542[0];
-            acc_718[1] = deg_542[1];
-            acc_718[2] = deg_542[2];
-            acc_718[3] = deg_542[3];
-            acc_718[4] = deg_542[4];
-            acc_718[5] = deg_542[5];
-            acc_718[6] = deg_542[6];
+            acc_leaf = deg_542;
+            acc_718 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_719[0] = deg_543[0];
-            acc_719[1] = deg_543[1];
-            acc_719[2] = deg_543[2];
-            acc_719[3] = deg_543[3];
-            acc_719[4] = deg_543[4];
-            acc_719[5] = deg_543[5];
-            acc_719[6] = deg_543[6];
+            acc_leaf = deg_543;
+            acc_719 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_720[0] = deg_544[0];
-            acc_720[1] = deg_544[1];
-            acc_720[2] = deg_544[2];
-            acc_720[3] = deg_544[3];
-            acc_720[4] = deg_544[4];
-            acc_720[5] = deg_544[5];
-            acc_720[6] = deg_544[6];
+            acc_leaf = deg_544;
+            acc_720 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_721[0] = deg_545[0];
-            acc_721[1] = deg_545[1];
-            acc_721[2] = deg_545[2];
-            acc_721[3] = deg_545[3];
-            acc_721[4] = deg_545[4];
-            acc_721[5] = deg_545[5];
-            acc_721[6] = deg_545[6];
+            acc_leaf = deg_545;
+            acc_721 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_722[0] = deg_546[0];
-            acc_722[1] = deg_546[1];
-            acc_722[2] = deg_546[2];
-            acc_722[3] = deg_546[3];
-            acc_722[4] = deg_546[4];
-            acc_722[5] = deg_546[5];
-            acc_722[6] = deg_546[6];
+            acc_leaf = deg_546;
+            acc_722 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_723[0] = deg_547[0];
-            acc_723[1] = deg_547[1];
-            acc_723[2] = deg_547[2];
-            acc_723[3] = deg_547[3];
-            acc_723[4] = deg_547[4];
-            acc_723[5] = deg_547[5];
-            acc_723[6] = deg_547[6];
+            acc_leaf = deg_547;
+            acc_723 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_724[0] = deg_548[0];
-            acc_724[1] = deg_548[1];
-            acc_724[2] = deg_548[2];
-            acc_724[3] = deg_548[3];
-            acc_724[4] = deg_548[4];
-            acc_724[5] = deg_548[5];
-            acc_724[6] = deg_548[6];
+            acc_leaf = deg_548;
+            acc_724 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_725[0] = deg_549[0];
-            acc_725[1] = deg_549[1];
-            acc_725[2] = deg_549[2];
-            acc_725[3] = deg_549[3];
-            acc_725[4] = deg_549[4];
-            acc_725[5] = deg_549[5];
-            acc_725[6] = deg_549[6];
+            acc_leaf = deg_549;
+            acc_725 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_726[0] = deg_550[0];
-            acc_726[1] = deg_550[1];
-            acc_726[2] = deg_550[2];
-            acc_726[3] = deg_550[3];
-            acc_726[4] = deg_550[4];
-            acc_726[5] = deg_550[5];
-            acc_726[6] = deg_550[6];
+            acc_leaf = deg_550;
+            acc_726 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_727[0] = deg_551[0];
-            acc_727[1] = deg_551[1];
-            acc_727[2] = deg_551[2];
-            acc_727[3] = deg_551[3];
-            acc_727[4] = deg_551[4];
-            acc_727[5] = deg_551[5];
-            acc_727[6] = deg_551[6];
+            acc_leaf = deg_551;
+            acc_727 = {2'd0, acc_leaf};
         end
         acc_704 = acc_704 + acc_705;
         acc_705 = acc_706 + acc_707;
@@ -29774,220 +27004,100 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_766 = zero_sb;
         acc_767 = zero_sb;
         if (staying[0]) begin
-            acc_736[0] = deg_552[0];
-            acc_736[1] = deg_552[1];
-            acc_736[2] = deg_552[2];
-            acc_736[3] = deg_552[3];
-            acc_736[4] = deg_552[4];
-            acc_736[5] = deg_552[5];
-            acc_736[6] = deg_552[6];
+            acc_leaf = deg_552;
+            acc_736 = {2'd0, acc_leaf};
         end
         if (staying[1]) begin
-            acc_737[0] = deg_553[0];
-            acc_737[1] = deg_553[1];
-            acc_737[2] = deg_553[2];
-            acc_737[3] = deg_553[3];
-            acc_737[4] = deg_553[4];
-            acc_737[5] = deg_553[5];
-            acc_737[6] = deg_553[6];
+            acc_leaf = deg_553;
+            acc_737 = {2'd0, acc_leaf};
         end
         if (staying[2]) begin
-            acc_738[0] = deg_554[0];
-            acc_738[1] = deg_554[1];
-            acc_738[2] = deg_554[2];
-            acc_738[3] = deg_554[3];
-            acc_738[4] = deg_554[4];
-            acc_738[5] = deg_554[5];
-            acc_738[6] = deg_554[6];
+            acc_leaf = deg_554;
+            acc_738 = {2'd0, acc_leaf};
         end
         if (staying[3]) begin
-            acc_739[0] = deg_555[0];
-            acc_739[1] = deg_555[1];
-            acc_739[2] = deg_555[2];
-            acc_739[3] = deg_555[3];
-            acc_739[4] = deg_555[4];
-            acc_739[5] = deg_555[5];
-            acc_739[6] = deg_555[6];
+            acc_leaf = deg_555;
+            acc_739 = {2'd0, acc_leaf};
         end
         if (staying[4]) begin
-            acc_740[0] = deg_556[0];
-            acc_740[1] = deg_556[1];
-            acc_740[2] = deg_556[2];
-            acc_740[3] = deg_556[3];
-            acc_740[4] = deg_556[4];
-            acc_740[5] = deg_556[5];
-            acc_740[6] = deg_556[6];
+            acc_leaf = deg_556;
+            acc_740 = {2'd0, acc_leaf};
         end
         if (staying[5]) begin
-            acc_741[0] = deg_557[0];
-            acc_741[1] = deg_557[1];
-            acc_741[2] = deg_557[2];
-            acc_741[3] = deg_557[3];
-            acc_741[4] = deg_557[4];
-            acc_741[5] = deg_557[5];
-            acc_741[6] = deg_557[6];
+            acc_leaf = deg_557;
+            acc_741 = {2'd0, acc_leaf};
         end
         if (staying[6]) begin
-            acc_742[0] = deg_558[0];
-            acc_742[1] = deg_558[1];
-            acc_742[2] = deg_558[2];
-            acc_742[3] = deg_558[3];
-            acc_742[4] = deg_558[4];
-            acc_742[5] = deg_558[5];
-            acc_742[6] = deg_558[6];
+            acc_leaf = deg_558;
+            acc_742 = {2'd0, acc_leaf};
         end
         if (staying[7]) begin
-            acc_743[0] = deg_559[0];
-            acc_743[1] = deg_559[1];
-            acc_743[2] = deg_559[2];
-            acc_743[3] = deg_559[3];
-            acc_743[4] = deg_559[4];
-            acc_743[5] = deg_559[5];
-            acc_743[6] = deg_559[6];
+            acc_leaf = deg_559;
+            acc_743 = {2'd0, acc_leaf};
         end
         if (staying[8]) begin
-            acc_744[0] = deg_560[0];
-            acc_744[1] = deg_560[1];
-            acc_744[2] = deg_560[2];
-            acc_744[3] = deg_560[3];
-            acc_744[4] = deg_560[4];
-            acc_744[5] = deg_560[5];
-            acc_744[6] = deg_560[6];
+            acc_leaf = deg_560;
+            acc_744 = {2'd0, acc_leaf};
         end
         if (staying[9]) begin
-            acc_745[0] = deg_561[0];
-            acc_745[1] = deg_561[1];
-            acc_745[2] = deg_561[2];
-            acc_745[3] = deg_561[3];
-            acc_745[4] = deg_561[4];
-            acc_745[5] = deg_561[5];
-            acc_745[6] = deg_561[6];
+            acc_leaf = deg_561;
+            acc_745 = {2'd0, acc_leaf};
         end
         if (staying[10]) begin
-            acc_746[0] = deg_562[0];
-            acc_746[1] = deg_562[1];
-            acc_746[2] = deg_562[2];
-            acc_746[3] = deg_562[3];
-            acc_746[4] = deg_562[4];
-            acc_746[5] = deg_562[5];
-            acc_746[6] = deg_562[6];
+            acc_leaf = deg_562;
+            acc_746 = {2'd0, acc_leaf};
         end
         if (staying[11]) begin
-            acc_747[0] = deg_563[0];
-            acc_747[1] = deg_563[1];
-            acc_747[2] = deg_563[2];
-            acc_747[3] = deg_563[3];
-            acc_747[4] = deg_563[4];
-            acc_747[5] = deg_563[5];
-            acc_747[6] = deg_563[6];
+            acc_leaf = deg_563;
+            acc_747 = {2'd0, acc_leaf};
         end
         if (staying[12]) begin
-            acc_748[0] = deg_564[0];
-            acc_748[1] = deg_564[1];
-            acc_748[2] = deg_564[2];
-            acc_748[3] = deg_564[3];
-            acc_748[4] = deg_564[4];
-            acc_748[5] = deg_564[5];
-            acc_748[6] = deg_564[6];
+            acc_leaf = deg_564;
+            acc_748 = {2'd0, acc_leaf};
         end
         if (staying[13]) begin
-            acc_749[0] = deg_565[0];
-            acc_749[1] = deg_565[1];
-            acc_749[2] = deg_565[2];
-            acc_749[3] = deg_565[3];
-            acc_749[4] = deg_565[4];
-            acc_749[5] = deg_565[5];
-            acc_749[6] = deg_565[6];
+            acc_leaf = deg_565;
+            acc_749 = {2'd0, acc_leaf};
         end
         if (staying[14]) begin
-            acc_750[0] = deg_566[0];
-            acc_750[1] = deg_566[1];
-            acc_750[2] = deg_566[2];
-            acc_750[3] = deg_566[3];
-            acc_750[4] = deg_566[4];
-            acc_750[5] = deg_566[5];
-            acc_750[6] = deg_566[6];
+            acc_leaf = deg_566;
+            acc_750 = {2'd0, acc_leaf};
         end
         if (staying[15]) begin
-            acc_751[0] = deg_567[0];
-            acc_751[1] = deg_567[1];
-            acc_751[2] = deg_567[2];
-            acc_751[3] = deg_567[3];
-            acc_751[4] = deg_567[4];
-            acc_751[5] = deg_567[5];
-            acc_751[6] = deg_567[6];
+            acc_leaf = deg_567;
+            acc_751 = {2'd0, acc_leaf};
         end
         if (staying[16]) begin
-            acc_752[0] = deg_568[0];
-            acc_752[1] = deg_568[1];
-            acc_752[2] = deg_568[2];
-            acc_752[3] = deg_568[3];
-            acc_752[4] = deg_568[4];
-            acc_752[5] = deg_568[5];
-            acc_752[6] = deg_568[6];
+            acc_leaf = deg_568;
+            acc_752 = {2'd0, acc_leaf};
         end
         if (staying[17]) begin
-            acc_753[0] = deg_569[0];
-            acc_753[1] = deg_569[1];
-            acc_753[2] = deg_569[2];
-            acc_753[3] = deg_569[3];
-            acc_753[4] = deg_569[4];
-            acc_753[5] = deg_569[5];
-            acc_753[6] = deg_569[6];
+            acc_leaf = deg_569;
+            acc_753 = {2'd0, acc_leaf};
         end
         if (staying[18]) begin
-            acc_754[0] = deg_570[0];
-            acc_754[1] = deg_570[1];
-            acc_754[2] = deg_570[2];
-            acc_754[3] = deg_570[3];
-            acc_754[4] = deg_570[4];
-            acc_754[5] = deg_570[5];
-            acc_754[6] = deg_570[6];
+            acc_leaf = deg_570;
+            acc_754 = {2'd0, acc_leaf};
         end
         if (staying[19]) begin
-            acc_755[0] = deg_571[0];
-            acc_755[1] = deg_571[1];
-            acc_755[2] = deg_571[2];
-            acc_755[3] = deg_571[3];
-            acc_755[4] = deg_571[4];
-            acc_755[5] = deg_571[5];
-            acc_755[6] = deg_571[6];
+            acc_leaf = deg_571;
+            acc_755 = {2'd0, acc_leaf};
         end
         if (staying[20]) begin
-            acc_756[0] = deg_572[0];
-            acc_756[1] = deg_572[1];
-            acc_756[2] = deg_572[2];
-            acc_756[3] = deg_572[3];
-            acc_756[4] = deg_572[4];
-            acc_756[5] = deg_572[5];
-            acc_756[6] = deg_572[6];
+            acc_leaf = deg_572;
+            acc_756 = {2'd0, acc_leaf};
         end
         if (staying[21]) begin
-            acc_757[0] = deg_573[0];
-            acc_757[1] = deg_573[1];
-            acc_757[2] = deg_573[2];
-            acc_757[3] = deg_573[3];
-            acc_757[4] = deg_573[4];
-            acc_757[5] = deg_573[5];
-            acc_757[6] = deg_573[6];
+            acc_leaf = deg_573;
+            acc_757 = {2'd0, acc_leaf};
         end
         if (staying[22]) begin
-            acc_758[0] = deg_574[0];
-            acc_758[1] = deg_574[1];
-            acc_758[2] = deg_574[2];
-            acc_758[3] = deg_574[3];
-            acc_758[4] = deg_574[4];
-            acc_758[5] = deg_574[5];
-            acc_758[6] = deg_574[6];
+            acc_leaf = deg_574;
+            acc_758 = {2'd0, acc_leaf};
         end
         if (staying[23]) begin
-            acc_759[0] = deg_575[0];
-            acc_759[1] = deg_575[1];
-            acc_759[2] = deg_575[2];
-            acc_759[3] = deg_575[3];
-            acc_759[4] = deg_575[4];
-            acc_759[5] = deg_575[5];
-            acc_759[6] = deg_575[6];
+            acc_leaf = deg_575;
+            acc_759 = {2'd0, acc_leaf};
         end
         acc_736 = acc_736 + acc_737;
         acc_737 = acc_738 + acc_739;
@@ -30022,150 +27132,322 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_736 = acc_736 + acc_737;
         score_23__d = acc_736;
         row_pick__req = dirty__q;
-        row_region__sel = row_pick__onehot;
-        row_sub__sel = row_pick__onehot;
-        row_region__data_0 = vreg_0__q;
-        row_sub__data_0 = vsub_0__q;
-        unit_0__region_a = row_region__out;
-        unit_0__sub_a = row_sub__out;
+        row_region_0 = zero_region;
+        row_sub_0 = zero_sub;
+        row_region_1 = zero_region;
+        row_sub_1 = zero_sub;
+        row_region_2 = zero_region;
+        row_sub_2 = zero_sub;
+        row_region_3 = zero_region;
+        row_sub_3 = zero_sub;
+        row_region_4 = zero_region;
+        row_sub_4 = zero_sub;
+        row_region_5 = zero_region;
+        row_sub_5 = zero_sub;
+        row_region_6 = zero_region;
+        row_sub_6 = zero_sub;
+        row_region_7 = zero_region;
+        row_sub_7 = zero_sub;
+        row_region_8 = zero_region;
+        row_sub_8 = zero_sub;
+        row_region_9 = zero_region;
+        row_sub_9 = zero_sub;
+        row_region_10 = zero_region;
+        row_sub_10 = zero_sub;
+        row_region_11 = zero_region;
+        row_sub_11 = zero_sub;
+        row_region_12 = zero_region;
+        row_sub_12 = zero_sub;
+        row_region_13 = zero_region;
+        row_sub_13 = zero_sub;
+        row_region_14 = zero_region;
+        row_sub_14 = zero_sub;
+        row_region_15 = zero_region;
+        row_sub_15 = zero_sub;
+        row_region_16 = zero_region;
+        row_sub_16 = zero_sub;
+        row_region_17 = zero_region;
+        row_sub_17 = zero_sub;
+        row_region_18 = zero_region;
+        row_sub_18 = zero_sub;
+        row_region_19 = zero_region;
+        row_sub_19 = zero_sub;
+        row_region_20 = zero_region;
+        row_sub_20 = zero_sub;
+        row_region_21 = zero_region;
+        row_sub_21 = zero_sub;
+        row_region_22 = zero_region;
+        row_sub_22 = zero_sub;
+        row_region_23 = zero_region;
+        row_sub_23 = zero_sub;
+        row_region_24 = zero_region;
+        row_sub_24 = zero_sub;
+        row_region_25 = zero_region;
+        row_sub_25 = zero_sub;
+        row_region_26 = zero_region;
+        row_sub_26 = zero_sub;
+        row_region_27 = zero_region;
+        row_sub_27 = zero_sub;
+        row_region_28 = zero_region;
+        row_sub_28 = zero_sub;
+        row_region_29 = zero_region;
+        row_sub_29 = zero_sub;
+        row_region_30 = zero_region;
+        row_sub_30 = zero_sub;
+        row_region_31 = zero_region;
+        row_sub_31 = zero_sub;
+        if (row_pick__onehot[0]) begin
+            row_region_0 = vreg_0__q;
+            row_sub_0 = vsub_0__q;
+        end
+        if (row_pick__onehot[1]) begin
+            row_region_1 = vreg_1__q;
+            row_sub_1 = vsub_1__q;
+        end
+        if (row_pick__onehot[2]) begin
+            row_region_2 = vreg_2__q;
+            row_sub_2 = vsub_2__q;
+        end
+        if (row_pick__onehot[3]) begin
+            row_region_3 = vreg_3__q;
+            row_sub_3 = vsub_3__q;
+        end
+        if (row_pick__onehot[4]) begin
+            row_region_4 = vreg_4__q;
+            row_sub_4 = vsub_4__q;
+        end
+        if (row_pick__onehot[5]) begin
+            row_region_5 = vreg_5__q;
+            row_sub_5 = vsub_5__q;
+        end
+        if (row_pick__onehot[6]) begin
+            row_region_6 = vreg_6__q;
+            row_sub_6 = vsub_6__q;
+        end
+        if (row_pick__onehot[7]) begin
+            row_region_7 = vreg_7__q;
+            row_sub_7 = vsub_7__q;
+        end
+        if (row_pick__onehot[8]) begin
+            row_region_8 = vreg_8__q;
+            row_sub_8 = vsub_8__q;
+        end
+        if (row_pick__onehot[9]) begin
+            row_region_9 = vreg_9__q;
+            row_sub_9 = vsub_9__q;
+        end
+        if (row_pick__onehot[10]) begin
+            row_region_10 = vreg_10__q;
+            row_sub_10 = vsub_10__q;
+        end
+        if (row_pick__onehot[11]) begin
+            row_region_11 = vreg_11__q;
+            row_sub_11 = vsub_11__q;
+        end
+        if (row_pick__onehot[12]) begin
+            row_region_12 = vreg_12__q;
+            row_sub_12 = vsub_12__q;
+        end
+        if (row_pick__onehot[13]) begin
+            row_region_13 = vreg_13__q;
+            row_sub_13 = vsub_13__q;
+        end
+        if (row_pick__onehot[14]) begin
+            row_region_14 = vreg_14__q;
+            row_sub_14 = vsub_14__q;
+        end
+        if (row_pick__onehot[15]) begin
+            row_region_15 = vreg_15__q;
+            row_sub_15 = vsub_15__q;
+        end
+        if (row_pick__onehot[16]) begin
+            row_region_16 = vreg_16__q;
+            row_sub_16 = vsub_16__q;
+        end
+        if (row_pick__onehot[17]) begin
+            row_region_17 = vreg_17__q;
+            row_sub_17 = vsub_17__q;
+        end
+        if (row_pick__onehot[18]) begin
+            row_region_18 = vreg_18__q;
+            row_sub_18 = vsub_18__q;
+        end
+        if (row_pick__onehot[19]) begin
+            row_region_19 = vreg_19__q;
+            row_sub_19 = vsub_19__q;
+        end
+        if (row_pick__onehot[20]) begin
+            row_region_20 = vreg_20__q;
+            row_sub_20 = vsub_20__q;
+        end
+        if (row_pick__onehot[21]) begin
+            row_region_21 = vreg_21__q;
+            row_sub_21 = vsub_21__q;
+        end
+        if (row_pick__onehot[22]) begin
+            row_region_22 = vreg_22__q;
+            row_sub_22 = vsub_22__q;
+        end
+        if (row_pick__onehot[23]) begin
+            row_region_23 = vreg_23__q;
+            row_sub_23 = vsub_23__q;
+        end
+        row_region_0 = row_region_0 | row_region_1;
+        row_sub_0 = row_sub_0 | row_sub_1;
+        row_region_1 = row_region_2 | row_region_3;
+        row_sub_1 = row_sub_2 | row_sub_3;
+        row_region_2 = row_region_4 | row_region_5;
+        row_sub_2 = row_sub_4 | row_sub_5;
+        row_region_3 = row_region_6 | row_region_7;
+        row_sub_3 = row_sub_6 | row_sub_7;
+        row_region_4 = row_region_8 | row_region_9;
+        row_sub_4 = row_sub_8 | row_sub_9;
+        row_region_5 = row_region_10 | row_region_11;
+        row_sub_5 = row_sub_10 | row_sub_11;
+        row_region_6 = row_region_12 | row_region_13;
+        row_sub_6 = row_sub_12 | row_sub_13;
+        row_region_7 = row_region_14 | row_region_15;
+        row_sub_7 = row_sub_14 | row_sub_15;
+        row_region_8 = row_region_16 | row_region_17;
+        row_sub_8 = row_sub_16 | row_sub_17;
+        row_region_9 = row_region_18 | row_region_19;
+        row_sub_9 = row_sub_18 | row_sub_19;
+        row_region_10 = row_region_20 | row_region_21;
+        row_sub_10 = row_sub_20 | row_sub_21;
+        row_region_11 = row_region_22 | row_region_23;
+        row_sub_11 = row_sub_22 | row_sub_23;
+        row_region_12 = row_region_24 | row_region_25;
+        row_sub_12 = row_sub_24 | row_sub_25;
+        row_region_13 = row_region_26 | row_region_27;
+        row_sub_13 = row_sub_26 | row_sub_27;
+        row_region_14 = row_region_28 | row_region_29;
+        row_sub_14 = row_sub_28 | row_sub_29;
+        row_region_15 = row_region_30 | row_region_31;
+        row_sub_15 = row_sub_30 | row_sub_31;
+        row_region_0 = row_region_0 | row_region_1;
+        row_sub_0 = row_sub_0 | row_sub_1;
+        row_region_1 = row_region_2 | row_region_3;
+        row_sub_1 = row_sub_2 | row_sub_3;
+        row_region_2 = row_region_4 | row_region_5;
+        row_sub_2 = row_sub_4 | row_sub_5;
+        row_region_3 = row_region_6 | row_region_7;
+        row_sub_3 = row_sub_6 | row_sub_7;
+        row_region_4 = row_region_8 | row_region_9;
+        row_sub_4 = row_sub_8 | row_sub_9;
+        row_region_5 = row_region_10 | row_region_11;
+        row_sub_5 = row_sub_10 | row_sub_11;
+        row_region_6 = row_region_12 | row_region_13;
+        row_sub_6 = row_sub_12 | row_sub_13;
+        row_region_7 = row_region_14 | row_region_15;
+        row_sub_7 = row_sub_14 | row_sub_15;
+        row_region_0 = row_region_0 | row_region_1;
+        row_sub_0 = row_sub_0 | row_sub_1;
+        row_region_1 = row_region_2 | row_region_3;
+        row_sub_1 = row_sub_2 | row_sub_3;
+        row_region_2 = row_region_4 | row_region_5;
+        row_sub_2 = row_sub_4 | row_sub_5;
+        row_region_3 = row_region_6 | row_region_7;
+        row_sub_3 = row_sub_6 | row_sub_7;
+        row_region_0 = row_region_0 | row_region_1;
+        row_sub_0 = row_sub_0 | row_sub_1;
+        row_region_1 = row_region_2 | row_region_3;
+        row_sub_1 = row_sub_2 | row_sub_3;
+        row_region_0 = row_region_0 | row_region_1;
+        row_sub_0 = row_sub_0 | row_sub_1;
+        unit_0__region_a = row_region_0;
+        unit_0__sub_a = row_sub_0;
         unit_0__region_b = vreg_0__q;
         unit_0__sub_b = vsub_0__q;
-        row_region__data_1 = vreg_1__q;
-        row_sub__data_1 = vsub_1__q;
-        unit_1__region_a = row_region__out;
-        unit_1__sub_a = row_sub__out;
+        unit_1__region_a = row_region_0;
+        unit_1__sub_a = row_sub_0;
         unit_1__region_b = vreg_1__q;
         unit_1__sub_b = vsub_1__q;
-        row_region__data_2 = vreg_2__q;
-        row_sub__data_2 = vsub_2__q;
-        unit_2__region_a = row_region__out;
-        unit_2__sub_a = row_sub__out;
+        unit_2__region_a = row_region_0;
+        unit_2__sub_a = row_sub_0;
         unit_2__region_b = vreg_2__q;
         unit_2__sub_b = vsub_2__q;
-        row_region__data_3 = vreg_3__q;
-        row_sub__data_3 = vsub_3__q;
-        unit_3__region_a = row_region__out;
-        unit_3__sub_a = row_sub__out;
+        unit_3__region_a = row_region_0;
+        unit_3__sub_a = row_sub_0;
         unit_3__region_b = vreg_3__q;
         unit_3__sub_b = vsub_3__q;
-        row_region__data_4 = vreg_4__q;
-        row_sub__data_4 = vsub_4__q;
-        unit_4__region_a = row_region__out;
-        unit_4__sub_a = row_sub__out;
+        unit_4__region_a = row_region_0;
+        unit_4__sub_a = row_sub_0;
         unit_4__region_b = vreg_4__q;
         unit_4__sub_b = vsub_4__q;
-        row_region__data_5 = vreg_5__q;
-        row_sub__data_5 = vsub_5__q;
-        unit_5__region_a = row_region__out;
-        unit_5__sub_a = row_sub__out;
+        unit_5__region_a = row_region_0;
+        unit_5__sub_a = row_sub_0;
         unit_5__region_b = vreg_5__q;
         unit_5__sub_b = vsub_5__q;
-        row_region__data_6 = vreg_6__q;
-        row_sub__data_6 = vsub_6__q;
-        unit_6__region_a = row_region__out;
-        unit_6__sub_a = row_sub__out;
+        unit_6__region_a = row_region_0;
+        unit_6__sub_a = row_sub_0;
         unit_6__region_b = vreg_6__q;
         unit_6__sub_b = vsub_6__q;
-        row_region__data_7 = vreg_7__q;
-        row_sub__data_7 = vsub_7__q;
-        unit_7__region_a = row_region__out;
-        unit_7__sub_a = row_sub__out;
+        unit_7__region_a = row_region_0;
+        unit_7__sub_a = row_sub_0;
         unit_7__region_b = vreg_7__q;
         unit_7__sub_b = vsub_7__q;
-        row_region__data_8 = vreg_8__q;
-        row_sub__data_8 = vsub_8__q;
-        unit_8__region_a = row_region__out;
-        unit_8__sub_a = row_sub__out;
+        unit_8__region_a = row_region_0;
+        unit_8__sub_a = row_sub_0;
         unit_8__region_b = vreg_8__q;
         unit_8__sub_b = vsub_8__q;
-        row_region__data_9 = vreg_9__q;
-        row_sub__data_9 = vsub_9__q;
-        unit_9__region_a = row_region__out;
-        unit_9__sub_a = row_sub__out;
+        unit_9__region_a = row_region_0;
+        unit_9__sub_a = row_sub_0;
         unit_9__region_b = vreg_9__q;
         unit_9__sub_b = vsub_9__q;
-        row_region__data_10 = vreg_10__q;
-        row_sub__data_10 = vsub_10__q;
-        unit_10__region_a = row_region__out;
-        unit_10__sub_a = row_sub__out;
+        unit_10__region_a = row_region_0;
+        unit_10__sub_a = row_sub_0;
         unit_10__region_b = vreg_10__q;
         unit_10__sub_b = vsub_10__q;
-        row_region__data_11 = vreg_11__q;
-        row_sub__data_11 = vsub_11__q;
-        unit_11__region_a = row_region__out;
-        unit_11__sub_a = row_sub__out;
+        unit_11__region_a = row_region_0;
+        unit_11__sub_a = row_sub_0;
         unit_11__region_b = vreg_11__q;
         unit_11__sub_b = vsub_11__q;
-        row_region__data_12 = vreg_12__q;
-        row_sub__data_12 = vsub_12__q;
-        unit_12__region_a = row_region__out;
-        unit_12__sub_a = row_sub__out;
+        unit_12__region_a = row_region_0;
+        unit_12__sub_a = row_sub_0;
         unit_12__region_b = vreg_12__q;
         unit_12__sub_b = vsub_12__q;
-        row_region__data_13 = vreg_13__q;
-        row_sub__data_13 = vsub_13__q;
-        unit_13__region_a = row_region__out;
-        unit_13__sub_a = row_sub__out;
+        unit_13__region_a = row_region_0;
+        unit_13__sub_a = row_sub_0;
         unit_13__region_b = vreg_13__q;
         unit_13__sub_b = vsub_13__q;
-        row_region__data_14 = vreg_14__q;
-        row_sub__data_14 = vsub_14__q;
-        unit_14__region_a = row_region__out;
-        unit_14__sub_a = row_sub__out;
+        unit_14__region_a = row_region_0;
+        unit_14__sub_a = row_sub_0;
         unit_14__region_b = vreg_14__q;
         unit_14__sub_b = vsub_14__q;
-        row_region__data_15 = vreg_15__q;
-        row_sub__data_15 = vsub_15__q;
-        unit_15__region_a = row_region__out;
-        unit_15__sub_a = row_sub__out;
+        unit_15__region_a = row_region_0;
+        unit_15__sub_a = row_sub_0;
         unit_15__region_b = vreg_15__q;
         unit_15__sub_b = vsub_15__q;
-        row_region__data_16 = vreg_16__q;
-        row_sub__data_16 = vsub_16__q;
-        unit_16__region_a = row_region__out;
-        unit_16__sub_a = row_sub__out;
+        unit_16__region_a = row_region_0;
+        unit_16__sub_a = row_sub_0;
         unit_16__region_b = vreg_16__q;
         unit_16__sub_b = vsub_16__q;
-        row_region__data_17 = vreg_17__q;
-        row_sub__data_17 = vsub_17__q;
-        unit_17__region_a = row_region__out;
-        unit_17__sub_a = row_sub__out;
+        unit_17__region_a = row_region_0;
+        unit_17__sub_a = row_sub_0;
         unit_17__region_b = vreg_17__q;
         unit_17__sub_b = vsub_17__q;
-        row_region__data_18 = vreg_18__q;
-        row_sub__data_18 = vsub_18__q;
-        unit_18__region_a = row_region__out;
-        unit_18__sub_a = row_sub__out;
+        unit_18__region_a = row_region_0;
+        unit_18__sub_a = row_sub_0;
         unit_18__region_b = vreg_18__q;
         unit_18__sub_b = vsub_18__q;
-        row_region__data_19 = vreg_19__q;
-        row_sub__data_19 = vsub_19__q;
-        unit_19__region_a = row_region__out;
-        unit_19__sub_a = row_sub__out;
+        unit_19__region_a = row_region_0;
+        unit_19__sub_a = row_sub_0;
         unit_19__region_b = vreg_19__q;
         unit_19__sub_b = vsub_19__q;
-        row_region__data_20 = vreg_20__q;
-        row_sub__data_20 = vsub_20__q;
-        unit_20__region_a = row_region__out;
-        unit_20__sub_a = row_sub__out;
+        unit_20__region_a = row_region_0;
+        unit_20__sub_a = row_sub_0;
         unit_20__region_b = vreg_20__q;
         unit_20__sub_b = vsub_20__q;
-        row_region__data_21 = vreg_21__q;
-        row_sub__data_21 = vsub_21__q;
-        unit_21__region_a = row_region__out;
-        unit_21__sub_a = row_sub__out;
+        unit_21__region_a = row_region_0;
+        unit_21__sub_a = row_sub_0;
         unit_21__region_b = vreg_21__q;
         unit_21__sub_b = vsub_21__q;
-        row_region__data_22 = vreg_22__q;
-        row_sub__data_22 = vsub_22__q;
-        unit_22__region_a = row_region__out;
-        unit_22__sub_a = row_sub__out;
+        unit_22__region_a = row_region_0;
+        unit_22__sub_a = row_sub_0;
         unit_22__region_b = vreg_22__q;
         unit_22__sub_b = vsub_22__q;
-        row_region__data_23 = vreg_23__q;
-        row_sub__data_23 = vsub_23__q;
-        unit_23__region_a = row_region__out;
-        unit_23__sub_a = row_sub__out;
+        unit_23__region_a = row_region_0;
+        unit_23__sub_a = row_sub_0;
         unit_23__region_b = vreg_23__q;
         unit_23__sub_b = vsub_23__q;
         tri_0__d = tri_0__q;
@@ -38019,10539 +35301,6 @@ module locality_degree_base_fermi__row_pick(req,valid,onehot,index);
     end
     
 endmodule // locality_degree_base_fermi__row_pick
-
-// locality_degree_base_fermi__row_region: a sub-block, field `row_region` of `locality_degree_base_fermi`; 1 instance.
-module locality_degree_base_fermi__row_region(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,data_8,data_9,data_10,data_11,data_12,data_13,data_14,data_15,data_16,data_17,data_18,data_19,data_20,data_21,data_22,data_23,out);
-    
-    // Module arguments
-    input wire  [23:0] sel;
-    input wire  [54:0] data_0;
-    input wire  [54:0] data_1;
-    input wire  [54:0] data_2;
-    input wire  [54:0] data_3;
-    input wire  [54:0] data_4;
-    input wire  [54:0] data_5;
-    input wire  [54:0] data_6;
-    input wire  [54:0] data_7;
-    input wire  [54:0] data_8;
-    input wire  [54:0] data_9;
-    input wire  [54:0] data_10;
-    input wire  [54:0] data_11;
-    input wire  [54:0] data_12;
-    input wire  [54:0] data_13;
-    input wire  [54:0] data_14;
-    input wire  [54:0] data_15;
-    input wire  [54:0] data_16;
-    input wire  [54:0] data_17;
-    input wire  [54:0] data_18;
-    input wire  [54:0] data_19;
-    input wire  [54:0] data_20;
-    input wire  [54:0] data_21;
-    input wire  [54:0] data_22;
-    input wire  [54:0] data_23;
-    output reg  [54:0] out;
-    
-    // Constant declarations
-    localparam  onehot_n_0 = 24'h1;
-    localparam  onehot_n_1 = 24'h2;
-    localparam  onehot_n_2 = 24'h4;
-    localparam  onehot_n_3 = 24'h8;
-    localparam  onehot_n_4 = 24'h10;
-    localparam  onehot_n_5 = 24'h20;
-    localparam  onehot_n_6 = 24'h40;
-    localparam  onehot_n_7 = 24'h80;
-    localparam  onehot_n_8 = 24'h100;
-    localparam  onehot_n_9 = 24'h200;
-    localparam  onehot_n_10 = 24'h400;
-    localparam  onehot_n_11 = 24'h800;
-    localparam  onehot_n_12 = 24'h1000;
-    localparam  onehot_n_13 = 24'h2000;
-    localparam  onehot_n_14 = 24'h4000;
-    localparam  onehot_n_15 = 24'h8000;
-    localparam  onehot_n_16 = 24'h10000;
-    localparam  onehot_n_17 = 24'h20000;
-    localparam  onehot_n_18 = 24'h40000;
-    localparam  onehot_n_19 = 24'h80000;
-    localparam  onehot_n_20 = 24'h100000;
-    localparam  onehot_n_21 = 24'h200000;
-    localparam  onehot_n_22 = 24'h400000;
-    localparam  onehot_n_23 = 24'h800000;
-    localparam  bit_w_0 = 55'h1;
-    localparam  bit_w_1 = 55'h2;
-    localparam  bit_w_2 = 55'h4;
-    localparam  bit_w_3 = 55'h8;
-    localparam  bit_w_4 = 55'h10;
-    localparam  bit_w_5 = 55'h20;
-    localparam  bit_w_6 = 55'h40;
-    localparam  bit_w_7 = 55'h80;
-    localparam  bit_w_8 = 55'h100;
-    localparam  bit_w_9 = 55'h200;
-    localparam  bit_w_10 = 55'h400;
-    localparam  bit_w_11 = 55'h800;
-    localparam  bit_w_12 = 55'h1000;
-    localparam  bit_w_13 = 55'h2000;
-    localparam  bit_w_14 = 55'h4000;
-    localparam  bit_w_15 = 55'h8000;
-    localparam  bit_w_16 = 55'h10000;
-    localparam  bit_w_17 = 55'h20000;
-    localparam  bit_w_18 = 55'h40000;
-    localparam  bit_w_19 = 55'h80000;
-    localparam  bit_w_20 = 55'h100000;
-    localparam  bit_w_21 = 55'h200000;
-    localparam  bit_w_22 = 55'h400000;
-    localparam  bit_w_23 = 55'h800000;
-    localparam  bit_w_24 = 55'h1000000;
-    localparam  bit_w_25 = 55'h2000000;
-    localparam  bit_w_26 = 55'h4000000;
-    localparam  bit_w_27 = 55'h8000000;
-    localparam  bit_w_28 = 55'h10000000;
-    localparam  bit_w_29 = 55'h20000000;
-    localparam  bit_w_30 = 55'h40000000;
-    localparam  bit_w_31 = 55'h80000000;
-    localparam  bit_w_32 = 55'h100000000;
-    localparam  bit_w_33 = 55'h200000000;
-    localparam  bit_w_34 = 55'h400000000;
-    localparam  bit_w_35 = 55'h800000000;
-    localparam  bit_w_36 = 55'h1000000000;
-    localparam  bit_w_37 = 55'h2000000000;
-    localparam  bit_w_38 = 55'h4000000000;
-    localparam  bit_w_39 = 55'h8000000000;
-    localparam  bit_w_40 = 55'h10000000000;
-    localparam  bit_w_41 = 55'h20000000000;
-    localparam  bit_w_42 = 55'h40000000000;
-    localparam  bit_w_43 = 55'h80000000000;
-    localparam  bit_w_44 = 55'h100000000000;
-    localparam  bit_w_45 = 55'h200000000000;
-    localparam  bit_w_46 = 55'h400000000000;
-    localparam  bit_w_47 = 55'h800000000000;
-    localparam  bit_w_48 = 55'h1000000000000;
-    localparam  bit_w_49 = 55'h2000000000000;
-    localparam  bit_w_50 = 55'h4000000000000;
-    localparam  bit_w_51 = 55'h8000000000000;
-    localparam  bit_w_52 = 55'h10000000000000;
-    localparam  bit_w_53 = 55'h20000000000000;
-    localparam  bit_w_54 = 55'h40000000000000;
-    localparam  zero_n = 24'h0;
-    localparam  zero_w = 55'h0;
-    
-    // Local signals
-    reg  [23:0] column;
-    
-    // Update code
-    always @(*) begin
-        out = zero_w;
-        column = zero_n;
-        if (data_0[0]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[0]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[0]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[0]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[0]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[0]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[0]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[0]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[0]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[0]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[0]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[0]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[0]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[0]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[0]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[0]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[0]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[0]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[0]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[0]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[0]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[0]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_0;
-        end
-        column = zero_n;
-        if (data_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_1;
-        end
-        column = zero_n;
-        if (data_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_2;
-        end
-        column = zero_n;
-        if (data_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_3;
-        end
-        column = zero_n;
-        if (data_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_4;
-        end
-        column = zero_n;
-        if (data_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_5;
-        end
-        column = zero_n;
-        if (data_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_6;
-        end
-        column = zero_n;
-        if (data_0[7]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[7]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[7]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[7]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[7]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[7]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[7]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[7]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[7]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[7]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[7]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[7]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[7]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[7]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[7]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[7]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[7]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[7]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[7]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[7]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[7]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[7]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[7]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[7]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_7;
-        end
-        column = zero_n;
-        if (data_0[8]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[8]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[8]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[8]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[8]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[8]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[8]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[8]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[8]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[8]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[8]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[8]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[8]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[8]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[8]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[8]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[8]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[8]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[8]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[8]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[8]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[8]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[8]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[8]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_8;
-        end
-        column = zero_n;
-        if (data_0[9]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[9]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[9]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[9]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[9]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[9]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[9]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[9]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[9]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[9]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[9]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[9]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[9]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[9]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[9]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[9]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[9]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[9]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[9]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[9]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[9]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[9]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[9]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[9]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_9;
-        end
-        column = zero_n;
-        if (data_0[10]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[10]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[10]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[10]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[10]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[10]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[10]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[10]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[10]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[10]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[10]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[10]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[10]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[10]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[10]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[10]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[10]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[10]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[10]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[10]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[10]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[10]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[10]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[10]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_10;
-        end
-        column = zero_n;
-        if (data_0[11]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[11]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[11]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[11]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[11]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[11]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[11]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[11]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[11]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[11]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[11]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[11]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[11]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[11]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[11]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[11]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[11]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[11]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[11]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[11]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[11]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[11]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[11]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[11]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_11;
-        end
-        column = zero_n;
-        if (data_0[12]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[12]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[12]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[12]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[12]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[12]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[12]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[12]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[12]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[12]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[12]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[12]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[12]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[12]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[12]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[12]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[12]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[12]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[12]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[12]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[12]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[12]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[12]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[12]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_12;
-        end
-        column = zero_n;
-        if (data_0[13]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[13]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[13]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[13]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[13]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[13]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[13]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[13]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[13]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[13]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[13]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[13]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[13]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[13]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[13]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[13]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[13]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[13]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[13]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[13]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[13]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[13]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[13]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[13]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_13;
-        end
-        column = zero_n;
-        if (data_0[14]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[14]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[14]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[14]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[14]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[14]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[14]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[14]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[14]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[14]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[14]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[14]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[14]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[14]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[14]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[14]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[14]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[14]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[14]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[14]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[14]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[14]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[14]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[14]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_14;
-        end
-        column = zero_n;
-        if (data_0[15]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[15]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[15]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[15]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[15]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[15]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[15]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[15]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[15]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[15]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[15]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[15]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[15]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[15]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[15]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[15]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[15]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[15]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[15]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[15]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[15]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[15]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[15]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[15]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_15;
-        end
-        column = zero_n;
-        if (data_0[16]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[16]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[16]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[16]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[16]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[16]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[16]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[16]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[16]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[16]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[16]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[16]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[16]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[16]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[16]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[16]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[16]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[16]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[16]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[16]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[16]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[16]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[16]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[16]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_16;
-        end
-        column = zero_n;
-        if (data_0[17]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[17]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[17]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[17]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[17]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[17]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[17]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[17]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[17]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[17]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[17]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[17]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[17]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[17]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[17]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[17]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[17]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[17]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[17]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[17]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[17]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[17]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[17]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[17]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_17;
-        end
-        column = zero_n;
-        if (data_0[18]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[18]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[18]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[18]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[18]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[18]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[18]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[18]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[18]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[18]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[18]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[18]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[18]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[18]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[18]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[18]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[18]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[18]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[18]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[18]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[18]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[18]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[18]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[18]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_18;
-        end
-        column = zero_n;
-        if (data_0[19]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[19]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[19]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[19]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[19]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[19]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[19]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[19]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[19]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[19]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[19]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[19]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[19]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[19]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[19]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[19]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[19]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[19]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[19]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[19]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[19]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[19]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[19]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[19]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_19;
-        end
-        column = zero_n;
-        if (data_0[20]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[20]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[20]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[20]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[20]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[20]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[20]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[20]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[20]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[20]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[20]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[20]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[20]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[20]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[20]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[20]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[20]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[20]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[20]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[20]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[20]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[20]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[20]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[20]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_20;
-        end
-        column = zero_n;
-        if (data_0[21]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[21]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[21]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[21]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[21]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[21]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[21]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[21]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[21]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[21]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[21]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[21]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[21]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[21]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[21]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[21]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[21]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[21]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[21]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[21]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[21]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[21]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[21]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[21]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_21;
-        end
-        column = zero_n;
-        if (data_0[22]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[22]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[22]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[22]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[22]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[22]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[22]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[22]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[22]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[22]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[22]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[22]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[22]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[22]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[22]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[22]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[22]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[22]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[22]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[22]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[22]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[22]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[22]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[22]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_22;
-        end
-        column = zero_n;
-        if (data_0[23]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[23]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[23]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[23]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[23]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[23]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[23]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[23]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[23]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[23]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[23]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[23]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[23]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[23]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[23]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[23]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[23]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[23]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[23]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[23]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[23]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[23]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[23]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[23]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_23;
-        end
-        column = zero_n;
-        if (data_0[24]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[24]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[24]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[24]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[24]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[24]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[24]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[24]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[24]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[24]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[24]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[24]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[24]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[24]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[24]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[24]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[24]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[24]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[24]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[24]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[24]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[24]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[24]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[24]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_24;
-        end
-        column = zero_n;
-        if (data_0[25]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[25]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[25]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[25]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[25]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[25]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[25]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[25]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[25]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[25]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[25]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[25]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[25]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[25]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[25]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[25]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[25]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[25]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[25]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[25]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[25]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[25]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[25]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[25]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_25;
-        end
-        column = zero_n;
-        if (data_0[26]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[26]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[26]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[26]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[26]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[26]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[26]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[26]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[26]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[26]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[26]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[26]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[26]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[26]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[26]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[26]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[26]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[26]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[26]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[26]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[26]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[26]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[26]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[26]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_26;
-        end
-        column = zero_n;
-        if (data_0[27]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[27]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[27]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[27]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[27]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[27]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[27]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[27]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[27]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[27]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[27]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[27]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[27]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[27]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[27]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[27]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[27]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[27]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[27]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[27]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[27]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[27]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[27]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[27]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_27;
-        end
-        column = zero_n;
-        if (data_0[28]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[28]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[28]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[28]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[28]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[28]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[28]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[28]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[28]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[28]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[28]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[28]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[28]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[28]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[28]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[28]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[28]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[28]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[28]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[28]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[28]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[28]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[28]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[28]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_28;
-        end
-        column = zero_n;
-        if (data_0[29]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[29]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[29]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[29]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[29]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[29]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[29]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[29]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[29]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[29]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[29]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[29]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[29]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[29]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[29]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[29]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[29]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[29]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[29]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[29]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[29]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[29]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[29]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[29]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_29;
-        end
-        column = zero_n;
-        if (data_0[30]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[30]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[30]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[30]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[30]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[30]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[30]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[30]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[30]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[30]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[30]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[30]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[30]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[30]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[30]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[30]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[30]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[30]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[30]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[30]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[30]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[30]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[30]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[30]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_30;
-        end
-        column = zero_n;
-        if (data_0[31]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[31]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[31]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[31]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[31]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[31]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[31]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[31]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[31]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[31]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[31]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[31]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[31]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[31]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[31]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[31]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[31]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[31]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[31]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[31]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[31]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[31]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[31]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[31]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_31;
-        end
-        column = zero_n;
-        if (data_0[32]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[32]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[32]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[32]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[32]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[32]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[32]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[32]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[32]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[32]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[32]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[32]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[32]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[32]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[32]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[32]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[32]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[32]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[32]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[32]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[32]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[32]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[32]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[32]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_32;
-        end
-        column = zero_n;
-        if (data_0[33]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[33]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[33]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[33]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[33]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[33]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[33]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[33]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[33]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[33]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[33]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[33]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[33]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[33]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[33]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[33]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[33]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[33]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[33]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[33]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[33]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[33]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[33]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[33]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_33;
-        end
-        column = zero_n;
-        if (data_0[34]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[34]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[34]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[34]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[34]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[34]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[34]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[34]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[34]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[34]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[34]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[34]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[34]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[34]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[34]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[34]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[34]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[34]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[34]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[34]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[34]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[34]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[34]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[34]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_34;
-        end
-        column = zero_n;
-        if (data_0[35]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[35]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[35]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[35]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[35]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[35]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[35]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[35]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[35]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[35]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[35]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[35]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[35]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[35]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[35]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[35]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[35]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[35]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[35]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[35]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[35]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[35]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[35]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[35]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_35;
-        end
-        column = zero_n;
-        if (data_0[36]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[36]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[36]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[36]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[36]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[36]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[36]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[36]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[36]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[36]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[36]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[36]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[36]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[36]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[36]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[36]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[36]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[36]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[36]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[36]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[36]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[36]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[36]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[36]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_36;
-        end
-        column = zero_n;
-        if (data_0[37]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[37]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[37]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[37]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[37]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[37]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[37]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[37]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[37]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[37]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[37]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[37]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[37]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[37]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[37]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[37]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[37]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[37]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[37]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[37]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[37]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[37]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[37]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[37]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_37;
-        end
-        column = zero_n;
-        if (data_0[38]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[38]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[38]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[38]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[38]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[38]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[38]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[38]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[38]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[38]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[38]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[38]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[38]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[38]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[38]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[38]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[38]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[38]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[38]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[38]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[38]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[38]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[38]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[38]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_38;
-        end
-        column = zero_n;
-        if (data_0[39]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[39]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[39]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[39]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[39]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[39]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[39]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[39]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[39]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[39]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[39]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[39]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[39]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[39]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[39]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[39]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[39]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[39]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[39]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[39]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[39]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[39]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[39]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[39]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_39;
-        end
-        column = zero_n;
-        if (data_0[40]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[40]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[40]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[40]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[40]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[40]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[40]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[40]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[40]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[40]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[40]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[40]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[40]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[40]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[40]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[40]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[40]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[40]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[40]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[40]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[40]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[40]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[40]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[40]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_40;
-        end
-        column = zero_n;
-        if (data_0[41]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[41]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[41]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[41]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[41]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[41]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[41]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[41]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[41]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[41]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[41]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[41]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[41]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[41]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[41]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[41]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[41]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[41]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[41]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[41]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[41]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[41]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[41]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[41]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_41;
-        end
-        column = zero_n;
-        if (data_0[42]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[42]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[42]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[42]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[42]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[42]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[42]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[42]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[42]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[42]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[42]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[42]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[42]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[42]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[42]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[42]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[42]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[42]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[42]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[42]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[42]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[42]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[42]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[42]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_42;
-        end
-        column = zero_n;
-        if (data_0[43]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[43]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[43]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[43]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[43]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[43]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[43]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[43]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[43]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[43]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[43]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[43]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[43]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[43]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[43]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[43]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[43]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[43]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[43]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[43]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[43]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[43]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[43]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[43]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_43;
-        end
-        column = zero_n;
-        if (data_0[44]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[44]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[44]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[44]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[44]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[44]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[44]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[44]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[44]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[44]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[44]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[44]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[44]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[44]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[44]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[44]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[44]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[44]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[44]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[44]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[44]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[44]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[44]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[44]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_44;
-        end
-        column = zero_n;
-        if (data_0[45]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[45]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[45]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[45]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[45]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[45]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[45]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[45]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[45]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[45]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[45]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[45]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[45]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[45]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[45]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[45]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[45]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[45]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[45]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[45]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[45]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[45]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[45]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[45]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_45;
-        end
-        column = zero_n;
-        if (data_0[46]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[46]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[46]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[46]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[46]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[46]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[46]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[46]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[46]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[46]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[46]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[46]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[46]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[46]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[46]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[46]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[46]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[46]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[46]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[46]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[46]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[46]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[46]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[46]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_46;
-        end
-        column = zero_n;
-        if (data_0[47]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[47]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[47]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[47]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[47]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[47]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[47]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[47]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[47]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[47]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[47]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[47]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[47]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[47]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[47]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[47]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[47]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[47]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[47]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[47]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[47]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[47]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[47]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[47]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_47;
-        end
-        column = zero_n;
-        if (data_0[48]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[48]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[48]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[48]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[48]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[48]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[48]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[48]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[48]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[48]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[48]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[48]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[48]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[48]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[48]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[48]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[48]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[48]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[48]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[48]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[48]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[48]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[48]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[48]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_48;
-        end
-        column = zero_n;
-        if (data_0[49]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[49]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[49]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[49]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[49]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[49]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[49]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[49]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[49]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[49]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[49]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[49]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[49]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[49]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[49]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[49]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[49]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[49]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[49]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[49]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[49]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[49]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[49]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[49]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_49;
-        end
-        column = zero_n;
-        if (data_0[50]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[50]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[50]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[50]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[50]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[50]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[50]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[50]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[50]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[50]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[50]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[50]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[50]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[50]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[50]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[50]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[50]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[50]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[50]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[50]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[50]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[50]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[50]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[50]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_50;
-        end
-        column = zero_n;
-        if (data_0[51]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[51]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[51]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[51]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[51]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[51]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[51]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[51]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[51]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[51]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[51]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[51]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[51]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[51]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[51]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[51]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[51]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[51]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[51]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[51]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[51]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[51]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[51]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[51]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_51;
-        end
-        column = zero_n;
-        if (data_0[52]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[52]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[52]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[52]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[52]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[52]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[52]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[52]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[52]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[52]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[52]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[52]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[52]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[52]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[52]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[52]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[52]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[52]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[52]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[52]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[52]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[52]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[52]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[52]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_52;
-        end
-        column = zero_n;
-        if (data_0[53]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[53]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[53]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[53]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[53]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[53]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[53]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[53]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[53]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[53]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[53]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[53]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[53]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[53]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[53]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[53]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[53]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[53]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[53]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[53]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[53]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[53]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[53]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[53]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_53;
-        end
-        column = zero_n;
-        if (data_0[54]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[54]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[54]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[54]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[54]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[54]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[54]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[54]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[54]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[54]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[54]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[54]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[54]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[54]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[54]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[54]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[54]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[54]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[54]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[54]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[54]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[54]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[54]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[54]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_54;
-        end
-    end
-    
-endmodule // locality_degree_base_fermi__row_region
-
-// locality_degree_base_fermi__row_sub: a sub-block, field `row_sub` of `locality_degree_base_fermi`; 1 instance.
-module locality_degree_base_fermi__row_sub(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,data_8,data_9,data_10,data_11,data_12,data_13,data_14,data_15,data_16,data_17,data_18,data_19,data_20,data_21,data_22,data_23,out);
-    
-    // Module arguments
-    input wire  [23:0] sel;
-    input wire  [79:0] data_0;
-    input wire  [79:0] data_1;
-    input wire  [79:0] data_2;
-    input wire  [79:0] data_3;
-    input wire  [79:0] data_4;
-    input wire  [79:0] data_5;
-    input wire  [79:0] data_6;
-    input wire  [79:0] data_7;
-    input wire  [79:0] data_8;
-    input wire  [79:0] data_9;
-    input wire  [79:0] data_10;
-    input wire  [79:0] data_11;
-    input wire  [79:0] data_12;
-    input wire  [79:0] data_13;
-    input wire  [79:0] data_14;
-    input wire  [79:0] data_15;
-    input wire  [79:0] data_16;
-    input wire  [79:0] data_17;
-    input wire  [79:0] data_18;
-    input wire  [79:0] data_19;
-    input wire  [79:0] data_20;
-    input wire  [79:0] data_21;
-    input wire  [79:0] data_22;
-    input wire  [79:0] data_23;
-    output reg  [79:0] out;
-    
-    // Constant declarations
-    localparam  onehot_n_0 = 24'h1;
-    localparam  onehot_n_1 = 24'h2;
-    localparam  onehot_n_2 = 24'h4;
-    localparam  onehot_n_3 = 24'h8;
-    localparam  onehot_n_4 = 24'h10;
-    localparam  onehot_n_5 = 24'h20;
-    localparam  onehot_n_6 = 24'h40;
-    localparam  onehot_n_7 = 24'h80;
-    localparam  onehot_n_8 = 24'h100;
-    localparam  onehot_n_9 = 24'h200;
-    localparam  onehot_n_10 = 24'h400;
-    localparam  onehot_n_11 = 24'h800;
-    localparam  onehot_n_12 = 24'h1000;
-    localparam  onehot_n_13 = 24'h2000;
-    localparam  onehot_n_14 = 24'h4000;
-    localparam  onehot_n_15 = 24'h8000;
-    localparam  onehot_n_16 = 24'h10000;
-    localparam  onehot_n_17 = 24'h20000;
-    localparam  onehot_n_18 = 24'h40000;
-    localparam  onehot_n_19 = 24'h80000;
-    localparam  onehot_n_20 = 24'h100000;
-    localparam  onehot_n_21 = 24'h200000;
-    localparam  onehot_n_22 = 24'h400000;
-    localparam  onehot_n_23 = 24'h800000;
-    localparam  bit_w_0 = 80'h1;
-    localparam  bit_w_1 = 80'h2;
-    localparam  bit_w_2 = 80'h4;
-    localparam  bit_w_3 = 80'h8;
-    localparam  bit_w_4 = 80'h10;
-    localparam  bit_w_5 = 80'h20;
-    localparam  bit_w_6 = 80'h40;
-    localparam  bit_w_7 = 80'h80;
-    localparam  bit_w_8 = 80'h100;
-    localparam  bit_w_9 = 80'h200;
-    localparam  bit_w_10 = 80'h400;
-    localparam  bit_w_11 = 80'h800;
-    localparam  bit_w_12 = 80'h1000;
-    localparam  bit_w_13 = 80'h2000;
-    localparam  bit_w_14 = 80'h4000;
-    localparam  bit_w_15 = 80'h8000;
-    localparam  bit_w_16 = 80'h10000;
-    localparam  bit_w_17 = 80'h20000;
-    localparam  bit_w_18 = 80'h40000;
-    localparam  bit_w_19 = 80'h80000;
-    localparam  bit_w_20 = 80'h100000;
-    localparam  bit_w_21 = 80'h200000;
-    localparam  bit_w_22 = 80'h400000;
-    localparam  bit_w_23 = 80'h800000;
-    localparam  bit_w_24 = 80'h1000000;
-    localparam  bit_w_25 = 80'h2000000;
-    localparam  bit_w_26 = 80'h4000000;
-    localparam  bit_w_27 = 80'h8000000;
-    localparam  bit_w_28 = 80'h10000000;
-    localparam  bit_w_29 = 80'h20000000;
-    localparam  bit_w_30 = 80'h40000000;
-    localparam  bit_w_31 = 80'h80000000;
-    localparam  bit_w_32 = 80'h100000000;
-    localparam  bit_w_33 = 80'h200000000;
-    localparam  bit_w_34 = 80'h400000000;
-    localparam  bit_w_35 = 80'h800000000;
-    localparam  bit_w_36 = 80'h1000000000;
-    localparam  bit_w_37 = 80'h2000000000;
-    localparam  bit_w_38 = 80'h4000000000;
-    localparam  bit_w_39 = 80'h8000000000;
-    localparam  bit_w_40 = 80'h10000000000;
-    localparam  bit_w_41 = 80'h20000000000;
-    localparam  bit_w_42 = 80'h40000000000;
-    localparam  bit_w_43 = 80'h80000000000;
-    localparam  bit_w_44 = 80'h100000000000;
-    localparam  bit_w_45 = 80'h200000000000;
-    localparam  bit_w_46 = 80'h400000000000;
-    localparam  bit_w_47 = 80'h800000000000;
-    localparam  bit_w_48 = 80'h1000000000000;
-    localparam  bit_w_49 = 80'h2000000000000;
-    localparam  bit_w_50 = 80'h4000000000000;
-    localparam  bit_w_51 = 80'h8000000000000;
-    localparam  bit_w_52 = 80'h10000000000000;
-    localparam  bit_w_53 = 80'h20000000000000;
-    localparam  bit_w_54 = 80'h40000000000000;
-    localparam  bit_w_55 = 80'h80000000000000;
-    localparam  bit_w_56 = 80'h100000000000000;
-    localparam  bit_w_57 = 80'h200000000000000;
-    localparam  bit_w_58 = 80'h400000000000000;
-    localparam  bit_w_59 = 80'h800000000000000;
-    localparam  bit_w_60 = 80'h1000000000000000;
-    localparam  bit_w_61 = 80'h2000000000000000;
-    localparam  bit_w_62 = 80'h4000000000000000;
-    localparam  bit_w_63 = 80'h8000000000000000;
-    localparam  bit_w_64 = 80'h10000000000000000;
-    localparam  bit_w_65 = 80'h20000000000000000;
-    localparam  bit_w_66 = 80'h40000000000000000;
-    localparam  bit_w_67 = 80'h80000000000000000;
-    localparam  bit_w_68 = 80'h100000000000000000;
-    localparam  bit_w_69 = 80'h200000000000000000;
-    localparam  bit_w_70 = 80'h400000000000000000;
-    localparam  bit_w_71 = 80'h800000000000000000;
-    localparam  bit_w_72 = 80'h1000000000000000000;
-    localparam  bit_w_73 = 80'h2000000000000000000;
-    localparam  bit_w_74 = 80'h4000000000000000000;
-    localparam  bit_w_75 = 80'h8000000000000000000;
-    localparam  bit_w_76 = 80'h10000000000000000000;
-    localparam  bit_w_77 = 80'h20000000000000000000;
-    localparam  bit_w_78 = 80'h40000000000000000000;
-    localparam  bit_w_79 = 80'h80000000000000000000;
-    localparam  zero_n = 24'h0;
-    localparam  zero_w = 80'h0;
-    
-    // Local signals
-    reg  [23:0] column;
-    
-    // Update code
-    always @(*) begin
-        out = zero_w;
-        column = zero_n;
-        if (data_0[0]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[0]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[0]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[0]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[0]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[0]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[0]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[0]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[0]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[0]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[0]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[0]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[0]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[0]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[0]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[0]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[0]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[0]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[0]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[0]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[0]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[0]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_0;
-        end
-        column = zero_n;
-        if (data_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_1;
-        end
-        column = zero_n;
-        if (data_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_2;
-        end
-        column = zero_n;
-        if (data_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_3;
-        end
-        column = zero_n;
-        if (data_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_4;
-        end
-        column = zero_n;
-        if (data_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_5;
-        end
-        column = zero_n;
-        if (data_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_6;
-        end
-        column = zero_n;
-        if (data_0[7]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[7]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[7]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[7]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[7]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[7]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[7]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[7]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[7]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[7]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[7]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[7]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[7]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[7]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[7]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[7]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[7]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[7]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[7]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[7]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[7]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[7]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[7]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[7]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_7;
-        end
-        column = zero_n;
-        if (data_0[8]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[8]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[8]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[8]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[8]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[8]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[8]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[8]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[8]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[8]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[8]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[8]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[8]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[8]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[8]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[8]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[8]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[8]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[8]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[8]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[8]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[8]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[8]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[8]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_8;
-        end
-        column = zero_n;
-        if (data_0[9]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[9]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[9]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[9]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[9]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[9]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[9]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[9]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[9]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[9]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[9]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[9]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[9]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[9]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[9]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[9]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[9]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[9]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[9]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[9]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[9]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[9]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[9]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[9]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_9;
-        end
-        column = zero_n;
-        if (data_0[10]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[10]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[10]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[10]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[10]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[10]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[10]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[10]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[10]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[10]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[10]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[10]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[10]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[10]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[10]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[10]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[10]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[10]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[10]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[10]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[10]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[10]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[10]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[10]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_10;
-        end
-        column = zero_n;
-        if (data_0[11]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[11]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[11]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[11]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[11]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[11]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[11]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[11]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[11]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[11]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[11]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[11]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[11]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[11]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[11]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[11]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[11]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[11]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[11]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[11]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[11]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[11]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[11]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[11]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_11;
-        end
-        column = zero_n;
-        if (data_0[12]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[12]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[12]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[12]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[12]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[12]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[12]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[12]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[12]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[12]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[12]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[12]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[12]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[12]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[12]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[12]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[12]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[12]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[12]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[12]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[12]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[12]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[12]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[12]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_12;
-        end
-        column = zero_n;
-        if (data_0[13]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[13]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[13]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[13]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[13]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[13]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[13]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[13]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[13]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[13]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[13]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[13]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[13]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[13]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[13]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[13]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[13]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[13]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[13]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[13]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[13]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[13]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[13]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[13]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_13;
-        end
-        column = zero_n;
-        if (data_0[14]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[14]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[14]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[14]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[14]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[14]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[14]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[14]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[14]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[14]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[14]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[14]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[14]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[14]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[14]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[14]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[14]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[14]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[14]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[14]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[14]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[14]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[14]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[14]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_14;
-        end
-        column = zero_n;
-        if (data_0[15]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[15]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[15]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[15]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[15]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[15]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[15]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[15]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[15]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[15]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[15]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[15]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[15]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[15]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[15]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[15]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[15]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[15]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[15]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[15]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[15]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[15]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[15]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[15]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_15;
-        end
-        column = zero_n;
-        if (data_0[16]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[16]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[16]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[16]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[16]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[16]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[16]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[16]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[16]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[16]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[16]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[16]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[16]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[16]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[16]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[16]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[16]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[16]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[16]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[16]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[16]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[16]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[16]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[16]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_16;
-        end
-        column = zero_n;
-        if (data_0[17]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[17]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[17]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[17]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[17]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[17]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[17]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[17]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[17]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[17]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[17]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[17]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[17]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[17]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[17]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[17]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[17]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[17]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[17]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[17]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[17]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[17]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[17]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[17]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_17;
-        end
-        column = zero_n;
-        if (data_0[18]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[18]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[18]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[18]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[18]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[18]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[18]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[18]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[18]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[18]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[18]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[18]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[18]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[18]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[18]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[18]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[18]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[18]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[18]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[18]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[18]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[18]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[18]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[18]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_18;
-        end
-        column = zero_n;
-        if (data_0[19]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[19]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[19]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[19]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[19]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[19]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[19]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[19]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[19]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[19]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[19]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[19]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[19]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[19]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[19]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[19]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[19]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[19]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[19]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[19]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[19]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[19]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[19]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[19]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_19;
-        end
-        column = zero_n;
-        if (data_0[20]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[20]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[20]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[20]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[20]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[20]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[20]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[20]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[20]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[20]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[20]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[20]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[20]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[20]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[20]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[20]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[20]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[20]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[20]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[20]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[20]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[20]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[20]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[20]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_20;
-        end
-        column = zero_n;
-        if (data_0[21]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[21]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[21]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[21]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[21]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[21]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[21]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[21]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[21]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[21]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[21]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[21]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[21]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[21]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[21]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[21]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[21]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[21]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[21]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[21]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[21]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[21]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[21]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[21]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_21;
-        end
-        column = zero_n;
-        if (data_0[22]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[22]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[22]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[22]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[22]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[22]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[22]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[22]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[22]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[22]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[22]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[22]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[22]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[22]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[22]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[22]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[22]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[22]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[22]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[22]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[22]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[22]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[22]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[22]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_22;
-        end
-        column = zero_n;
-        if (data_0[23]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[23]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[23]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[23]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[23]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[23]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[23]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[23]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[23]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[23]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[23]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[23]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[23]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[23]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[23]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[23]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[23]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[23]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[23]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[23]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[23]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[23]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[23]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[23]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_23;
-        end
-        column = zero_n;
-        if (data_0[24]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[24]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[24]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[24]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[24]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[24]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[24]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[24]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[24]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[24]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[24]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[24]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[24]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[24]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[24]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[24]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[24]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[24]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[24]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[24]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[24]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[24]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[24]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[24]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_24;
-        end
-        column = zero_n;
-        if (data_0[25]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[25]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[25]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[25]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[25]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[25]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[25]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[25]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[25]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[25]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[25]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[25]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[25]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[25]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[25]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[25]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[25]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[25]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[25]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[25]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[25]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[25]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[25]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[25]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_25;
-        end
-        column = zero_n;
-        if (data_0[26]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[26]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[26]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[26]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[26]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[26]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[26]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[26]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[26]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[26]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[26]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[26]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[26]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[26]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[26]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[26]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[26]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[26]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[26]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[26]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[26]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[26]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[26]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[26]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_26;
-        end
-        column = zero_n;
-        if (data_0[27]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[27]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[27]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[27]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[27]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[27]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[27]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[27]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[27]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[27]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[27]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[27]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[27]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[27]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[27]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[27]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[27]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[27]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[27]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[27]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[27]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[27]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[27]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[27]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_27;
-        end
-        column = zero_n;
-        if (data_0[28]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[28]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[28]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[28]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[28]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[28]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[28]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[28]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[28]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[28]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[28]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[28]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[28]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[28]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[28]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[28]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[28]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[28]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[28]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[28]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[28]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[28]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[28]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[28]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_28;
-        end
-        column = zero_n;
-        if (data_0[29]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[29]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[29]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[29]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[29]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[29]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[29]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[29]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[29]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[29]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[29]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[29]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[29]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[29]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[29]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[29]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[29]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[29]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[29]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[29]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[29]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[29]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[29]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[29]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_29;
-        end
-        column = zero_n;
-        if (data_0[30]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[30]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[30]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[30]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[30]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[30]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[30]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[30]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[30]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[30]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[30]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[30]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[30]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[30]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[30]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[30]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[30]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[30]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[30]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[30]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[30]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[30]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[30]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[30]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_30;
-        end
-        column = zero_n;
-        if (data_0[31]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[31]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[31]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[31]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[31]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[31]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[31]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[31]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[31]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[31]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[31]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[31]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[31]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[31]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[31]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[31]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[31]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[31]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[31]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[31]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[31]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[31]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[31]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[31]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_31;
-        end
-        column = zero_n;
-        if (data_0[32]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[32]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[32]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[32]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[32]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[32]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[32]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[32]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[32]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[32]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[32]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[32]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[32]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[32]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[32]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[32]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[32]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[32]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[32]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[32]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[32]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[32]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[32]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[32]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_32;
-        end
-        column = zero_n;
-        if (data_0[33]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[33]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[33]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[33]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[33]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[33]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[33]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[33]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[33]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[33]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[33]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[33]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[33]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[33]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[33]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[33]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[33]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[33]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[33]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[33]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[33]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[33]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[33]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[33]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_33;
-        end
-        column = zero_n;
-        if (data_0[34]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[34]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[34]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[34]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[34]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[34]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[34]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[34]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[34]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[34]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[34]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[34]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[34]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[34]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[34]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[34]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[34]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[34]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[34]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[34]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[34]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[34]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[34]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[34]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_34;
-        end
-        column = zero_n;
-        if (data_0[35]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[35]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[35]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[35]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[35]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[35]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[35]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[35]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[35]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[35]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[35]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[35]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[35]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[35]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[35]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[35]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[35]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[35]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[35]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[35]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[35]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[35]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[35]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[35]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_35;
-        end
-        column = zero_n;
-        if (data_0[36]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[36]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[36]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[36]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[36]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[36]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[36]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[36]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[36]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[36]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[36]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[36]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[36]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[36]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[36]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[36]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[36]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[36]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[36]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[36]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[36]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[36]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[36]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[36]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_36;
-        end
-        column = zero_n;
-        if (data_0[37]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[37]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[37]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[37]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[37]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[37]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[37]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[37]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[37]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[37]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[37]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[37]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[37]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[37]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[37]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[37]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[37]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[37]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[37]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[37]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[37]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[37]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[37]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[37]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_37;
-        end
-        column = zero_n;
-        if (data_0[38]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[38]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[38]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[38]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[38]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[38]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[38]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[38]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[38]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[38]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[38]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[38]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[38]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[38]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[38]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[38]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[38]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[38]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[38]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[38]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[38]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[38]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[38]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[38]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_38;
-        end
-        column = zero_n;
-        if (data_0[39]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[39]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[39]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[39]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[39]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[39]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[39]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[39]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[39]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[39]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[39]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[39]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[39]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[39]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[39]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[39]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[39]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[39]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[39]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[39]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[39]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[39]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[39]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[39]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_39;
-        end
-        column = zero_n;
-        if (data_0[40]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[40]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[40]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[40]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[40]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[40]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[40]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[40]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[40]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[40]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[40]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[40]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[40]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[40]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[40]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[40]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[40]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[40]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[40]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[40]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[40]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[40]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[40]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[40]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_40;
-        end
-        column = zero_n;
-        if (data_0[41]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[41]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[41]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[41]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[41]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[41]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[41]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[41]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[41]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[41]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[41]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[41]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[41]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[41]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[41]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[41]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[41]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[41]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[41]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[41]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[41]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[41]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[41]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[41]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_41;
-        end
-        column = zero_n;
-        if (data_0[42]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[42]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[42]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[42]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[42]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[42]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[42]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[42]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[42]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[42]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[42]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[42]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[42]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[42]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[42]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[42]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[42]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[42]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[42]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[42]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[42]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[42]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[42]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[42]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_42;
-        end
-        column = zero_n;
-        if (data_0[43]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[43]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[43]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[43]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[43]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[43]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[43]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[43]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[43]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[43]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[43]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[43]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[43]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[43]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[43]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[43]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[43]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[43]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[43]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[43]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[43]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[43]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[43]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[43]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_43;
-        end
-        column = zero_n;
-        if (data_0[44]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[44]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[44]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[44]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[44]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[44]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[44]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[44]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[44]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[44]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[44]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[44]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[44]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[44]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[44]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[44]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[44]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[44]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[44]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[44]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[44]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[44]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[44]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[44]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_44;
-        end
-        column = zero_n;
-        if (data_0[45]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[45]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[45]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[45]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[45]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[45]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[45]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[45]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[45]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[45]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[45]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[45]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[45]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[45]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[45]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[45]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[45]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[45]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[45]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[45]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[45]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[45]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[45]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[45]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_45;
-        end
-        column = zero_n;
-        if (data_0[46]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[46]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[46]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[46]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[46]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[46]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[46]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[46]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[46]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[46]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[46]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[46]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[46]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[46]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[46]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[46]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[46]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[46]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[46]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[46]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[46]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[46]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[46]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[46]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_46;
-        end
-        column = zero_n;
-        if (data_0[47]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[47]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[47]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[47]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[47]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[47]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[47]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[47]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[47]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[47]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[47]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[47]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[47]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[47]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[47]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[47]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[47]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[47]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[47]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[47]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[47]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[47]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[47]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[47]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_47;
-        end
-        column = zero_n;
-        if (data_0[48]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[48]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[48]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[48]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[48]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[48]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[48]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[48]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[48]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[48]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[48]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[48]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[48]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[48]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[48]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[48]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[48]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[48]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[48]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[48]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[48]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[48]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[48]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[48]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_48;
-        end
-        column = zero_n;
-        if (data_0[49]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[49]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[49]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[49]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[49]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[49]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[49]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[49]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[49]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[49]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[49]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[49]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[49]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[49]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[49]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[49]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[49]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[49]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[49]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[49]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[49]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[49]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[49]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[49]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_49;
-        end
-        column = zero_n;
-        if (data_0[50]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[50]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[50]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[50]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[50]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[50]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[50]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[50]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[50]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[50]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[50]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[50]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[50]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[50]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[50]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[50]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[50]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[50]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[50]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[50]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[50]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[50]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[50]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[50]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_50;
-        end
-        column = zero_n;
-        if (data_0[51]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[51]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[51]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[51]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[51]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[51]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[51]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[51]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[51]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[51]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[51]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[51]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[51]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[51]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[51]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[51]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[51]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[51]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[51]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[51]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[51]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[51]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[51]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[51]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_51;
-        end
-        column = zero_n;
-        if (data_0[52]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[52]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[52]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[52]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[52]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[52]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[52]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[52]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[52]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[52]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[52]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[52]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[52]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[52]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[52]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[52]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[52]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[52]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[52]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[52]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[52]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[52]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[52]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[52]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_52;
-        end
-        column = zero_n;
-        if (data_0[53]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[53]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[53]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[53]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[53]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[53]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[53]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[53]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[53]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[53]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[53]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[53]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[53]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[53]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[53]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[53]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[53]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[53]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[53]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[53]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[53]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[53]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[53]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[53]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_53;
-        end
-        column = zero_n;
-        if (data_0[54]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[54]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[54]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[54]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[54]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[54]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[54]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[54]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[54]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[54]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[54]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[54]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[54]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[54]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[54]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[54]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[54]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[54]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[54]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[54]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[54]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[54]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[54]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[54]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_54;
-        end
-        column = zero_n;
-        if (data_0[55]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[55]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[55]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[55]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[55]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[55]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[55]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[55]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[55]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[55]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[55]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[55]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[55]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[55]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[55]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[55]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[55]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[55]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[55]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[55]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[55]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[55]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[55]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[55]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_55;
-        end
-        column = zero_n;
-        if (data_0[56]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[56]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[56]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[56]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[56]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[56]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[56]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[56]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[56]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[56]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[56]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[56]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[56]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[56]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[56]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[56]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[56]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[56]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[56]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[56]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[56]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[56]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[56]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[56]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_56;
-        end
-        column = zero_n;
-        if (data_0[57]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[57]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[57]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[57]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[57]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[57]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[57]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[57]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[57]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[57]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[57]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[57]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[57]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[57]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[57]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[57]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[57]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[57]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[57]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[57]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[57]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[57]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[57]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[57]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_57;
-        end
-        column = zero_n;
-        if (data_0[58]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[58]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[58]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[58]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[58]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[58]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[58]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[58]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[58]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[58]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[58]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[58]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[58]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[58]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[58]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[58]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[58]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[58]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[58]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[58]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[58]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[58]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[58]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[58]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_58;
-        end
-        column = zero_n;
-        if (data_0[59]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[59]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[59]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[59]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[59]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[59]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[59]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[59]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[59]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[59]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[59]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[59]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[59]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[59]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[59]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[59]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[59]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[59]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[59]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[59]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[59]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[59]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[59]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[59]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_59;
-        end
-        column = zero_n;
-        if (data_0[60]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[60]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[60]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[60]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[60]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[60]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[60]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[60]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[60]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[60]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[60]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[60]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[60]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[60]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[60]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[60]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[60]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[60]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[60]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[60]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[60]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[60]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[60]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[60]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_60;
-        end
-        column = zero_n;
-        if (data_0[61]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[61]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[61]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[61]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[61]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[61]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[61]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[61]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[61]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[61]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[61]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[61]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[61]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[61]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[61]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[61]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[61]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[61]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[61]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[61]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[61]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[61]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[61]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[61]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_61;
-        end
-        column = zero_n;
-        if (data_0[62]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[62]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[62]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[62]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[62]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[62]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[62]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[62]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[62]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[62]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[62]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[62]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[62]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[62]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[62]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[62]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[62]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[62]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[62]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[62]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[62]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[62]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[62]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[62]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_62;
-        end
-        column = zero_n;
-        if (data_0[63]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[63]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[63]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[63]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[63]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[63]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[63]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[63]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[63]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[63]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[63]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[63]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[63]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[63]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[63]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[63]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[63]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[63]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[63]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[63]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[63]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[63]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[63]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[63]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_63;
-        end
-        column = zero_n;
-        if (data_0[64]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[64]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[64]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[64]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[64]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[64]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[64]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[64]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[64]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[64]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[64]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[64]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[64]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[64]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[64]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[64]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[64]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[64]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[64]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[64]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[64]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[64]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[64]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[64]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_64;
-        end
-        column = zero_n;
-        if (data_0[65]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[65]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[65]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[65]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[65]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[65]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[65]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[65]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[65]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[65]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[65]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[65]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[65]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[65]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[65]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[65]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[65]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[65]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[65]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[65]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[65]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[65]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[65]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[65]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_65;
-        end
-        column = zero_n;
-        if (data_0[66]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[66]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[66]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[66]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[66]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[66]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[66]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[66]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[66]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[66]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[66]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[66]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[66]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[66]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[66]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[66]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[66]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[66]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[66]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[66]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[66]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[66]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[66]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[66]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_66;
-        end
-        column = zero_n;
-        if (data_0[67]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[67]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[67]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[67]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[67]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[67]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[67]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[67]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[67]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[67]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[67]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[67]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[67]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[67]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[67]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[67]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[67]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[67]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[67]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[67]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[67]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[67]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[67]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[67]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_67;
-        end
-        column = zero_n;
-        if (data_0[68]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[68]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[68]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[68]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[68]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[68]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[68]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[68]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[68]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[68]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[68]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[68]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[68]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[68]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[68]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[68]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[68]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[68]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[68]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[68]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[68]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[68]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[68]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[68]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_68;
-        end
-        column = zero_n;
-        if (data_0[69]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[69]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[69]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[69]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[69]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[69]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[69]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[69]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[69]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[69]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[69]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[69]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[69]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[69]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[69]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[69]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[69]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[69]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[69]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[69]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[69]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[69]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[69]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[69]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_69;
-        end
-        column = zero_n;
-        if (data_0[70]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[70]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[70]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[70]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[70]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[70]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[70]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[70]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[70]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[70]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[70]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[70]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[70]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[70]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[70]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[70]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[70]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[70]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[70]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[70]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[70]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[70]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[70]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[70]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_70;
-        end
-        column = zero_n;
-        if (data_0[71]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[71]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[71]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[71]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[71]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[71]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[71]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[71]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[71]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[71]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[71]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[71]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[71]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[71]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[71]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[71]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[71]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[71]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[71]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[71]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[71]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[71]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[71]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[71]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_71;
-        end
-        column = zero_n;
-        if (data_0[72]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[72]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[72]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[72]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[72]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[72]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[72]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[72]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[72]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[72]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[72]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[72]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[72]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[72]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[72]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[72]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[72]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[72]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[72]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[72]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[72]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[72]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[72]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[72]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_72;
-        end
-        column = zero_n;
-        if (data_0[73]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[73]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[73]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[73]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[73]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[73]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[73]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[73]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[73]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[73]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[73]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[73]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[73]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[73]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[73]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[73]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[73]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[73]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[73]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[73]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[73]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[73]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[73]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[73]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_73;
-        end
-        column = zero_n;
-        if (data_0[74]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[74]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[74]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[74]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[74]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[74]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[74]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[74]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[74]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[74]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[74]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[74]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[74]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[74]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[74]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[74]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[74]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[74]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[74]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[74]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[74]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[74]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[74]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[74]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_74;
-        end
-        column = zero_n;
-        if (data_0[75]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[75]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[75]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[75]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[75]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[75]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[75]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[75]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[75]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[75]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[75]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[75]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[75]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[75]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[75]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[75]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[75]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[75]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[75]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[75]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[75]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[75]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[75]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[75]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_75;
-        end
-        column = zero_n;
-        if (data_0[76]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[76]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[76]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[76]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[76]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[76]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[76]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[76]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[76]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[76]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[76]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[76]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[76]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[76]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[76]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[76]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[76]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[76]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[76]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[76]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[76]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[76]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[76]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[76]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_76;
-        end
-        column = zero_n;
-        if (data_0[77]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[77]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[77]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[77]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[77]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[77]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[77]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[77]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[77]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[77]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[77]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[77]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[77]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[77]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[77]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[77]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[77]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[77]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[77]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[77]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[77]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[77]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[77]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[77]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_77;
-        end
-        column = zero_n;
-        if (data_0[78]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[78]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[78]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[78]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[78]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[78]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[78]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[78]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[78]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[78]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[78]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[78]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[78]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[78]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[78]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[78]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[78]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[78]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[78]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[78]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[78]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[78]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[78]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[78]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_78;
-        end
-        column = zero_n;
-        if (data_0[79]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[79]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[79]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[79]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[79]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[79]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[79]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[79]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[79]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[79]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[79]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[79]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[79]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[79]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[79]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[79]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[79]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[79]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[79]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[79]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[79]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[79]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[79]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[79]) begin
-            column = column | onehot_n_23;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_79;
-        end
-    end
-    
-endmodule // locality_degree_base_fermi__row_sub
 
 // locality_degree_base_fermi__score: a register (rust-hdl DFF), field `score` of `locality_degree_base_fermi`; 24 instances (one per array element).
 module locality_degree_base_fermi__score(d,q,clock);

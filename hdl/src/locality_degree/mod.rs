@@ -21,7 +21,7 @@
 //!   tree), promoted when the rank is below the free places (`K` minus the staying warps);
 //! * next scores: per warp an adder tree over its degrees with the staying warps (`log2 NP`
 //!   levels), registered;
-//! * table row: the lowest dirty warp ([`FindFirst`]), its vector through a [`OneHotMux`], one
+//! * table row: the lowest dirty warp ([`FindFirst`]), its vector through an AND-OR tree, one
 //!   [`WarpLocality`] per warp against it; launched warps clear their row and column.
 //!
 //! rust-hdl evaluates array indices from loop variables only, so loops that index by `i * N +
@@ -30,7 +30,7 @@
 
 use crate::consts::{above_table, below_table, constant, onehot_table};
 use crate::locality::WarpLocality;
-use crate::prim::{FindFirst, OneHotIndex, OneHotMux};
+use crate::prim::{FindFirst, OneHotIndex};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
@@ -116,10 +116,14 @@ pub struct Laws<
     promoted: Signal<Local, Bits<N>>,
     /// Next scores: per warp `p` an in-place adder tree over `acc[p * NP ..][..NP]`.
     acc: [Signal<Local, Bits<SB>>; NS],
-    /// The dirty row: its warp, its vector, its degrees with every warp.
+    /// A degree on its way into `acc` (reused; `bit_cast` takes no loop variable).
+    acc_leaf: Signal<Local, Bits<7>>,
+    /// The dirty row: its warp, its vector (an AND-OR multiplexer selected by the warp, as an
+    /// in-place OR tree over `row_region[..NP]` / `row_sub[..NP]`, the vector at index 0), its
+    /// degrees with every warp.
     row_pick: FindFirst<N, B>,
-    row_region: OneHotMux<N, 55>,
-    row_sub: OneHotMux<N, 80>,
+    row_region: [Signal<Local, Bits<55>>; NP],
+    row_sub: [Signal<Local, Bits<80>>; NP],
     unit: [WarpLocality; N],
     /// Gap increments: blocks launched (at most 2), minus one, and whether any launched.
     add: Signal<Local, Bits<5>>,
@@ -134,6 +138,8 @@ pub struct Laws<
     zero_pb: Constant<Bits<PB>>,
     one_pb: Constant<Bits<PB>>,
     zero_sb: Constant<Bits<SB>>,
+    zero_region: Constant<Bits<55>>,
+    zero_sub: Constant<Bits<80>>,
     one5: Constant<Bits<5>>,
     two5: Constant<Bits<5>>,
     gap_max: Constant<Bits<5>>,
@@ -206,9 +212,10 @@ impl<
             free: Default::default(),
             promoted: Default::default(),
             acc: array_init::array_init(|_| Default::default()),
+            acc_leaf: Default::default(),
             row_pick: Default::default(),
-            row_region: Default::default(),
-            row_sub: Default::default(),
+            row_region: array_init::array_init(|_| Default::default()),
+            row_sub: array_init::array_init(|_| Default::default()),
             unit: array_init::array_init(|_| Default::default()),
             add: Default::default(),
             add_less: Default::default(),
@@ -222,6 +229,8 @@ impl<
             zero_pb: constant(0),
             one_pb: constant(1),
             zero_sb: constant(0),
+            zero_region: constant(0),
+            zero_sub: constant(0),
             one5: constant(1),
             two5: constant(2),
             gap_max: constant(31),
@@ -438,6 +447,7 @@ impl<
             }
         }
         // Next scores: per warp, the sum of its degrees with the staying warps.
+        self.acc_leaf.next = self.zero7.val();
         for n in N..(N + 1) {
             for np in NP..(NP + 1) {
                 for p in 0..N {
@@ -446,11 +456,8 @@ impl<
                     }
                     for a in 0..N {
                         if self.staying.val().get_bit(a) {
-                            for b in 0..7 {
-                                self.acc[p * np + a].next = self.acc[p * np + a]
-                                    .val()
-                                    .replace_bit(b, self.deg[p * n + a].val().get_bit(b));
-                            }
+                            self.acc_leaf.next = self.deg[p * n + a].val();
+                            self.acc[p * np + a].next = bit_cast::<SB, 7>(self.acc_leaf.val());
                         }
                     }
                     for i in 0..(NP / 2) {
@@ -483,13 +490,43 @@ impl<
         }
         // The dirty row.
         self.row_pick.req.next = self.dirty.q.val();
-        self.row_region.sel.next = self.row_pick.onehot.val();
-        self.row_sub.sel.next = self.row_pick.onehot.val();
+        for w in 0..NP {
+            self.row_region[w].next = self.zero_region.val();
+            self.row_sub[w].next = self.zero_sub.val();
+        }
         for w in 0..N {
-            self.row_region.data[w].next = self.vreg[w].q.val();
-            self.row_sub.data[w].next = self.vsub[w].q.val();
-            self.unit[w].region_a.next = self.row_region.out.val();
-            self.unit[w].sub_a.next = self.row_sub.out.val();
+            if self.row_pick.onehot.val().get_bit(w) {
+                self.row_region[w].next = self.vreg[w].q.val();
+                self.row_sub[w].next = self.vsub[w].q.val();
+            }
+        }
+        for i in 0..(NP / 2) {
+            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
+            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
+        }
+        for i in 0..(NP / 4) {
+            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
+            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
+        }
+        for i in 0..(NP / 8) {
+            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
+            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
+        }
+        for i in 0..(NP / 16) {
+            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
+            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
+        }
+        for i in 0..(NP / 32) {
+            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
+            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
+        }
+        for i in 0..(NP / 64) {
+            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
+            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
+        }
+        for w in 0..N {
+            self.unit[w].region_a.next = self.row_region[0].val();
+            self.unit[w].sub_a.next = self.row_sub[0].val();
             self.unit[w].region_b.next = self.vreg[w].q.val();
             self.unit[w].sub_b.next = self.vsub[w].q.val();
         }
