@@ -134,8 +134,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     localparam  zero_pb = 6'b0;
     localparam  one_pb = 6'b1;
     localparam  zero_sb = 9'b0;
-    localparam  zero_region = 55'h0;
-    localparam  zero_sub = 80'h0;
     localparam  one5 = 5'b1;
     localparam  two5 = 5'b10;
     localparam  gap_max = 5'b11111;
@@ -3030,6 +3028,158 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     wire  [4:0] row_pick__index;
     // verilator lint_on UNUSEDSIGNAL
     // verilator lint_off UNOPTFLAT
+    reg  [23:0] row_region__sel;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_23;
+    // verilator lint_on UNOPTFLAT
+    wire  [54:0] row_region__out;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] row_sub__sel;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_23;
+    // verilator lint_on UNOPTFLAT
+    wire  [79:0] row_sub__out;
+    // verilator lint_off UNOPTFLAT
     reg  [54:0] unit_0__region_a;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -5163,6 +5313,2238 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [6:0] deg_last_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_48;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_49;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_50;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_51;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_52;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_53;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_54;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_55;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_56;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_57;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_58;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_59;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_60;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_61;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_62;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_63;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_64;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_65;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_66;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_67;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_68;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_69;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_70;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_71;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_72;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_73;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_74;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_75;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_76;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_77;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_78;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_79;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_80;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_81;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_82;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_83;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_84;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_85;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_86;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_87;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_88;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_89;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_90;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_91;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_92;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_93;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_94;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_95;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_96;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_97;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_98;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_99;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_100;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_101;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_102;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_103;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_104;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_105;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_106;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_107;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_108;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_109;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_110;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_111;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_112;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_113;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_114;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_115;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_116;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_117;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_118;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_119;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_120;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_121;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_122;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_123;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_124;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_125;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_126;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_127;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_128;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_129;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_130;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_131;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_132;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_133;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_134;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_135;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_136;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_137;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_138;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_139;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_140;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_141;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_142;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_143;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_144;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_145;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_146;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_147;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_148;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_149;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_150;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_151;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_152;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_153;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_154;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_155;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_156;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_157;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_158;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_159;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_160;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_161;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_162;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_163;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_164;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_165;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_166;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_167;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_168;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_169;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_170;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_171;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_172;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_173;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_174;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_175;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_176;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_177;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_178;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_179;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_180;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_181;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_182;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_183;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_184;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_185;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_186;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_187;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_188;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_189;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_190;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_191;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_192;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_193;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_194;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_195;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_196;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_197;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_198;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_199;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_200;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_201;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_202;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_203;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_204;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_205;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_206;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_207;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_208;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_209;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_210;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_211;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_212;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_213;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_214;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_215;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_216;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_217;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_218;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_219;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_220;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_221;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_222;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_223;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_224;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_225;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_226;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_227;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_228;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_229;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_230;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_231;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_232;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_233;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_234;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_235;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_236;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_237;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_238;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_239;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_240;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_241;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_242;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_243;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_244;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_245;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_246;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_247;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_248;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_249;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_250;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_251;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_252;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_253;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_254;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_255;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_256;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_257;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_258;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_259;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_260;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_261;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_262;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_263;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_264;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_265;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_266;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_267;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_268;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_269;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_270;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_271;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_272;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_273;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_274;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_275;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_276;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_277;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_278;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_279;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_280;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_281;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_282;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_283;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_284;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_285;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_286;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_287;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_288;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_289;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_290;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_291;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_292;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_293;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_294;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_295;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_296;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_297;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_298;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_299;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_300;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_301;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_302;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_303;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_304;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_305;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_306;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_307;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_308;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_309;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_310;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_311;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_312;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_313;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_314;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_315;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_316;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_317;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_318;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_319;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_320;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_321;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_322;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_323;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_324;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_325;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_326;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_327;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_328;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_329;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_330;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_331;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_332;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_333;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_334;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_335;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_336;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_337;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_338;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_339;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_340;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_341;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_342;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_343;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_344;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_345;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_346;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_347;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_348;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_349;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_350;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_351;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_352;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_353;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_354;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_355;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_356;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_357;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_358;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_359;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_360;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_361;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_362;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_363;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_364;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_365;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_366;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_367;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_368;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_369;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_370;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_371;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_372;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_373;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_374;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_375;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_376;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_377;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_378;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_379;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_380;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_381;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_382;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_383;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_384;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_385;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_386;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_387;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_388;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_389;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_390;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_391;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_392;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_393;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_394;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_395;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_396;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_397;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_398;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_399;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_400;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_401;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_402;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_403;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_404;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_405;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_406;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_407;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_408;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_409;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_410;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_411;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_412;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_413;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_414;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_415;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_416;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_417;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_418;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_419;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_420;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_421;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_422;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_423;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_424;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_425;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_426;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_427;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_428;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_429;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_430;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_431;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_432;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_433;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_434;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_435;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_436;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_437;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_438;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_439;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_440;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_441;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_442;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_443;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_444;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_445;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_446;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_447;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_448;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_449;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_450;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_451;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_452;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_453;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_454;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_455;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_456;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_457;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_458;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_459;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_460;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_461;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_462;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_463;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_464;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_465;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_466;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_467;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_468;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_469;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_470;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_471;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_472;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_473;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_474;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_475;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_476;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_477;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_478;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_479;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_480;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_481;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_482;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_483;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_484;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_485;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_486;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_487;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_488;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_489;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_490;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_491;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_492;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_493;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_494;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_495;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_496;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_497;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_498;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_499;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_500;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_501;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_502;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_503;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_504;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_505;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_506;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_507;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_508;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_509;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_510;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_511;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_512;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_513;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_514;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_515;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_516;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_517;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_518;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_519;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_520;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_521;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_522;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_523;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_524;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_525;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_526;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_527;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_528;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_529;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_530;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_531;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_532;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_533;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_534;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_535;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_536;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_537;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_538;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_539;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_540;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_541;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_542;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_543;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_544;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_545;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_546;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_547;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_548;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_549;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_550;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_551;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_552;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_553;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_554;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_555;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_556;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_557;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_558;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_559;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_560;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_561;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_562;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_563;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_564;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_565;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_566;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_567;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_568;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_569;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_570;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_571;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_572;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_573;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_574;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_575;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_576;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_577;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_578;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_579;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_580;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_581;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_582;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_583;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_584;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_585;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_586;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_587;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_588;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_589;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_590;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_591;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_592;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_593;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_594;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_595;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_596;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_597;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_598;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_599;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_600;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_601;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_602;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_603;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_604;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_605;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_606;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_607;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_608;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_609;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_610;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_611;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_612;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_613;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_614;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_615;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_616;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_617;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_618;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_619;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_620;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_621;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_622;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_623;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_624;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_625;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_626;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_627;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_628;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_629;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_630;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_631;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_632;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_633;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_634;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_635;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_636;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_637;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_638;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_639;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_640;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_641;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_642;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_643;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_644;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_645;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_646;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_647;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_648;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_649;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_650;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_651;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_652;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_653;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_654;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_655;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_656;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_657;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_658;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_659;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_660;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_661;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_662;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_663;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_664;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_665;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_666;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_667;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_668;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_669;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_670;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_671;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_672;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_673;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_674;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_675;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_676;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_677;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_678;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_679;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_680;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_681;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_682;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_683;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_684;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_685;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_686;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_687;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_688;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_689;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_690;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_691;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_692;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_693;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_694;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_695;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_696;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_697;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_698;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_699;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_700;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_701;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_702;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_703;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_704;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_705;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_706;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_707;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_708;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_709;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_710;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_711;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_712;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_713;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_714;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_715;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_716;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_717;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_718;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_719;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_720;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_721;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_722;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_723;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_724;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_725;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_726;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_727;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_728;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_729;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_730;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_731;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_732;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_733;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_734;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_735;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_736;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_737;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_738;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_739;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_740;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_741;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_742;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_743;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_744;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_745;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_746;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_747;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_748;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_749;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_750;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_751;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_752;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_753;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_754;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_755;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_756;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_757;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_758;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_759;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_760;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_761;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_762;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_763;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_764;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_765;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_766;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_767;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] wbeats_0;
@@ -10028,198 +12410,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     reg  [6:0] acc_leaf;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [4:0] add;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -12242,6 +14432,62 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         .valid(row_pick__valid),
         .onehot(row_pick__onehot),
         .index(row_pick__index)
+    );
+    locality_degree_base_fermi__row_region row_region(
+        .sel(row_region__sel),
+        .data_0(row_region__data_0),
+        .data_1(row_region__data_1),
+        .data_2(row_region__data_2),
+        .data_3(row_region__data_3),
+        .data_4(row_region__data_4),
+        .data_5(row_region__data_5),
+        .data_6(row_region__data_6),
+        .data_7(row_region__data_7),
+        .data_8(row_region__data_8),
+        .data_9(row_region__data_9),
+        .data_10(row_region__data_10),
+        .data_11(row_region__data_11),
+        .data_12(row_region__data_12),
+        .data_13(row_region__data_13),
+        .data_14(row_region__data_14),
+        .data_15(row_region__data_15),
+        .data_16(row_region__data_16),
+        .data_17(row_region__data_17),
+        .data_18(row_region__data_18),
+        .data_19(row_region__data_19),
+        .data_20(row_region__data_20),
+        .data_21(row_region__data_21),
+        .data_22(row_region__data_22),
+        .data_23(row_region__data_23),
+        .out(row_region__out)
+    );
+    locality_degree_base_fermi__row_sub row_sub(
+        .sel(row_sub__sel),
+        .data_0(row_sub__data_0),
+        .data_1(row_sub__data_1),
+        .data_2(row_sub__data_2),
+        .data_3(row_sub__data_3),
+        .data_4(row_sub__data_4),
+        .data_5(row_sub__data_5),
+        .data_6(row_sub__data_6),
+        .data_7(row_sub__data_7),
+        .data_8(row_sub__data_8),
+        .data_9(row_sub__data_9),
+        .data_10(row_sub__data_10),
+        .data_11(row_sub__data_11),
+        .data_12(row_sub__data_12),
+        .data_13(row_sub__data_13),
+        .data_14(row_sub__data_14),
+        .data_15(row_sub__data_15),
+        .data_16(row_sub__data_16),
+        .data_17(row_sub__data_17),
+        .data_18(row_sub__data_18),
+        .data_19(row_sub__data_19),
+        .data_20(row_sub__data_20),
+        .data_21(row_sub__data_21),
+        .data_22(row_sub__data_22),
+        .data_23(row_sub__data_23),
+        .out(row_sub__out)
     );
     locality_degree_base_fermi__unit unit_0(
         .region_a(unit_0__region_a),
@@ -16846,6 +19092,7088 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         if (above_n_23[23]) begin
             deg_575 = tri_0__q;
         end
+        staying = act__q & ~long_stall;
+        acc_leaf = zero7;
+        acc_0 = zero_sb;
+        deg_last_0 = zero7;
+        acc_1 = zero_sb;
+        deg_last_1 = zero7;
+        acc_2 = zero_sb;
+        deg_last_2 = zero7;
+        acc_3 = zero_sb;
+        deg_last_3 = zero7;
+        acc_4 = zero_sb;
+        deg_last_4 = zero7;
+        acc_5 = zero_sb;
+        deg_last_5 = zero7;
+        acc_6 = zero_sb;
+        deg_last_6 = zero7;
+        acc_7 = zero_sb;
+        deg_last_7 = zero7;
+        acc_8 = zero_sb;
+        deg_last_8 = zero7;
+        acc_9 = zero_sb;
+        deg_last_9 = zero7;
+        acc_10 = zero_sb;
+        deg_last_10 = zero7;
+        acc_11 = zero_sb;
+        deg_last_11 = zero7;
+        acc_12 = zero_sb;
+        deg_last_12 = zero7;
+        acc_13 = zero_sb;
+        deg_last_13 = zero7;
+        acc_14 = zero_sb;
+        deg_last_14 = zero7;
+        acc_15 = zero_sb;
+        deg_last_15 = zero7;
+        acc_16 = zero_sb;
+        deg_last_16 = zero7;
+        acc_17 = zero_sb;
+        deg_last_17 = zero7;
+        acc_18 = zero_sb;
+        deg_last_18 = zero7;
+        acc_19 = zero_sb;
+        deg_last_19 = zero7;
+        acc_20 = zero_sb;
+        deg_last_20 = zero7;
+        acc_21 = zero_sb;
+        deg_last_21 = zero7;
+        acc_22 = zero_sb;
+        deg_last_22 = zero7;
+        acc_23 = zero_sb;
+        deg_last_23 = zero7;
+        acc_24 = zero_sb;
+        deg_last_24 = zero7;
+        acc_25 = zero_sb;
+        deg_last_25 = zero7;
+        acc_26 = zero_sb;
+        deg_last_26 = zero7;
+        acc_27 = zero_sb;
+        deg_last_27 = zero7;
+        acc_28 = zero_sb;
+        deg_last_28 = zero7;
+        acc_29 = zero_sb;
+        deg_last_29 = zero7;
+        acc_30 = zero_sb;
+        deg_last_30 = zero7;
+        acc_31 = zero_sb;
+        deg_last_31 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_0;
+            acc_0 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_0 = deg_0;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_1;
+            acc_1 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_1 = deg_1;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_2;
+            acc_2 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_2 = deg_2;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_3;
+            acc_3 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_3 = deg_3;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_4;
+            acc_4 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_4 = deg_4;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_5;
+            acc_5 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_5 = deg_5;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_6;
+            acc_6 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_6 = deg_6;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_7;
+            acc_7 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_7 = deg_7;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_8;
+            acc_8 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_8 = deg_8;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_9;
+            acc_9 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_9 = deg_9;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_10;
+            acc_10 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_10 = deg_10;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_11;
+            acc_11 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_11 = deg_11;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_12;
+            acc_12 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_12 = deg_12;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_13;
+            acc_13 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_13 = deg_13;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_14;
+            acc_14 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_14 = deg_14;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_15;
+            acc_15 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_15 = deg_15;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_16;
+            acc_16 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_16 = deg_16;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_17;
+            acc_17 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_17 = deg_17;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_18;
+            acc_18 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_18 = deg_18;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_19;
+            acc_19 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_19 = deg_19;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_20;
+            acc_20 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_20 = deg_20;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_21;
+            acc_21 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_21 = deg_21;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_22;
+            acc_22 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_22 = deg_22;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_23;
+            acc_23 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_23 = deg_23;
+        end
+        acc_0 = acc_0 + acc_1;
+        deg_last_0 = deg_last_0 | deg_last_1;
+        acc_1 = acc_2 + acc_3;
+        deg_last_1 = deg_last_2 | deg_last_3;
+        acc_2 = acc_4 + acc_5;
+        deg_last_2 = deg_last_4 | deg_last_5;
+        acc_3 = acc_6 + acc_7;
+        deg_last_3 = deg_last_6 | deg_last_7;
+        acc_4 = acc_8 + acc_9;
+        deg_last_4 = deg_last_8 | deg_last_9;
+        acc_5 = acc_10 + acc_11;
+        deg_last_5 = deg_last_10 | deg_last_11;
+        acc_6 = acc_12 + acc_13;
+        deg_last_6 = deg_last_12 | deg_last_13;
+        acc_7 = acc_14 + acc_15;
+        deg_last_7 = deg_last_14 | deg_last_15;
+        acc_8 = acc_16 + acc_17;
+        deg_last_8 = deg_last_16 | deg_last_17;
+        acc_9 = acc_18 + acc_19;
+        deg_last_9 = deg_last_18 | deg_last_19;
+        acc_10 = acc_20 + acc_21;
+        deg_last_10 = deg_last_20 | deg_last_21;
+        acc_11 = acc_22 + acc_23;
+        deg_last_11 = deg_last_22 | deg_last_23;
+        acc_12 = acc_24 + acc_25;
+        deg_last_12 = deg_last_24 | deg_last_25;
+        acc_13 = acc_26 + acc_27;
+        deg_last_13 = deg_last_26 | deg_last_27;
+        acc_14 = acc_28 + acc_29;
+        deg_last_14 = deg_last_28 | deg_last_29;
+        acc_15 = acc_30 + acc_31;
+        deg_last_15 = deg_last_30 | deg_last_31;
+        acc_0 = acc_0 + acc_1;
+        deg_last_0 = deg_last_0 | deg_last_1;
+        acc_1 = acc_2 + acc_3;
+        deg_last_1 = deg_last_2 | deg_last_3;
+        acc_2 = acc_4 + acc_5;
+        deg_last_2 = deg_last_4 | deg_last_5;
+        acc_3 = acc_6 + acc_7;
+        deg_last_3 = deg_last_6 | deg_last_7;
+        acc_4 = acc_8 + acc_9;
+        deg_last_4 = deg_last_8 | deg_last_9;
+        acc_5 = acc_10 + acc_11;
+        deg_last_5 = deg_last_10 | deg_last_11;
+        acc_6 = acc_12 + acc_13;
+        deg_last_6 = deg_last_12 | deg_last_13;
+        acc_7 = acc_14 + acc_15;
+        deg_last_7 = deg_last_14 | deg_last_15;
+        acc_0 = acc_0 + acc_1;
+        deg_last_0 = deg_last_0 | deg_last_1;
+        acc_1 = acc_2 + acc_3;
+        deg_last_1 = deg_last_2 | deg_last_3;
+        acc_2 = acc_4 + acc_5;
+        deg_last_2 = deg_last_4 | deg_last_5;
+        acc_3 = acc_6 + acc_7;
+        deg_last_3 = deg_last_6 | deg_last_7;
+        acc_0 = acc_0 + acc_1;
+        deg_last_0 = deg_last_0 | deg_last_1;
+        acc_1 = acc_2 + acc_3;
+        deg_last_1 = deg_last_2 | deg_last_3;
+        acc_0 = acc_0 + acc_1;
+        deg_last_0 = deg_last_0 | deg_last_1;
+        score_0__d = acc_0;
+        acc_32 = zero_sb;
+        deg_last_32 = zero7;
+        acc_33 = zero_sb;
+        deg_last_33 = zero7;
+        acc_34 = zero_sb;
+        deg_last_34 = zero7;
+        acc_35 = zero_sb;
+        deg_last_35 = zero7;
+        acc_36 = zero_sb;
+        deg_last_36 = zero7;
+        acc_37 = zero_sb;
+        deg_last_37 = zero7;
+        acc_38 = zero_sb;
+        deg_last_38 = zero7;
+        acc_39 = zero_sb;
+        deg_last_39 = zero7;
+        acc_40 = zero_sb;
+        deg_last_40 = zero7;
+        acc_41 = zero_sb;
+        deg_last_41 = zero7;
+        acc_42 = zero_sb;
+        deg_last_42 = zero7;
+        acc_43 = zero_sb;
+        deg_last_43 = zero7;
+        acc_44 = zero_sb;
+        deg_last_44 = zero7;
+        acc_45 = zero_sb;
+        deg_last_45 = zero7;
+        acc_46 = zero_sb;
+        deg_last_46 = zero7;
+        acc_47 = zero_sb;
+        deg_last_47 = zero7;
+        acc_48 = zero_sb;
+        deg_last_48 = zero7;
+        acc_49 = zero_sb;
+        deg_last_49 = zero7;
+        acc_50 = zero_sb;
+        deg_last_50 = zero7;
+        acc_51 = zero_sb;
+        deg_last_51 = zero7;
+        acc_52 = zero_sb;
+        deg_last_52 = zero7;
+        acc_53 = zero_sb;
+        deg_last_53 = zero7;
+        acc_54 = zero_sb;
+        deg_last_54 = zero7;
+        acc_55 = zero_sb;
+        deg_last_55 = zero7;
+        acc_56 = zero_sb;
+        deg_last_56 = zero7;
+        acc_57 = zero_sb;
+        deg_last_57 = zero7;
+        acc_58 = zero_sb;
+        deg_last_58 = zero7;
+        acc_59 = zero_sb;
+        deg_last_59 = zero7;
+        acc_60 = zero_sb;
+        deg_last_60 = zero7;
+        acc_61 = zero_sb;
+        deg_last_61 = zero7;
+        acc_62 = zero_sb;
+        deg_last_62 = zero7;
+        acc_63 = zero_sb;
+        deg_last_63 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_24;
+            acc_32 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_32 = deg_24;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_25;
+            acc_33 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_33 = deg_25;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_26;
+            acc_34 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_34 = deg_26;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_27;
+            acc_35 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_35 = deg_27;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_28;
+            acc_36 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_36 = deg_28;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_29;
+            acc_37 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_37 = deg_29;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_30;
+            acc_38 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_38 = deg_30;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_31;
+            acc_39 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_39 = deg_31;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_32;
+            acc_40 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_40 = deg_32;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_33;
+            acc_41 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_41 = deg_33;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_34;
+            acc_42 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_42 = deg_34;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_35;
+            acc_43 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_43 = deg_35;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_36;
+            acc_44 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_44 = deg_36;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_37;
+            acc_45 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_45 = deg_37;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_38;
+            acc_46 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_46 = deg_38;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_39;
+            acc_47 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_47 = deg_39;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_40;
+            acc_48 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_48 = deg_40;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_41;
+            acc_49 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_49 = deg_41;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_42;
+            acc_50 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_50 = deg_42;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_43;
+            acc_51 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_51 = deg_43;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_44;
+            acc_52 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_52 = deg_44;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_45;
+            acc_53 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_53 = deg_45;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_46;
+            acc_54 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_54 = deg_46;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_47;
+            acc_55 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_55 = deg_47;
+        end
+        acc_32 = acc_32 + acc_33;
+        deg_last_32 = deg_last_32 | deg_last_33;
+        acc_33 = acc_34 + acc_35;
+        deg_last_33 = deg_last_34 | deg_last_35;
+        acc_34 = acc_36 + acc_37;
+        deg_last_34 = deg_last_36 | deg_last_37;
+        acc_35 = acc_38 + acc_39;
+        deg_last_35 = deg_last_38 | deg_last_39;
+        acc_36 = acc_40 + acc_41;
+        deg_last_36 = deg_last_40 | deg_last_41;
+        acc_37 = acc_42 + acc_43;
+        deg_last_37 = deg_last_42 | deg_last_43;
+        acc_38 = acc_44 + acc_45;
+        deg_last_38 = deg_last_44 | deg_last_45;
+        acc_39 = acc_46 + acc_47;
+        deg_last_39 = deg_last_46 | deg_last_47;
+        acc_40 = acc_48 + acc_49;
+        deg_last_40 = deg_last_48 | deg_last_49;
+        acc_41 = acc_50 + acc_51;
+        deg_last_41 = deg_last_50 | deg_last_51;
+        acc_42 = acc_52 + acc_53;
+        deg_last_42 = deg_last_52 | deg_last_53;
+        acc_43 = acc_54 + acc_55;
+        deg_last_43 = deg_last_54 | deg_last_55;
+        acc_44 = acc_56 + acc_57;
+        deg_last_44 = deg_last_56 | deg_last_57;
+        acc_45 = acc_58 + acc_59;
+        deg_last_45 = deg_last_58 | deg_last_59;
+        acc_46 = acc_60 + acc_61;
+        deg_last_46 = deg_last_60 | deg_last_61;
+        acc_47 = acc_62 + acc_63;
+        deg_last_47 = deg_last_62 | deg_last_63;
+        acc_32 = acc_32 + acc_33;
+        deg_last_32 = deg_last_32 | deg_last_33;
+        acc_33 = acc_34 + acc_35;
+        deg_last_33 = deg_last_34 | deg_last_35;
+        acc_34 = acc_36 + acc_37;
+        deg_last_34 = deg_last_36 | deg_last_37;
+        acc_35 = acc_38 + acc_39;
+        deg_last_35 = deg_last_38 | deg_last_39;
+        acc_36 = acc_40 + acc_41;
+        deg_last_36 = deg_last_40 | deg_last_41;
+        acc_37 = acc_42 + acc_43;
+        deg_last_37 = deg_last_42 | deg_last_43;
+        acc_38 = acc_44 + acc_45;
+        deg_last_38 = deg_last_44 | deg_last_45;
+        acc_39 = acc_46 + acc_47;
+        deg_last_39 = deg_last_46 | deg_last_47;
+        acc_32 = acc_32 + acc_33;
+        deg_last_32 = deg_last_32 | deg_last_33;
+        acc_33 = acc_34 + acc_35;
+        deg_last_33 = deg_last_34 | deg_last_35;
+        acc_34 = acc_36 + acc_37;
+        deg_last_34 = deg_last_36 | deg_last_37;
+        acc_35 = acc_38 + acc_39;
+        deg_last_35 = deg_last_38 | deg_last_39;
+        acc_32 = acc_32 + acc_33;
+        deg_last_32 = deg_last_32 | deg_last_33;
+        acc_33 = acc_34 + acc_35;
+        deg_last_33 = deg_last_34 | deg_last_35;
+        acc_32 = acc_32 + acc_33;
+        deg_last_32 = deg_last_32 | deg_last_33;
+        score_1__d = acc_32;
+        acc_64 = zero_sb;
+        deg_last_64 = zero7;
+        acc_65 = zero_sb;
+        deg_last_65 = zero7;
+        acc_66 = zero_sb;
+        deg_last_66 = zero7;
+        acc_67 = zero_sb;
+        deg_last_67 = zero7;
+        acc_68 = zero_sb;
+        deg_last_68 = zero7;
+        acc_69 = zero_sb;
+        deg_last_69 = zero7;
+        acc_70 = zero_sb;
+        deg_last_70 = zero7;
+        acc_71 = zero_sb;
+        deg_last_71 = zero7;
+        acc_72 = zero_sb;
+        deg_last_72 = zero7;
+        acc_73 = zero_sb;
+        deg_last_73 = zero7;
+        acc_74 = zero_sb;
+        deg_last_74 = zero7;
+        acc_75 = zero_sb;
+        deg_last_75 = zero7;
+        acc_76 = zero_sb;
+        deg_last_76 = zero7;
+        acc_77 = zero_sb;
+        deg_last_77 = zero7;
+        acc_78 = zero_sb;
+        deg_last_78 = zero7;
+        acc_79 = zero_sb;
+        deg_last_79 = zero7;
+        acc_80 = zero_sb;
+        deg_last_80 = zero7;
+        acc_81 = zero_sb;
+        deg_last_81 = zero7;
+        acc_82 = zero_sb;
+        deg_last_82 = zero7;
+        acc_83 = zero_sb;
+        deg_last_83 = zero7;
+        acc_84 = zero_sb;
+        deg_last_84 = zero7;
+        acc_85 = zero_sb;
+        deg_last_85 = zero7;
+        acc_86 = zero_sb;
+        deg_last_86 = zero7;
+        acc_87 = zero_sb;
+        deg_last_87 = zero7;
+        acc_88 = zero_sb;
+        deg_last_88 = zero7;
+        acc_89 = zero_sb;
+        deg_last_89 = zero7;
+        acc_90 = zero_sb;
+        deg_last_90 = zero7;
+        acc_91 = zero_sb;
+        deg_last_91 = zero7;
+        acc_92 = zero_sb;
+        deg_last_92 = zero7;
+        acc_93 = zero_sb;
+        deg_last_93 = zero7;
+        acc_94 = zero_sb;
+        deg_last_94 = zero7;
+        acc_95 = zero_sb;
+        deg_last_95 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_48;
+            acc_64 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_64 = deg_48;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_49;
+            acc_65 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_65 = deg_49;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_50;
+            acc_66 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_66 = deg_50;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_51;
+            acc_67 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_67 = deg_51;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_52;
+            acc_68 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_68 = deg_52;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_53;
+            acc_69 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_69 = deg_53;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_54;
+            acc_70 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_70 = deg_54;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_55;
+            acc_71 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_71 = deg_55;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_56;
+            acc_72 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_72 = deg_56;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_57;
+            acc_73 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_73 = deg_57;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_58;
+            acc_74 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_74 = deg_58;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_59;
+            acc_75 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_75 = deg_59;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_60;
+            acc_76 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_76 = deg_60;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_61;
+            acc_77 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_77 = deg_61;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_62;
+            acc_78 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_78 = deg_62;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_63;
+            acc_79 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_79 = deg_63;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_64;
+            acc_80 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_80 = deg_64;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_65;
+            acc_81 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_81 = deg_65;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_66;
+            acc_82 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_82 = deg_66;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_67;
+            acc_83 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_83 = deg_67;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_68;
+            acc_84 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_84 = deg_68;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_69;
+            acc_85 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_85 = deg_69;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_70;
+            acc_86 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_86 = deg_70;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_71;
+            acc_87 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_87 = deg_71;
+        end
+        acc_64 = acc_64 + acc_65;
+        deg_last_64 = deg_last_64 | deg_last_65;
+        acc_65 = acc_66 + acc_67;
+        deg_last_65 = deg_last_66 | deg_last_67;
+        acc_66 = acc_68 + acc_69;
+        deg_last_66 = deg_last_68 | deg_last_69;
+        acc_67 = acc_70 + acc_71;
+        deg_last_67 = deg_last_70 | deg_last_71;
+        acc_68 = acc_72 + acc_73;
+        deg_last_68 = deg_last_72 | deg_last_73;
+        acc_69 = acc_74 + acc_75;
+        deg_last_69 = deg_last_74 | deg_last_75;
+        acc_70 = acc_76 + acc_77;
+        deg_last_70 = deg_last_76 | deg_last_77;
+        acc_71 = acc_78 + acc_79;
+        deg_last_71 = deg_last_78 | deg_last_79;
+        acc_72 = acc_80 + acc_81;
+        deg_last_72 = deg_last_80 | deg_last_81;
+        acc_73 = acc_82 + acc_83;
+        deg_last_73 = deg_last_82 | deg_last_83;
+        acc_74 = acc_84 + acc_85;
+        deg_last_74 = deg_last_84 | deg_last_85;
+        acc_75 = acc_86 + acc_87;
+        deg_last_75 = deg_last_86 | deg_last_87;
+        acc_76 = acc_88 + acc_89;
+        deg_last_76 = deg_last_88 | deg_last_89;
+        acc_77 = acc_90 + acc_91;
+        deg_last_77 = deg_last_90 | deg_last_91;
+        acc_78 = acc_92 + acc_93;
+        deg_last_78 = deg_last_92 | deg_last_93;
+        acc_79 = acc_94 + acc_95;
+        deg_last_79 = deg_last_94 | deg_last_95;
+        acc_64 = acc_64 + acc_65;
+        deg_last_64 = deg_last_64 | deg_last_65;
+        acc_65 = acc_66 + acc_67;
+        deg_last_65 = deg_last_66 | deg_last_67;
+        acc_66 = acc_68 + acc_69;
+        deg_last_66 = deg_last_68 | deg_last_69;
+        acc_67 = acc_70 + acc_71;
+        deg_last_67 = deg_last_70 | deg_last_71;
+        acc_68 = acc_72 + acc_73;
+        deg_last_68 = deg_last_72 | deg_last_73;
+        acc_69 = acc_74 + acc_75;
+        deg_last_69 = deg_last_74 | deg_last_75;
+        acc_70 = acc_76 + acc_77;
+        deg_last_70 = deg_last_76 | deg_last_77;
+        acc_71 = acc_78 + acc_79;
+        deg_last_71 = deg_last_78 | deg_last_79;
+        acc_64 = acc_64 + acc_65;
+        deg_last_64 = deg_last_64 | deg_last_65;
+        acc_65 = acc_66 + acc_67;
+        deg_last_65 = deg_last_66 | deg_last_67;
+        acc_66 = acc_68 + acc_69;
+        deg_last_66 = deg_last_68 | deg_last_69;
+        acc_67 = acc_70 + acc_71;
+        deg_last_67 = deg_last_70 | deg_last_71;
+        acc_64 = acc_64 + acc_65;
+        deg_last_64 = deg_last_64 | deg_last_65;
+        acc_65 = acc_66 + acc_67;
+        deg_last_65 = deg_last_66 | deg_last_67;
+        acc_64 = acc_64 + acc_65;
+        deg_last_64 = deg_last_64 | deg_last_65;
+        score_2__d = acc_64;
+        acc_96 = zero_sb;
+        deg_last_96 = zero7;
+        acc_97 = zero_sb;
+        deg_last_97 = zero7;
+        acc_98 = zero_sb;
+        deg_last_98 = zero7;
+        acc_99 = zero_sb;
+        deg_last_99 = zero7;
+        acc_100 = zero_sb;
+        deg_last_100 = zero7;
+        acc_101 = zero_sb;
+        deg_last_101 = zero7;
+        acc_102 = zero_sb;
+        deg_last_102 = zero7;
+        acc_103 = zero_sb;
+        deg_last_103 = zero7;
+        acc_104 = zero_sb;
+        deg_last_104 = zero7;
+        acc_105 = zero_sb;
+        deg_last_105 = zero7;
+        acc_106 = zero_sb;
+        deg_last_106 = zero7;
+        acc_107 = zero_sb;
+        deg_last_107 = zero7;
+        acc_108 = zero_sb;
+        deg_last_108 = zero7;
+        acc_109 = zero_sb;
+        deg_last_109 = zero7;
+        acc_110 = zero_sb;
+        deg_last_110 = zero7;
+        acc_111 = zero_sb;
+        deg_last_111 = zero7;
+        acc_112 = zero_sb;
+        deg_last_112 = zero7;
+        acc_113 = zero_sb;
+        deg_last_113 = zero7;
+        acc_114 = zero_sb;
+        deg_last_114 = zero7;
+        acc_115 = zero_sb;
+        deg_last_115 = zero7;
+        acc_116 = zero_sb;
+        deg_last_116 = zero7;
+        acc_117 = zero_sb;
+        deg_last_117 = zero7;
+        acc_118 = zero_sb;
+        deg_last_118 = zero7;
+        acc_119 = zero_sb;
+        deg_last_119 = zero7;
+        acc_120 = zero_sb;
+        deg_last_120 = zero7;
+        acc_121 = zero_sb;
+        deg_last_121 = zero7;
+        acc_122 = zero_sb;
+        deg_last_122 = zero7;
+        acc_123 = zero_sb;
+        deg_last_123 = zero7;
+        acc_124 = zero_sb;
+        deg_last_124 = zero7;
+        acc_125 = zero_sb;
+        deg_last_125 = zero7;
+        acc_126 = zero_sb;
+        deg_last_126 = zero7;
+        acc_127 = zero_sb;
+        deg_last_127 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_72;
+            acc_96 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_96 = deg_72;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_73;
+            acc_97 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_97 = deg_73;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_74;
+            acc_98 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_98 = deg_74;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_75;
+            acc_99 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_99 = deg_75;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_76;
+            acc_100 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_100 = deg_76;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_77;
+            acc_101 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_101 = deg_77;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_78;
+            acc_102 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_102 = deg_78;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_79;
+            acc_103 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_103 = deg_79;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_80;
+            acc_104 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_104 = deg_80;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_81;
+            acc_105 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_105 = deg_81;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_82;
+            acc_106 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_106 = deg_82;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_83;
+            acc_107 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_107 = deg_83;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_84;
+            acc_108 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_108 = deg_84;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_85;
+            acc_109 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_109 = deg_85;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_86;
+            acc_110 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_110 = deg_86;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_87;
+            acc_111 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_111 = deg_87;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_88;
+            acc_112 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_112 = deg_88;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_89;
+            acc_113 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_113 = deg_89;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_90;
+            acc_114 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_114 = deg_90;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_91;
+            acc_115 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_115 = deg_91;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_92;
+            acc_116 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_116 = deg_92;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_93;
+            acc_117 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_117 = deg_93;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_94;
+            acc_118 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_118 = deg_94;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_95;
+            acc_119 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_119 = deg_95;
+        end
+        acc_96 = acc_96 + acc_97;
+        deg_last_96 = deg_last_96 | deg_last_97;
+        acc_97 = acc_98 + acc_99;
+        deg_last_97 = deg_last_98 | deg_last_99;
+        acc_98 = acc_100 + acc_101;
+        deg_last_98 = deg_last_100 | deg_last_101;
+        acc_99 = acc_102 + acc_103;
+        deg_last_99 = deg_last_102 | deg_last_103;
+        acc_100 = acc_104 + acc_105;
+        deg_last_100 = deg_last_104 | deg_last_105;
+        acc_101 = acc_106 + acc_107;
+        deg_last_101 = deg_last_106 | deg_last_107;
+        acc_102 = acc_108 + acc_109;
+        deg_last_102 = deg_last_108 | deg_last_109;
+        acc_103 = acc_110 + acc_111;
+        deg_last_103 = deg_last_110 | deg_last_111;
+        acc_104 = acc_112 + acc_113;
+        deg_last_104 = deg_last_112 | deg_last_113;
+        acc_105 = acc_114 + acc_115;
+        deg_last_105 = deg_last_114 | deg_last_115;
+        acc_106 = acc_116 + acc_117;
+        deg_last_106 = deg_last_116 | deg_last_117;
+        acc_107 = acc_118 + acc_119;
+        deg_last_107 = deg_last_118 | deg_last_119;
+        acc_108 = acc_120 + acc_121;
+        deg_last_108 = deg_last_120 | deg_last_121;
+        acc_109 = acc_122 + acc_123;
+        deg_last_109 = deg_last_122 | deg_last_123;
+        acc_110 = acc_124 + acc_125;
+        deg_last_110 = deg_last_124 | deg_last_125;
+        acc_111 = acc_126 + acc_127;
+        deg_last_111 = deg_last_126 | deg_last_127;
+        acc_96 = acc_96 + acc_97;
+        deg_last_96 = deg_last_96 | deg_last_97;
+        acc_97 = acc_98 + acc_99;
+        deg_last_97 = deg_last_98 | deg_last_99;
+        acc_98 = acc_100 + acc_101;
+        deg_last_98 = deg_last_100 | deg_last_101;
+        acc_99 = acc_102 + acc_103;
+        deg_last_99 = deg_last_102 | deg_last_103;
+        acc_100 = acc_104 + acc_105;
+        deg_last_100 = deg_last_104 | deg_last_105;
+        acc_101 = acc_106 + acc_107;
+        deg_last_101 = deg_last_106 | deg_last_107;
+        acc_102 = acc_108 + acc_109;
+        deg_last_102 = deg_last_108 | deg_last_109;
+        acc_103 = acc_110 + acc_111;
+        deg_last_103 = deg_last_110 | deg_last_111;
+        acc_96 = acc_96 + acc_97;
+        deg_last_96 = deg_last_96 | deg_last_97;
+        acc_97 = acc_98 + acc_99;
+        deg_last_97 = deg_last_98 | deg_last_99;
+        acc_98 = acc_100 + acc_101;
+        deg_last_98 = deg_last_100 | deg_last_101;
+        acc_99 = acc_102 + acc_103;
+        deg_last_99 = deg_last_102 | deg_last_103;
+        acc_96 = acc_96 + acc_97;
+        deg_last_96 = deg_last_96 | deg_last_97;
+        acc_97 = acc_98 + acc_99;
+        deg_last_97 = deg_last_98 | deg_last_99;
+        acc_96 = acc_96 + acc_97;
+        deg_last_96 = deg_last_96 | deg_last_97;
+        score_3__d = acc_96;
+        acc_128 = zero_sb;
+        deg_last_128 = zero7;
+        acc_129 = zero_sb;
+        deg_last_129 = zero7;
+        acc_130 = zero_sb;
+        deg_last_130 = zero7;
+        acc_131 = zero_sb;
+        deg_last_131 = zero7;
+        acc_132 = zero_sb;
+        deg_last_132 = zero7;
+        acc_133 = zero_sb;
+        deg_last_133 = zero7;
+        acc_134 = zero_sb;
+        deg_last_134 = zero7;
+        acc_135 = zero_sb;
+        deg_last_135 = zero7;
+        acc_136 = zero_sb;
+        deg_last_136 = zero7;
+        acc_137 = zero_sb;
+        deg_last_137 = zero7;
+        acc_138 = zero_sb;
+        deg_last_138 = zero7;
+        acc_139 = zero_sb;
+        deg_last_139 = zero7;
+        acc_140 = zero_sb;
+        deg_last_140 = zero7;
+        acc_141 = zero_sb;
+        deg_last_141 = zero7;
+        acc_142 = zero_sb;
+        deg_last_142 = zero7;
+        acc_143 = zero_sb;
+        deg_last_143 = zero7;
+        acc_144 = zero_sb;
+        deg_last_144 = zero7;
+        acc_145 = zero_sb;
+        deg_last_145 = zero7;
+        acc_146 = zero_sb;
+        deg_last_146 = zero7;
+        acc_147 = zero_sb;
+        deg_last_147 = zero7;
+        acc_148 = zero_sb;
+        deg_last_148 = zero7;
+        acc_149 = zero_sb;
+        deg_last_149 = zero7;
+        acc_150 = zero_sb;
+        deg_last_150 = zero7;
+        acc_151 = zero_sb;
+        deg_last_151 = zero7;
+        acc_152 = zero_sb;
+        deg_last_152 = zero7;
+        acc_153 = zero_sb;
+        deg_last_153 = zero7;
+        acc_154 = zero_sb;
+        deg_last_154 = zero7;
+        acc_155 = zero_sb;
+        deg_last_155 = zero7;
+        acc_156 = zero_sb;
+        deg_last_156 = zero7;
+        acc_157 = zero_sb;
+        deg_last_157 = zero7;
+        acc_158 = zero_sb;
+        deg_last_158 = zero7;
+        acc_159 = zero_sb;
+        deg_last_159 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_96;
+            acc_128 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_128 = deg_96;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_97;
+            acc_129 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_129 = deg_97;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_98;
+            acc_130 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_130 = deg_98;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_99;
+            acc_131 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_131 = deg_99;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_100;
+            acc_132 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_132 = deg_100;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_101;
+            acc_133 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_133 = deg_101;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_102;
+            acc_134 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_134 = deg_102;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_103;
+            acc_135 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_135 = deg_103;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_104;
+            acc_136 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_136 = deg_104;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_105;
+            acc_137 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_137 = deg_105;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_106;
+            acc_138 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_138 = deg_106;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_107;
+            acc_139 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_139 = deg_107;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_108;
+            acc_140 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_140 = deg_108;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_109;
+            acc_141 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_141 = deg_109;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_110;
+            acc_142 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_142 = deg_110;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_111;
+            acc_143 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_143 = deg_111;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_112;
+            acc_144 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_144 = deg_112;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_113;
+            acc_145 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_145 = deg_113;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_114;
+            acc_146 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_146 = deg_114;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_115;
+            acc_147 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_147 = deg_115;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_116;
+            acc_148 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_148 = deg_116;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_117;
+            acc_149 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_149 = deg_117;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_118;
+            acc_150 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_150 = deg_118;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_119;
+            acc_151 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_151 = deg_119;
+        end
+        acc_128 = acc_128 + acc_129;
+        deg_last_128 = deg_last_128 | deg_last_129;
+        acc_129 = acc_130 + acc_131;
+        deg_last_129 = deg_last_130 | deg_last_131;
+        acc_130 = acc_132 + acc_133;
+        deg_last_130 = deg_last_132 | deg_last_133;
+        acc_131 = acc_134 + acc_135;
+        deg_last_131 = deg_last_134 | deg_last_135;
+        acc_132 = acc_136 + acc_137;
+        deg_last_132 = deg_last_136 | deg_last_137;
+        acc_133 = acc_138 + acc_139;
+        deg_last_133 = deg_last_138 | deg_last_139;
+        acc_134 = acc_140 + acc_141;
+        deg_last_134 = deg_last_140 | deg_last_141;
+        acc_135 = acc_142 + acc_143;
+        deg_last_135 = deg_last_142 | deg_last_143;
+        acc_136 = acc_144 + acc_145;
+        deg_last_136 = deg_last_144 | deg_last_145;
+        acc_137 = acc_146 + acc_147;
+        deg_last_137 = deg_last_146 | deg_last_147;
+        acc_138 = acc_148 + acc_149;
+        deg_last_138 = deg_last_148 | deg_last_149;
+        acc_139 = acc_150 + acc_151;
+        deg_last_139 = deg_last_150 | deg_last_151;
+        acc_140 = acc_152 + acc_153;
+        deg_last_140 = deg_last_152 | deg_last_153;
+        acc_141 = acc_154 + acc_155;
+        deg_last_141 = deg_last_154 | deg_last_155;
+        acc_142 = acc_156 + acc_157;
+        deg_last_142 = deg_last_156 | deg_last_157;
+        acc_143 = acc_158 + acc_159;
+        deg_last_143 = deg_last_158 | deg_last_159;
+        acc_128 = acc_128 + acc_129;
+        deg_last_128 = deg_last_128 | deg_last_129;
+        acc_129 = acc_130 + acc_131;
+        deg_last_129 = deg_last_130 | deg_last_131;
+        acc_130 = acc_132 + acc_133;
+        deg_last_130 = deg_last_132 | deg_last_133;
+        acc_131 = acc_134 + acc_135;
+        deg_last_131 = deg_last_134 | deg_last_135;
+        acc_132 = acc_136 + acc_137;
+        deg_last_132 = deg_last_136 | deg_last_137;
+        acc_133 = acc_138 + acc_139;
+        deg_last_133 = deg_last_138 | deg_last_139;
+        acc_134 = acc_140 + acc_141;
+        deg_last_134 = deg_last_140 | deg_last_141;
+        acc_135 = acc_142 + acc_143;
+        deg_last_135 = deg_last_142 | deg_last_143;
+        acc_128 = acc_128 + acc_129;
+        deg_last_128 = deg_last_128 | deg_last_129;
+        acc_129 = acc_130 + acc_131;
+        deg_last_129 = deg_last_130 | deg_last_131;
+        acc_130 = acc_132 + acc_133;
+        deg_last_130 = deg_last_132 | deg_last_133;
+        acc_131 = acc_134 + acc_135;
+        deg_last_131 = deg_last_134 | deg_last_135;
+        acc_128 = acc_128 + acc_129;
+        deg_last_128 = deg_last_128 | deg_last_129;
+        acc_129 = acc_130 + acc_131;
+        deg_last_129 = deg_last_130 | deg_last_131;
+        acc_128 = acc_128 + acc_129;
+        deg_last_128 = deg_last_128 | deg_last_129;
+        score_4__d = acc_128;
+        acc_160 = zero_sb;
+        deg_last_160 = zero7;
+        acc_161 = zero_sb;
+        deg_last_161 = zero7;
+        acc_162 = zero_sb;
+        deg_last_162 = zero7;
+        acc_163 = zero_sb;
+        deg_last_163 = zero7;
+        acc_164 = zero_sb;
+        deg_last_164 = zero7;
+        acc_165 = zero_sb;
+        deg_last_165 = zero7;
+        acc_166 = zero_sb;
+        deg_last_166 = zero7;
+        acc_167 = zero_sb;
+        deg_last_167 = zero7;
+        acc_168 = zero_sb;
+        deg_last_168 = zero7;
+        acc_169 = zero_sb;
+        deg_last_169 = zero7;
+        acc_170 = zero_sb;
+        deg_last_170 = zero7;
+        acc_171 = zero_sb;
+        deg_last_171 = zero7;
+        acc_172 = zero_sb;
+        deg_last_172 = zero7;
+        acc_173 = zero_sb;
+        deg_last_173 = zero7;
+        acc_174 = zero_sb;
+        deg_last_174 = zero7;
+        acc_175 = zero_sb;
+        deg_last_175 = zero7;
+        acc_176 = zero_sb;
+        deg_last_176 = zero7;
+        acc_177 = zero_sb;
+        deg_last_177 = zero7;
+        acc_178 = zero_sb;
+        deg_last_178 = zero7;
+        acc_179 = zero_sb;
+        deg_last_179 = zero7;
+        acc_180 = zero_sb;
+        deg_last_180 = zero7;
+        acc_181 = zero_sb;
+        deg_last_181 = zero7;
+        acc_182 = zero_sb;
+        deg_last_182 = zero7;
+        acc_183 = zero_sb;
+        deg_last_183 = zero7;
+        acc_184 = zero_sb;
+        deg_last_184 = zero7;
+        acc_185 = zero_sb;
+        deg_last_185 = zero7;
+        acc_186 = zero_sb;
+        deg_last_186 = zero7;
+        acc_187 = zero_sb;
+        deg_last_187 = zero7;
+        acc_188 = zero_sb;
+        deg_last_188 = zero7;
+        acc_189 = zero_sb;
+        deg_last_189 = zero7;
+        acc_190 = zero_sb;
+        deg_last_190 = zero7;
+        acc_191 = zero_sb;
+        deg_last_191 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_120;
+            acc_160 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_160 = deg_120;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_121;
+            acc_161 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_161 = deg_121;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_122;
+            acc_162 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_162 = deg_122;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_123;
+            acc_163 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_163 = deg_123;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_124;
+            acc_164 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_164 = deg_124;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_125;
+            acc_165 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_165 = deg_125;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_126;
+            acc_166 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_166 = deg_126;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_127;
+            acc_167 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_167 = deg_127;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_128;
+            acc_168 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_168 = deg_128;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_129;
+            acc_169 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_169 = deg_129;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_130;
+            acc_170 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_170 = deg_130;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_131;
+            acc_171 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_171 = deg_131;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_132;
+            acc_172 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_172 = deg_132;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_133;
+            acc_173 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_173 = deg_133;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_134;
+            acc_174 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_174 = deg_134;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_135;
+            acc_175 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_175 = deg_135;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_136;
+            acc_176 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_176 = deg_136;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_137;
+            acc_177 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_177 = deg_137;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_138;
+            acc_178 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_178 = deg_138;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_139;
+            acc_179 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_179 = deg_139;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_140;
+            acc_180 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_180 = deg_140;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_141;
+            acc_181 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_181 = deg_141;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_142;
+            acc_182 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_182 = deg_142;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_143;
+            acc_183 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_183 = deg_143;
+        end
+        acc_160 = acc_160 + acc_161;
+        deg_last_160 = deg_last_160 | deg_last_161;
+        acc_161 = acc_162 + acc_163;
+        deg_last_161 = deg_last_162 | deg_last_163;
+        acc_162 = acc_164 + acc_165;
+        deg_last_162 = deg_last_164 | deg_last_165;
+        acc_163 = acc_166 + acc_167;
+        deg_last_163 = deg_last_166 | deg_last_167;
+        acc_164 = acc_168 + acc_169;
+        deg_last_164 = deg_last_168 | deg_last_169;
+        acc_165 = acc_170 + acc_171;
+        deg_last_165 = deg_last_170 | deg_last_171;
+        acc_166 = acc_172 + acc_173;
+        deg_last_166 = deg_last_172 | deg_last_173;
+        acc_167 = acc_174 + acc_175;
+        deg_last_167 = deg_last_174 | deg_last_175;
+        acc_168 = acc_176 + acc_177;
+        deg_last_168 = deg_last_176 | deg_last_177;
+        acc_169 = acc_178 + acc_179;
+        deg_last_169 = deg_last_178 | deg_last_179;
+        acc_170 = acc_180 + acc_181;
+        deg_last_170 = deg_last_180 | deg_last_181;
+        acc_171 = acc_182 + acc_183;
+        deg_last_171 = deg_last_182 | deg_last_183;
+        acc_172 = acc_184 + acc_185;
+        deg_last_172 = deg_last_184 | deg_last_185;
+        acc_173 = acc_186 + acc_187;
+        deg_last_173 = deg_last_186 | deg_last_187;
+        acc_174 = acc_188 + acc_189;
+        deg_last_174 = deg_last_188 | deg_last_189;
+        acc_175 = acc_190 + acc_191;
+        deg_last_175 = deg_last_190 | deg_last_191;
+        acc_160 = acc_160 + acc_161;
+        deg_last_160 = deg_last_160 | deg_last_161;
+        acc_161 = acc_162 + acc_163;
+        deg_last_161 = deg_last_162 | deg_last_163;
+        acc_162 = acc_164 + acc_165;
+        deg_last_162 = deg_last_164 | deg_last_165;
+        acc_163 = acc_166 + acc_167;
+        deg_last_163 = deg_last_166 | deg_last_167;
+        acc_164 = acc_168 + acc_169;
+        deg_last_164 = deg_last_168 | deg_last_169;
+        acc_165 = acc_170 + acc_171;
+        deg_last_165 = deg_last_170 | deg_last_171;
+        acc_166 = acc_172 + acc_173;
+        deg_last_166 = deg_last_172 | deg_last_173;
+        acc_167 = acc_174 + acc_175;
+        deg_last_167 = deg_last_174 | deg_last_175;
+        acc_160 = acc_160 + acc_161;
+        deg_last_160 = deg_last_160 | deg_last_161;
+        acc_161 = acc_162 + acc_163;
+        deg_last_161 = deg_last_162 | deg_last_163;
+        acc_162 = acc_164 + acc_165;
+        deg_last_162 = deg_last_164 | deg_last_165;
+        acc_163 = acc_166 + acc_167;
+        deg_last_163 = deg_last_166 | deg_last_167;
+        acc_160 = acc_160 + acc_161;
+        deg_last_160 = deg_last_160 | deg_last_161;
+        acc_161 = acc_162 + acc_163;
+        deg_last_161 = deg_last_162 | deg_last_163;
+        acc_160 = acc_160 + acc_161;
+        deg_last_160 = deg_last_160 | deg_last_161;
+        score_5__d = acc_160;
+        acc_192 = zero_sb;
+        deg_last_192 = zero7;
+        acc_193 = zero_sb;
+        deg_last_193 = zero7;
+        acc_194 = zero_sb;
+        deg_last_194 = zero7;
+        acc_195 = zero_sb;
+        deg_last_195 = zero7;
+        acc_196 = zero_sb;
+        deg_last_196 = zero7;
+        acc_197 = zero_sb;
+        deg_last_197 = zero7;
+        acc_198 = zero_sb;
+        deg_last_198 = zero7;
+        acc_199 = zero_sb;
+        deg_last_199 = zero7;
+        acc_200 = zero_sb;
+        deg_last_200 = zero7;
+        acc_201 = zero_sb;
+        deg_last_201 = zero7;
+        acc_202 = zero_sb;
+        deg_last_202 = zero7;
+        acc_203 = zero_sb;
+        deg_last_203 = zero7;
+        acc_204 = zero_sb;
+        deg_last_204 = zero7;
+        acc_205 = zero_sb;
+        deg_last_205 = zero7;
+        acc_206 = zero_sb;
+        deg_last_206 = zero7;
+        acc_207 = zero_sb;
+        deg_last_207 = zero7;
+        acc_208 = zero_sb;
+        deg_last_208 = zero7;
+        acc_209 = zero_sb;
+        deg_last_209 = zero7;
+        acc_210 = zero_sb;
+        deg_last_210 = zero7;
+        acc_211 = zero_sb;
+        deg_last_211 = zero7;
+        acc_212 = zero_sb;
+        deg_last_212 = zero7;
+        acc_213 = zero_sb;
+        deg_last_213 = zero7;
+        acc_214 = zero_sb;
+        deg_last_214 = zero7;
+        acc_215 = zero_sb;
+        deg_last_215 = zero7;
+        acc_216 = zero_sb;
+        deg_last_216 = zero7;
+        acc_217 = zero_sb;
+        deg_last_217 = zero7;
+        acc_218 = zero_sb;
+        deg_last_218 = zero7;
+        acc_219 = zero_sb;
+        deg_last_219 = zero7;
+        acc_220 = zero_sb;
+        deg_last_220 = zero7;
+        acc_221 = zero_sb;
+        deg_last_221 = zero7;
+        acc_222 = zero_sb;
+        deg_last_222 = zero7;
+        acc_223 = zero_sb;
+        deg_last_223 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_144;
+            acc_192 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_192 = deg_144;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_145;
+            acc_193 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_193 = deg_145;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_146;
+            acc_194 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_194 = deg_146;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_147;
+            acc_195 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_195 = deg_147;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_148;
+            acc_196 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_196 = deg_148;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_149;
+            acc_197 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_197 = deg_149;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_150;
+            acc_198 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_198 = deg_150;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_151;
+            acc_199 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_199 = deg_151;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_152;
+            acc_200 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_200 = deg_152;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_153;
+            acc_201 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_201 = deg_153;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_154;
+            acc_202 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_202 = deg_154;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_155;
+            acc_203 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_203 = deg_155;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_156;
+            acc_204 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_204 = deg_156;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_157;
+            acc_205 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_205 = deg_157;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_158;
+            acc_206 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_206 = deg_158;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_159;
+            acc_207 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_207 = deg_159;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_160;
+            acc_208 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_208 = deg_160;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_161;
+            acc_209 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_209 = deg_161;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_162;
+            acc_210 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_210 = deg_162;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_163;
+            acc_211 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_211 = deg_163;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_164;
+            acc_212 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_212 = deg_164;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_165;
+            acc_213 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_213 = deg_165;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_166;
+            acc_214 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_214 = deg_166;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_167;
+            acc_215 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_215 = deg_167;
+        end
+        acc_192 = acc_192 + acc_193;
+        deg_last_192 = deg_last_192 | deg_last_193;
+        acc_193 = acc_194 + acc_195;
+        deg_last_193 = deg_last_194 | deg_last_195;
+        acc_194 = acc_196 + acc_197;
+        deg_last_194 = deg_last_196 | deg_last_197;
+        acc_195 = acc_198 + acc_199;
+        deg_last_195 = deg_last_198 | deg_last_199;
+        acc_196 = acc_200 + acc_201;
+        deg_last_196 = deg_last_200 | deg_last_201;
+        acc_197 = acc_202 + acc_203;
+        deg_last_197 = deg_last_202 | deg_last_203;
+        acc_198 = acc_204 + acc_205;
+        deg_last_198 = deg_last_204 | deg_last_205;
+        acc_199 = acc_206 + acc_207;
+        deg_last_199 = deg_last_206 | deg_last_207;
+        acc_200 = acc_208 + acc_209;
+        deg_last_200 = deg_last_208 | deg_last_209;
+        acc_201 = acc_210 + acc_211;
+        deg_last_201 = deg_last_210 | deg_last_211;
+        acc_202 = acc_212 + acc_213;
+        deg_last_202 = deg_last_212 | deg_last_213;
+        acc_203 = acc_214 + acc_215;
+        deg_last_203 = deg_last_214 | deg_last_215;
+        acc_204 = acc_216 + acc_217;
+        deg_last_204 = deg_last_216 | deg_last_217;
+        acc_205 = acc_218 + acc_219;
+        deg_last_205 = deg_last_218 | deg_last_219;
+        acc_206 = acc_220 + acc_221;
+        deg_last_206 = deg_last_220 | deg_last_221;
+        acc_207 = acc_222 + acc_223;
+        deg_last_207 = deg_last_222 | deg_last_223;
+        acc_192 = acc_192 + acc_193;
+        deg_last_192 = deg_last_192 | deg_last_193;
+        acc_193 = acc_194 + acc_195;
+        deg_last_193 = deg_last_194 | deg_last_195;
+        acc_194 = acc_196 + acc_197;
+        deg_last_194 = deg_last_196 | deg_last_197;
+        acc_195 = acc_198 + acc_199;
+        deg_last_195 = deg_last_198 | deg_last_199;
+        acc_196 = acc_200 + acc_201;
+        deg_last_196 = deg_last_200 | deg_last_201;
+        acc_197 = acc_202 + acc_203;
+        deg_last_197 = deg_last_202 | deg_last_203;
+        acc_198 = acc_204 + acc_205;
+        deg_last_198 = deg_last_204 | deg_last_205;
+        acc_199 = acc_206 + acc_207;
+        deg_last_199 = deg_last_206 | deg_last_207;
+        acc_192 = acc_192 + acc_193;
+        deg_last_192 = deg_last_192 | deg_last_193;
+        acc_193 = acc_194 + acc_195;
+        deg_last_193 = deg_last_194 | deg_last_195;
+        acc_194 = acc_196 + acc_197;
+        deg_last_194 = deg_last_196 | deg_last_197;
+        acc_195 = acc_198 + acc_199;
+        deg_last_195 = deg_last_198 | deg_last_199;
+        acc_192 = acc_192 + acc_193;
+        deg_last_192 = deg_last_192 | deg_last_193;
+        acc_193 = acc_194 + acc_195;
+        deg_last_193 = deg_last_194 | deg_last_195;
+        acc_192 = acc_192 + acc_193;
+        deg_last_192 = deg_last_192 | deg_last_193;
+        score_6__d = acc_192;
+        acc_224 = zero_sb;
+        deg_last_224 = zero7;
+        acc_225 = zero_sb;
+        deg_last_225 = zero7;
+        acc_226 = zero_sb;
+        deg_last_226 = zero7;
+        acc_227 = zero_sb;
+        deg_last_227 = zero7;
+        acc_228 = zero_sb;
+        deg_last_228 = zero7;
+        acc_229 = zero_sb;
+        deg_last_229 = zero7;
+        acc_230 = zero_sb;
+        deg_last_230 = zero7;
+        acc_231 = zero_sb;
+        deg_last_231 = zero7;
+        acc_232 = zero_sb;
+        deg_last_232 = zero7;
+        acc_233 = zero_sb;
+        deg_last_233 = zero7;
+        acc_234 = zero_sb;
+        deg_last_234 = zero7;
+        acc_235 = zero_sb;
+        deg_last_235 = zero7;
+        acc_236 = zero_sb;
+        deg_last_236 = zero7;
+        acc_237 = zero_sb;
+        deg_last_237 = zero7;
+        acc_238 = zero_sb;
+        deg_last_238 = zero7;
+        acc_239 = zero_sb;
+        deg_last_239 = zero7;
+        acc_240 = zero_sb;
+        deg_last_240 = zero7;
+        acc_241 = zero_sb;
+        deg_last_241 = zero7;
+        acc_242 = zero_sb;
+        deg_last_242 = zero7;
+        acc_243 = zero_sb;
+        deg_last_243 = zero7;
+        acc_244 = zero_sb;
+        deg_last_244 = zero7;
+        acc_245 = zero_sb;
+        deg_last_245 = zero7;
+        acc_246 = zero_sb;
+        deg_last_246 = zero7;
+        acc_247 = zero_sb;
+        deg_last_247 = zero7;
+        acc_248 = zero_sb;
+        deg_last_248 = zero7;
+        acc_249 = zero_sb;
+        deg_last_249 = zero7;
+        acc_250 = zero_sb;
+        deg_last_250 = zero7;
+        acc_251 = zero_sb;
+        deg_last_251 = zero7;
+        acc_252 = zero_sb;
+        deg_last_252 = zero7;
+        acc_253 = zero_sb;
+        deg_last_253 = zero7;
+        acc_254 = zero_sb;
+        deg_last_254 = zero7;
+        acc_255 = zero_sb;
+        deg_last_255 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_168;
+            acc_224 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_224 = deg_168;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_169;
+            acc_225 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_225 = deg_169;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_170;
+            acc_226 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_226 = deg_170;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_171;
+            acc_227 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_227 = deg_171;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_172;
+            acc_228 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_228 = deg_172;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_173;
+            acc_229 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_229 = deg_173;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_174;
+            acc_230 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_230 = deg_174;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_175;
+            acc_231 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_231 = deg_175;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_176;
+            acc_232 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_232 = deg_176;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_177;
+            acc_233 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_233 = deg_177;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_178;
+            acc_234 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_234 = deg_178;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_179;
+            acc_235 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_235 = deg_179;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_180;
+            acc_236 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_236 = deg_180;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_181;
+            acc_237 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_237 = deg_181;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_182;
+            acc_238 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_238 = deg_182;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_183;
+            acc_239 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_239 = deg_183;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_184;
+            acc_240 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_240 = deg_184;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_185;
+            acc_241 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_241 = deg_185;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_186;
+            acc_242 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_242 = deg_186;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_187;
+            acc_243 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_243 = deg_187;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_188;
+            acc_244 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_244 = deg_188;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_189;
+            acc_245 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_245 = deg_189;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_190;
+            acc_246 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_246 = deg_190;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_191;
+            acc_247 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_247 = deg_191;
+        end
+        acc_224 = acc_224 + acc_225;
+        deg_last_224 = deg_last_224 | deg_last_225;
+        acc_225 = acc_226 + acc_227;
+        deg_last_225 = deg_last_226 | deg_last_227;
+        acc_226 = acc_228 + acc_229;
+        deg_last_226 = deg_last_228 | deg_last_229;
+        acc_227 = acc_230 + acc_231;
+        deg_last_227 = deg_last_230 | deg_last_231;
+        acc_228 = acc_232 + acc_233;
+        deg_last_228 = deg_last_232 | deg_last_233;
+        acc_229 = acc_234 + acc_235;
+        deg_last_229 = deg_last_234 | deg_last_235;
+        acc_230 = acc_236 + acc_237;
+        deg_last_230 = deg_last_236 | deg_last_237;
+        acc_231 = acc_238 + acc_239;
+        deg_last_231 = deg_last_238 | deg_last_239;
+        acc_232 = acc_240 + acc_241;
+        deg_last_232 = deg_last_240 | deg_last_241;
+        acc_233 = acc_242 + acc_243;
+        deg_last_233 = deg_last_242 | deg_last_243;
+        acc_234 = acc_244 + acc_245;
+        deg_last_234 = deg_last_244 | deg_last_245;
+        acc_235 = acc_246 + acc_247;
+        deg_last_235 = deg_last_246 | deg_last_247;
+        acc_236 = acc_248 + acc_249;
+        deg_last_236 = deg_last_248 | deg_last_249;
+        acc_237 = acc_250 + acc_251;
+        deg_last_237 = deg_last_250 | deg_last_251;
+        acc_238 = acc_252 + acc_253;
+        deg_last_238 = deg_last_252 | deg_last_253;
+        acc_239 = acc_254 + acc_255;
+        deg_last_239 = deg_last_254 | deg_last_255;
+        acc_224 = acc_224 + acc_225;
+        deg_last_224 = deg_last_224 | deg_last_225;
+        acc_225 = acc_226 + acc_227;
+        deg_last_225 = deg_last_226 | deg_last_227;
+        acc_226 = acc_228 + acc_229;
+        deg_last_226 = deg_last_228 | deg_last_229;
+        acc_227 = acc_230 + acc_231;
+        deg_last_227 = deg_last_230 | deg_last_231;
+        acc_228 = acc_232 + acc_233;
+        deg_last_228 = deg_last_232 | deg_last_233;
+        acc_229 = acc_234 + acc_235;
+        deg_last_229 = deg_last_234 | deg_last_235;
+        acc_230 = acc_236 + acc_237;
+        deg_last_230 = deg_last_236 | deg_last_237;
+        acc_231 = acc_238 + acc_239;
+        deg_last_231 = deg_last_238 | deg_last_239;
+        acc_224 = acc_224 + acc_225;
+        deg_last_224 = deg_last_224 | deg_last_225;
+        acc_225 = acc_226 + acc_227;
+        deg_last_225 = deg_last_226 | deg_last_227;
+        acc_226 = acc_228 + acc_229;
+        deg_last_226 = deg_last_228 | deg_last_229;
+        acc_227 = acc_230 + acc_231;
+        deg_last_227 = deg_last_230 | deg_last_231;
+        acc_224 = acc_224 + acc_225;
+        deg_last_224 = deg_last_224 | deg_last_225;
+        acc_225 = acc_226 + acc_227;
+        deg_last_225 = deg_last_226 | deg_last_227;
+        acc_224 = acc_224 + acc_225;
+        deg_last_224 = deg_last_224 | deg_last_225;
+        score_7__d = acc_224;
+        acc_256 = zero_sb;
+        deg_last_256 = zero7;
+        acc_257 = zero_sb;
+        deg_last_257 = zero7;
+        acc_258 = zero_sb;
+        deg_last_258 = zero7;
+        acc_259 = zero_sb;
+        deg_last_259 = zero7;
+        acc_260 = zero_sb;
+        deg_last_260 = zero7;
+        acc_261 = zero_sb;
+        deg_last_261 = zero7;
+        acc_262 = zero_sb;
+        deg_last_262 = zero7;
+        acc_263 = zero_sb;
+        deg_last_263 = zero7;
+        acc_264 = zero_sb;
+        deg_last_264 = zero7;
+        acc_265 = zero_sb;
+        deg_last_265 = zero7;
+        acc_266 = zero_sb;
+        deg_last_266 = zero7;
+        acc_267 = zero_sb;
+        deg_last_267 = zero7;
+        acc_268 = zero_sb;
+        deg_last_268 = zero7;
+        acc_269 = zero_sb;
+        deg_last_269 = zero7;
+        acc_270 = zero_sb;
+        deg_last_270 = zero7;
+        acc_271 = zero_sb;
+        deg_last_271 = zero7;
+        acc_272 = zero_sb;
+        deg_last_272 = zero7;
+        acc_273 = zero_sb;
+        deg_last_273 = zero7;
+        acc_274 = zero_sb;
+        deg_last_274 = zero7;
+        acc_275 = zero_sb;
+        deg_last_275 = zero7;
+        acc_276 = zero_sb;
+        deg_last_276 = zero7;
+        acc_277 = zero_sb;
+        deg_last_277 = zero7;
+        acc_278 = zero_sb;
+        deg_last_278 = zero7;
+        acc_279 = zero_sb;
+        deg_last_279 = zero7;
+        acc_280 = zero_sb;
+        deg_last_280 = zero7;
+        acc_281 = zero_sb;
+        deg_last_281 = zero7;
+        acc_282 = zero_sb;
+        deg_last_282 = zero7;
+        acc_283 = zero_sb;
+        deg_last_283 = zero7;
+        acc_284 = zero_sb;
+        deg_last_284 = zero7;
+        acc_285 = zero_sb;
+        deg_last_285 = zero7;
+        acc_286 = zero_sb;
+        deg_last_286 = zero7;
+        acc_287 = zero_sb;
+        deg_last_287 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_192;
+            acc_256 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_256 = deg_192;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_193;
+            acc_257 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_257 = deg_193;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_194;
+            acc_258 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_258 = deg_194;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_195;
+            acc_259 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_259 = deg_195;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_196;
+            acc_260 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_260 = deg_196;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_197;
+            acc_261 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_261 = deg_197;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_198;
+            acc_262 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_262 = deg_198;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_199;
+            acc_263 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_263 = deg_199;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_200;
+            acc_264 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_264 = deg_200;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_201;
+            acc_265 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_265 = deg_201;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_202;
+            acc_266 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_266 = deg_202;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_203;
+            acc_267 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_267 = deg_203;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_204;
+            acc_268 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_268 = deg_204;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_205;
+            acc_269 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_269 = deg_205;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_206;
+            acc_270 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_270 = deg_206;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_207;
+            acc_271 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_271 = deg_207;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_208;
+            acc_272 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_272 = deg_208;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_209;
+            acc_273 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_273 = deg_209;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_210;
+            acc_274 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_274 = deg_210;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_211;
+            acc_275 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_275 = deg_211;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_212;
+            acc_276 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_276 = deg_212;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_213;
+            acc_277 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_277 = deg_213;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_214;
+            acc_278 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_278 = deg_214;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_215;
+            acc_279 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_279 = deg_215;
+        end
+        acc_256 = acc_256 + acc_257;
+        deg_last_256 = deg_last_256 | deg_last_257;
+        acc_257 = acc_258 + acc_259;
+        deg_last_257 = deg_last_258 | deg_last_259;
+        acc_258 = acc_260 + acc_261;
+        deg_last_258 = deg_last_260 | deg_last_261;
+        acc_259 = acc_262 + acc_263;
+        deg_last_259 = deg_last_262 | deg_last_263;
+        acc_260 = acc_264 + acc_265;
+        deg_last_260 = deg_last_264 | deg_last_265;
+        acc_261 = acc_266 + acc_267;
+        deg_last_261 = deg_last_266 | deg_last_267;
+        acc_262 = acc_268 + acc_269;
+        deg_last_262 = deg_last_268 | deg_last_269;
+        acc_263 = acc_270 + acc_271;
+        deg_last_263 = deg_last_270 | deg_last_271;
+        acc_264 = acc_272 + acc_273;
+        deg_last_264 = deg_last_272 | deg_last_273;
+        acc_265 = acc_274 + acc_275;
+        deg_last_265 = deg_last_274 | deg_last_275;
+        acc_266 = acc_276 + acc_277;
+        deg_last_266 = deg_last_276 | deg_last_277;
+        acc_267 = acc_278 + acc_279;
+        deg_last_267 = deg_last_278 | deg_last_279;
+        acc_268 = acc_280 + acc_281;
+        deg_last_268 = deg_last_280 | deg_last_281;
+        acc_269 = acc_282 + acc_283;
+        deg_last_269 = deg_last_282 | deg_last_283;
+        acc_270 = acc_284 + acc_285;
+        deg_last_270 = deg_last_284 | deg_last_285;
+        acc_271 = acc_286 + acc_287;
+        deg_last_271 = deg_last_286 | deg_last_287;
+        acc_256 = acc_256 + acc_257;
+        deg_last_256 = deg_last_256 | deg_last_257;
+        acc_257 = acc_258 + acc_259;
+        deg_last_257 = deg_last_258 | deg_last_259;
+        acc_258 = acc_260 + acc_261;
+        deg_last_258 = deg_last_260 | deg_last_261;
+        acc_259 = acc_262 + acc_263;
+        deg_last_259 = deg_last_262 | deg_last_263;
+        acc_260 = acc_264 + acc_265;
+        deg_last_260 = deg_last_264 | deg_last_265;
+        acc_261 = acc_266 + acc_267;
+        deg_last_261 = deg_last_266 | deg_last_267;
+        acc_262 = acc_268 + acc_269;
+        deg_last_262 = deg_last_268 | deg_last_269;
+        acc_263 = acc_270 + acc_271;
+        deg_last_263 = deg_last_270 | deg_last_271;
+        acc_256 = acc_256 + acc_257;
+        deg_last_256 = deg_last_256 | deg_last_257;
+        acc_257 = acc_258 + acc_259;
+        deg_last_257 = deg_last_258 | deg_last_259;
+        acc_258 = acc_260 + acc_261;
+        deg_last_258 = deg_last_260 | deg_last_261;
+        acc_259 = acc_262 + acc_263;
+        deg_last_259 = deg_last_262 | deg_last_263;
+        acc_256 = acc_256 + acc_257;
+        deg_last_256 = deg_last_256 | deg_last_257;
+        acc_257 = acc_258 + acc_259;
+        deg_last_257 = deg_last_258 | deg_last_259;
+        acc_256 = acc_256 + acc_257;
+        deg_last_256 = deg_last_256 | deg_last_257;
+        score_8__d = acc_256;
+        acc_288 = zero_sb;
+        deg_last_288 = zero7;
+        acc_289 = zero_sb;
+        deg_last_289 = zero7;
+        acc_290 = zero_sb;
+        deg_last_290 = zero7;
+        acc_291 = zero_sb;
+        deg_last_291 = zero7;
+        acc_292 = zero_sb;
+        deg_last_292 = zero7;
+        acc_293 = zero_sb;
+        deg_last_293 = zero7;
+        acc_294 = zero_sb;
+        deg_last_294 = zero7;
+        acc_295 = zero_sb;
+        deg_last_295 = zero7;
+        acc_296 = zero_sb;
+        deg_last_296 = zero7;
+        acc_297 = zero_sb;
+        deg_last_297 = zero7;
+        acc_298 = zero_sb;
+        deg_last_298 = zero7;
+        acc_299 = zero_sb;
+        deg_last_299 = zero7;
+        acc_300 = zero_sb;
+        deg_last_300 = zero7;
+        acc_301 = zero_sb;
+        deg_last_301 = zero7;
+        acc_302 = zero_sb;
+        deg_last_302 = zero7;
+        acc_303 = zero_sb;
+        deg_last_303 = zero7;
+        acc_304 = zero_sb;
+        deg_last_304 = zero7;
+        acc_305 = zero_sb;
+        deg_last_305 = zero7;
+        acc_306 = zero_sb;
+        deg_last_306 = zero7;
+        acc_307 = zero_sb;
+        deg_last_307 = zero7;
+        acc_308 = zero_sb;
+        deg_last_308 = zero7;
+        acc_309 = zero_sb;
+        deg_last_309 = zero7;
+        acc_310 = zero_sb;
+        deg_last_310 = zero7;
+        acc_311 = zero_sb;
+        deg_last_311 = zero7;
+        acc_312 = zero_sb;
+        deg_last_312 = zero7;
+        acc_313 = zero_sb;
+        deg_last_313 = zero7;
+        acc_314 = zero_sb;
+        deg_last_314 = zero7;
+        acc_315 = zero_sb;
+        deg_last_315 = zero7;
+        acc_316 = zero_sb;
+        deg_last_316 = zero7;
+        acc_317 = zero_sb;
+        deg_last_317 = zero7;
+        acc_318 = zero_sb;
+        deg_last_318 = zero7;
+        acc_319 = zero_sb;
+        deg_last_319 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_216;
+            acc_288 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_288 = deg_216;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_217;
+            acc_289 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_289 = deg_217;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_218;
+            acc_290 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_290 = deg_218;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_219;
+            acc_291 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_291 = deg_219;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_220;
+            acc_292 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_292 = deg_220;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_221;
+            acc_293 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_293 = deg_221;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_222;
+            acc_294 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_294 = deg_222;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_223;
+            acc_295 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_295 = deg_223;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_224;
+            acc_296 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_296 = deg_224;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_225;
+            acc_297 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_297 = deg_225;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_226;
+            acc_298 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_298 = deg_226;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_227;
+            acc_299 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_299 = deg_227;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_228;
+            acc_300 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_300 = deg_228;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_229;
+            acc_301 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_301 = deg_229;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_230;
+            acc_302 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_302 = deg_230;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_231;
+            acc_303 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_303 = deg_231;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_232;
+            acc_304 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_304 = deg_232;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_233;
+            acc_305 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_305 = deg_233;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_234;
+            acc_306 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_306 = deg_234;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_235;
+            acc_307 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_307 = deg_235;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_236;
+            acc_308 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_308 = deg_236;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_237;
+            acc_309 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_309 = deg_237;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_238;
+            acc_310 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_310 = deg_238;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_239;
+            acc_311 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_311 = deg_239;
+        end
+        acc_288 = acc_288 + acc_289;
+        deg_last_288 = deg_last_288 | deg_last_289;
+        acc_289 = acc_290 + acc_291;
+        deg_last_289 = deg_last_290 | deg_last_291;
+        acc_290 = acc_292 + acc_293;
+        deg_last_290 = deg_last_292 | deg_last_293;
+        acc_291 = acc_294 + acc_295;
+        deg_last_291 = deg_last_294 | deg_last_295;
+        acc_292 = acc_296 + acc_297;
+        deg_last_292 = deg_last_296 | deg_last_297;
+        acc_293 = acc_298 + acc_299;
+        deg_last_293 = deg_last_298 | deg_last_299;
+        acc_294 = acc_300 + acc_301;
+        deg_last_294 = deg_last_300 | deg_last_301;
+        acc_295 = acc_302 + acc_303;
+        deg_last_295 = deg_last_302 | deg_last_303;
+        acc_296 = acc_304 + acc_305;
+        deg_last_296 = deg_last_304 | deg_last_305;
+        acc_297 = acc_306 + acc_307;
+        deg_last_297 = deg_last_306 | deg_last_307;
+        acc_298 = acc_308 + acc_309;
+        deg_last_298 = deg_last_308 | deg_last_309;
+        acc_299 = acc_310 + acc_311;
+        deg_last_299 = deg_last_310 | deg_last_311;
+        acc_300 = acc_312 + acc_313;
+        deg_last_300 = deg_last_312 | deg_last_313;
+        acc_301 = acc_314 + acc_315;
+        deg_last_301 = deg_last_314 | deg_last_315;
+        acc_302 = acc_316 + acc_317;
+        deg_last_302 = deg_last_316 | deg_last_317;
+        acc_303 = acc_318 + acc_319;
+        deg_last_303 = deg_last_318 | deg_last_319;
+        acc_288 = acc_288 + acc_289;
+        deg_last_288 = deg_last_288 | deg_last_289;
+        acc_289 = acc_290 + acc_291;
+        deg_last_289 = deg_last_290 | deg_last_291;
+        acc_290 = acc_292 + acc_293;
+        deg_last_290 = deg_last_292 | deg_last_293;
+        acc_291 = acc_294 + acc_295;
+        deg_last_291 = deg_last_294 | deg_last_295;
+        acc_292 = acc_296 + acc_297;
+        deg_last_292 = deg_last_296 | deg_last_297;
+        acc_293 = acc_298 + acc_299;
+        deg_last_293 = deg_last_298 | deg_last_299;
+        acc_294 = acc_300 + acc_301;
+        deg_last_294 = deg_last_300 | deg_last_301;
+        acc_295 = acc_302 + acc_303;
+        deg_last_295 = deg_last_302 | deg_last_303;
+        acc_288 = acc_288 + acc_289;
+        deg_last_288 = deg_last_288 | deg_last_289;
+        acc_289 = acc_290 + acc_291;
+        deg_last_289 = deg_last_290 | deg_last_291;
+        acc_290 = acc_292 + acc_293;
+        deg_last_290 = deg_last_292 | deg_last_293;
+        acc_291 = acc_294 + acc_295;
+        deg_last_291 = deg_last_294 | deg_last_295;
+        acc_288 = acc_288 + acc_289;
+        deg_last_288 = deg_last_288 | deg_last_289;
+        acc_289 = acc_290 + acc_291;
+        deg_last_289 = deg_last_290 | deg_last_291;
+        acc_288 = acc_288 + acc_289;
+        deg_last_288 = deg_last_288 | deg_last_289;
+        score_9__d = acc_288;
+        acc_320 = zero_sb;
+        deg_last_320 = zero7;
+        acc_321 = zero_sb;
+        deg_last_321 = zero7;
+        acc_322 = zero_sb;
+        deg_last_322 = zero7;
+        acc_323 = zero_sb;
+        deg_last_323 = zero7;
+        acc_324 = zero_sb;
+        deg_last_324 = zero7;
+        acc_325 = zero_sb;
+        deg_last_325 = zero7;
+        acc_326 = zero_sb;
+        deg_last_326 = zero7;
+        acc_327 = zero_sb;
+        deg_last_327 = zero7;
+        acc_328 = zero_sb;
+        deg_last_328 = zero7;
+        acc_329 = zero_sb;
+        deg_last_329 = zero7;
+        acc_330 = zero_sb;
+        deg_last_330 = zero7;
+        acc_331 = zero_sb;
+        deg_last_331 = zero7;
+        acc_332 = zero_sb;
+        deg_last_332 = zero7;
+        acc_333 = zero_sb;
+        deg_last_333 = zero7;
+        acc_334 = zero_sb;
+        deg_last_334 = zero7;
+        acc_335 = zero_sb;
+        deg_last_335 = zero7;
+        acc_336 = zero_sb;
+        deg_last_336 = zero7;
+        acc_337 = zero_sb;
+        deg_last_337 = zero7;
+        acc_338 = zero_sb;
+        deg_last_338 = zero7;
+        acc_339 = zero_sb;
+        deg_last_339 = zero7;
+        acc_340 = zero_sb;
+        deg_last_340 = zero7;
+        acc_341 = zero_sb;
+        deg_last_341 = zero7;
+        acc_342 = zero_sb;
+        deg_last_342 = zero7;
+        acc_343 = zero_sb;
+        deg_last_343 = zero7;
+        acc_344 = zero_sb;
+        deg_last_344 = zero7;
+        acc_345 = zero_sb;
+        deg_last_345 = zero7;
+        acc_346 = zero_sb;
+        deg_last_346 = zero7;
+        acc_347 = zero_sb;
+        deg_last_347 = zero7;
+        acc_348 = zero_sb;
+        deg_last_348 = zero7;
+        acc_349 = zero_sb;
+        deg_last_349 = zero7;
+        acc_350 = zero_sb;
+        deg_last_350 = zero7;
+        acc_351 = zero_sb;
+        deg_last_351 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_240;
+            acc_320 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_320 = deg_240;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_241;
+            acc_321 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_321 = deg_241;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_242;
+            acc_322 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_322 = deg_242;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_243;
+            acc_323 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_323 = deg_243;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_244;
+            acc_324 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_324 = deg_244;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_245;
+            acc_325 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_325 = deg_245;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_246;
+            acc_326 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_326 = deg_246;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_247;
+            acc_327 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_327 = deg_247;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_248;
+            acc_328 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_328 = deg_248;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_249;
+            acc_329 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_329 = deg_249;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_250;
+            acc_330 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_330 = deg_250;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_251;
+            acc_331 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_331 = deg_251;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_252;
+            acc_332 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_332 = deg_252;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_253;
+            acc_333 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_333 = deg_253;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_254;
+            acc_334 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_334 = deg_254;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_255;
+            acc_335 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_335 = deg_255;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_256;
+            acc_336 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_336 = deg_256;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_257;
+            acc_337 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_337 = deg_257;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_258;
+            acc_338 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_338 = deg_258;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_259;
+            acc_339 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_339 = deg_259;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_260;
+            acc_340 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_340 = deg_260;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_261;
+            acc_341 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_341 = deg_261;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_262;
+            acc_342 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_342 = deg_262;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_263;
+            acc_343 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_343 = deg_263;
+        end
+        acc_320 = acc_320 + acc_321;
+        deg_last_320 = deg_last_320 | deg_last_321;
+        acc_321 = acc_322 + acc_323;
+        deg_last_321 = deg_last_322 | deg_last_323;
+        acc_322 = acc_324 + acc_325;
+        deg_last_322 = deg_last_324 | deg_last_325;
+        acc_323 = acc_326 + acc_327;
+        deg_last_323 = deg_last_326 | deg_last_327;
+        acc_324 = acc_328 + acc_329;
+        deg_last_324 = deg_last_328 | deg_last_329;
+        acc_325 = acc_330 + acc_331;
+        deg_last_325 = deg_last_330 | deg_last_331;
+        acc_326 = acc_332 + acc_333;
+        deg_last_326 = deg_last_332 | deg_last_333;
+        acc_327 = acc_334 + acc_335;
+        deg_last_327 = deg_last_334 | deg_last_335;
+        acc_328 = acc_336 + acc_337;
+        deg_last_328 = deg_last_336 | deg_last_337;
+        acc_329 = acc_338 + acc_339;
+        deg_last_329 = deg_last_338 | deg_last_339;
+        acc_330 = acc_340 + acc_341;
+        deg_last_330 = deg_last_340 | deg_last_341;
+        acc_331 = acc_342 + acc_343;
+        deg_last_331 = deg_last_342 | deg_last_343;
+        acc_332 = acc_344 + acc_345;
+        deg_last_332 = deg_last_344 | deg_last_345;
+        acc_333 = acc_346 + acc_347;
+        deg_last_333 = deg_last_346 | deg_last_347;
+        acc_334 = acc_348 + acc_349;
+        deg_last_334 = deg_last_348 | deg_last_349;
+        acc_335 = acc_350 + acc_351;
+        deg_last_335 = deg_last_350 | deg_last_351;
+        acc_320 = acc_320 + acc_321;
+        deg_last_320 = deg_last_320 | deg_last_321;
+        acc_321 = acc_322 + acc_323;
+        deg_last_321 = deg_last_322 | deg_last_323;
+        acc_322 = acc_324 + acc_325;
+        deg_last_322 = deg_last_324 | deg_last_325;
+        acc_323 = acc_326 + acc_327;
+        deg_last_323 = deg_last_326 | deg_last_327;
+        acc_324 = acc_328 + acc_329;
+        deg_last_324 = deg_last_328 | deg_last_329;
+        acc_325 = acc_330 + acc_331;
+        deg_last_325 = deg_last_330 | deg_last_331;
+        acc_326 = acc_332 + acc_333;
+        deg_last_326 = deg_last_332 | deg_last_333;
+        acc_327 = acc_334 + acc_335;
+        deg_last_327 = deg_last_334 | deg_last_335;
+        acc_320 = acc_320 + acc_321;
+        deg_last_320 = deg_last_320 | deg_last_321;
+        acc_321 = acc_322 + acc_323;
+        deg_last_321 = deg_last_322 | deg_last_323;
+        acc_322 = acc_324 + acc_325;
+        deg_last_322 = deg_last_324 | deg_last_325;
+        acc_323 = acc_326 + acc_327;
+        deg_last_323 = deg_last_326 | deg_last_327;
+        acc_320 = acc_320 + acc_321;
+        deg_last_320 = deg_last_320 | deg_last_321;
+        acc_321 = acc_322 + acc_323;
+        deg_last_321 = deg_last_322 | deg_last_323;
+        acc_320 = acc_320 + acc_321;
+        deg_last_320 = deg_last_320 | deg_last_321;
+        score_10__d = acc_320;
+        acc_352 = zero_sb;
+        deg_last_352 = zero7;
+        acc_353 = zero_sb;
+        deg_last_353 = zero7;
+        acc_354 = zero_sb;
+        deg_last_354 = zero7;
+        acc_355 = zero_sb;
+        deg_last_355 = zero7;
+        acc_356 = zero_sb;
+        deg_last_356 = zero7;
+        acc_357 = zero_sb;
+        deg_last_357 = zero7;
+        acc_358 = zero_sb;
+        deg_last_358 = zero7;
+        acc_359 = zero_sb;
+        deg_last_359 = zero7;
+        acc_360 = zero_sb;
+        deg_last_360 = zero7;
+        acc_361 = zero_sb;
+        deg_last_361 = zero7;
+        acc_362 = zero_sb;
+        deg_last_362 = zero7;
+        acc_363 = zero_sb;
+        deg_last_363 = zero7;
+        acc_364 = zero_sb;
+        deg_last_364 = zero7;
+        acc_365 = zero_sb;
+        deg_last_365 = zero7;
+        acc_366 = zero_sb;
+        deg_last_366 = zero7;
+        acc_367 = zero_sb;
+        deg_last_367 = zero7;
+        acc_368 = zero_sb;
+        deg_last_368 = zero7;
+        acc_369 = zero_sb;
+        deg_last_369 = zero7;
+        acc_370 = zero_sb;
+        deg_last_370 = zero7;
+        acc_371 = zero_sb;
+        deg_last_371 = zero7;
+        acc_372 = zero_sb;
+        deg_last_372 = zero7;
+        acc_373 = zero_sb;
+        deg_last_373 = zero7;
+        acc_374 = zero_sb;
+        deg_last_374 = zero7;
+        acc_375 = zero_sb;
+        deg_last_375 = zero7;
+        acc_376 = zero_sb;
+        deg_last_376 = zero7;
+        acc_377 = zero_sb;
+        deg_last_377 = zero7;
+        acc_378 = zero_sb;
+        deg_last_378 = zero7;
+        acc_379 = zero_sb;
+        deg_last_379 = zero7;
+        acc_380 = zero_sb;
+        deg_last_380 = zero7;
+        acc_381 = zero_sb;
+        deg_last_381 = zero7;
+        acc_382 = zero_sb;
+        deg_last_382 = zero7;
+        acc_383 = zero_sb;
+        deg_last_383 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_264;
+            acc_352 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_352 = deg_264;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_265;
+            acc_353 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_353 = deg_265;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_266;
+            acc_354 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_354 = deg_266;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_267;
+            acc_355 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_355 = deg_267;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_268;
+            acc_356 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_356 = deg_268;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_269;
+            acc_357 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_357 = deg_269;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_270;
+            acc_358 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_358 = deg_270;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_271;
+            acc_359 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_359 = deg_271;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_272;
+            acc_360 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_360 = deg_272;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_273;
+            acc_361 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_361 = deg_273;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_274;
+            acc_362 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_362 = deg_274;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_275;
+            acc_363 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_363 = deg_275;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_276;
+            acc_364 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_364 = deg_276;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_277;
+            acc_365 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_365 = deg_277;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_278;
+            acc_366 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_366 = deg_278;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_279;
+            acc_367 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_367 = deg_279;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_280;
+            acc_368 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_368 = deg_280;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_281;
+            acc_369 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_369 = deg_281;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_282;
+            acc_370 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_370 = deg_282;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_283;
+            acc_371 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_371 = deg_283;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_284;
+            acc_372 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_372 = deg_284;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_285;
+            acc_373 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_373 = deg_285;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_286;
+            acc_374 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_374 = deg_286;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_287;
+            acc_375 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_375 = deg_287;
+        end
+        acc_352 = acc_352 + acc_353;
+        deg_last_352 = deg_last_352 | deg_last_353;
+        acc_353 = acc_354 + acc_355;
+        deg_last_353 = deg_last_354 | deg_last_355;
+        acc_354 = acc_356 + acc_357;
+        deg_last_354 = deg_last_356 | deg_last_357;
+        acc_355 = acc_358 + acc_359;
+        deg_last_355 = deg_last_358 | deg_last_359;
+        acc_356 = acc_360 + acc_361;
+        deg_last_356 = deg_last_360 | deg_last_361;
+        acc_357 = acc_362 + acc_363;
+        deg_last_357 = deg_last_362 | deg_last_363;
+        acc_358 = acc_364 + acc_365;
+        deg_last_358 = deg_last_364 | deg_last_365;
+        acc_359 = acc_366 + acc_367;
+        deg_last_359 = deg_last_366 | deg_last_367;
+        acc_360 = acc_368 + acc_369;
+        deg_last_360 = deg_last_368 | deg_last_369;
+        acc_361 = acc_370 + acc_371;
+        deg_last_361 = deg_last_370 | deg_last_371;
+        acc_362 = acc_372 + acc_373;
+        deg_last_362 = deg_last_372 | deg_last_373;
+        acc_363 = acc_374 + acc_375;
+        deg_last_363 = deg_last_374 | deg_last_375;
+        acc_364 = acc_376 + acc_377;
+        deg_last_364 = deg_last_376 | deg_last_377;
+        acc_365 = acc_378 + acc_379;
+        deg_last_365 = deg_last_378 | deg_last_379;
+        acc_366 = acc_380 + acc_381;
+        deg_last_366 = deg_last_380 | deg_last_381;
+        acc_367 = acc_382 + acc_383;
+        deg_last_367 = deg_last_382 | deg_last_383;
+        acc_352 = acc_352 + acc_353;
+        deg_last_352 = deg_last_352 | deg_last_353;
+        acc_353 = acc_354 + acc_355;
+        deg_last_353 = deg_last_354 | deg_last_355;
+        acc_354 = acc_356 + acc_357;
+        deg_last_354 = deg_last_356 | deg_last_357;
+        acc_355 = acc_358 + acc_359;
+        deg_last_355 = deg_last_358 | deg_last_359;
+        acc_356 = acc_360 + acc_361;
+        deg_last_356 = deg_last_360 | deg_last_361;
+        acc_357 = acc_362 + acc_363;
+        deg_last_357 = deg_last_362 | deg_last_363;
+        acc_358 = acc_364 + acc_365;
+        deg_last_358 = deg_last_364 | deg_last_365;
+        acc_359 = acc_366 + acc_367;
+        deg_last_359 = deg_last_366 | deg_last_367;
+        acc_352 = acc_352 + acc_353;
+        deg_last_352 = deg_last_352 | deg_last_353;
+        acc_353 = acc_354 + acc_355;
+        deg_last_353 = deg_last_354 | deg_last_355;
+        acc_354 = acc_356 + acc_357;
+        deg_last_354 = deg_last_356 | deg_last_357;
+        acc_355 = acc_358 + acc_359;
+        deg_last_355 = deg_last_358 | deg_last_359;
+        acc_352 = acc_352 + acc_353;
+        deg_last_352 = deg_last_352 | deg_last_353;
+        acc_353 = acc_354 + acc_355;
+        deg_last_353 = deg_last_354 | deg_last_355;
+        acc_352 = acc_352 + acc_353;
+        deg_last_352 = deg_last_352 | deg_last_353;
+        score_11__d = acc_352;
+        acc_384 = zero_sb;
+        deg_last_384 = zero7;
+        acc_385 = zero_sb;
+        deg_last_385 = zero7;
+        acc_386 = zero_sb;
+        deg_last_386 = zero7;
+        acc_387 = zero_sb;
+        deg_last_387 = zero7;
+        acc_388 = zero_sb;
+        deg_last_388 = zero7;
+        acc_389 = zero_sb;
+        deg_last_389 = zero7;
+        acc_390 = zero_sb;
+        deg_last_390 = zero7;
+        acc_391 = zero_sb;
+        deg_last_391 = zero7;
+        acc_392 = zero_sb;
+        deg_last_392 = zero7;
+        acc_393 = zero_sb;
+        deg_last_393 = zero7;
+        acc_394 = zero_sb;
+        deg_last_394 = zero7;
+        acc_395 = zero_sb;
+        deg_last_395 = zero7;
+        acc_396 = zero_sb;
+        deg_last_396 = zero7;
+        acc_397 = zero_sb;
+        deg_last_397 = zero7;
+        acc_398 = zero_sb;
+        deg_last_398 = zero7;
+        acc_399 = zero_sb;
+        deg_last_399 = zero7;
+        acc_400 = zero_sb;
+        deg_last_400 = zero7;
+        acc_401 = zero_sb;
+        deg_last_401 = zero7;
+        acc_402 = zero_sb;
+        deg_last_402 = zero7;
+        acc_403 = zero_sb;
+        deg_last_403 = zero7;
+        acc_404 = zero_sb;
+        deg_last_404 = zero7;
+        acc_405 = zero_sb;
+        deg_last_405 = zero7;
+        acc_406 = zero_sb;
+        deg_last_406 = zero7;
+        acc_407 = zero_sb;
+        deg_last_407 = zero7;
+        acc_408 = zero_sb;
+        deg_last_408 = zero7;
+        acc_409 = zero_sb;
+        deg_last_409 = zero7;
+        acc_410 = zero_sb;
+        deg_last_410 = zero7;
+        acc_411 = zero_sb;
+        deg_last_411 = zero7;
+        acc_412 = zero_sb;
+        deg_last_412 = zero7;
+        acc_413 = zero_sb;
+        deg_last_413 = zero7;
+        acc_414 = zero_sb;
+        deg_last_414 = zero7;
+        acc_415 = zero_sb;
+        deg_last_415 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_288;
+            acc_384 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_384 = deg_288;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_289;
+            acc_385 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_385 = deg_289;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_290;
+            acc_386 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_386 = deg_290;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_291;
+            acc_387 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_387 = deg_291;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_292;
+            acc_388 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_388 = deg_292;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_293;
+            acc_389 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_389 = deg_293;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_294;
+            acc_390 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_390 = deg_294;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_295;
+            acc_391 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_391 = deg_295;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_296;
+            acc_392 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_392 = deg_296;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_297;
+            acc_393 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_393 = deg_297;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_298;
+            acc_394 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_394 = deg_298;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_299;
+            acc_395 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_395 = deg_299;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_300;
+            acc_396 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_396 = deg_300;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_301;
+            acc_397 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_397 = deg_301;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_302;
+            acc_398 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_398 = deg_302;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_303;
+            acc_399 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_399 = deg_303;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_304;
+            acc_400 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_400 = deg_304;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_305;
+            acc_401 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_401 = deg_305;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_306;
+            acc_402 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_402 = deg_306;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_307;
+            acc_403 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_403 = deg_307;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_308;
+            acc_404 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_404 = deg_308;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_309;
+            acc_405 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_405 = deg_309;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_310;
+            acc_406 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_406 = deg_310;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_311;
+            acc_407 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_407 = deg_311;
+        end
+        acc_384 = acc_384 + acc_385;
+        deg_last_384 = deg_last_384 | deg_last_385;
+        acc_385 = acc_386 + acc_387;
+        deg_last_385 = deg_last_386 | deg_last_387;
+        acc_386 = acc_388 + acc_389;
+        deg_last_386 = deg_last_388 | deg_last_389;
+        acc_387 = acc_390 + acc_391;
+        deg_last_387 = deg_last_390 | deg_last_391;
+        acc_388 = acc_392 + acc_393;
+        deg_last_388 = deg_last_392 | deg_last_393;
+        acc_389 = acc_394 + acc_395;
+        deg_last_389 = deg_last_394 | deg_last_395;
+        acc_390 = acc_396 + acc_397;
+        deg_last_390 = deg_last_396 | deg_last_397;
+        acc_391 = acc_398 + acc_399;
+        deg_last_391 = deg_last_398 | deg_last_399;
+        acc_392 = acc_400 + acc_401;
+        deg_last_392 = deg_last_400 | deg_last_401;
+        acc_393 = acc_402 + acc_403;
+        deg_last_393 = deg_last_402 | deg_last_403;
+        acc_394 = acc_404 + acc_405;
+        deg_last_394 = deg_last_404 | deg_last_405;
+        acc_395 = acc_406 + acc_407;
+        deg_last_395 = deg_last_406 | deg_last_407;
+        acc_396 = acc_408 + acc_409;
+        deg_last_396 = deg_last_408 | deg_last_409;
+        acc_397 = acc_410 + acc_411;
+        deg_last_397 = deg_last_410 | deg_last_411;
+        acc_398 = acc_412 + acc_413;
+        deg_last_398 = deg_last_412 | deg_last_413;
+        acc_399 = acc_414 + acc_415;
+        deg_last_399 = deg_last_414 | deg_last_415;
+        acc_384 = acc_384 + acc_385;
+        deg_last_384 = deg_last_384 | deg_last_385;
+        acc_385 = acc_386 + acc_387;
+        deg_last_385 = deg_last_386 | deg_last_387;
+        acc_386 = acc_388 + acc_389;
+        deg_last_386 = deg_last_388 | deg_last_389;
+        acc_387 = acc_390 + acc_391;
+        deg_last_387 = deg_last_390 | deg_last_391;
+        acc_388 = acc_392 + acc_393;
+        deg_last_388 = deg_last_392 | deg_last_393;
+        acc_389 = acc_394 + acc_395;
+        deg_last_389 = deg_last_394 | deg_last_395;
+        acc_390 = acc_396 + acc_397;
+        deg_last_390 = deg_last_396 | deg_last_397;
+        acc_391 = acc_398 + acc_399;
+        deg_last_391 = deg_last_398 | deg_last_399;
+        acc_384 = acc_384 + acc_385;
+        deg_last_384 = deg_last_384 | deg_last_385;
+        acc_385 = acc_386 + acc_387;
+        deg_last_385 = deg_last_386 | deg_last_387;
+        acc_386 = acc_388 + acc_389;
+        deg_last_386 = deg_last_388 | deg_last_389;
+        acc_387 = acc_390 + acc_391;
+        deg_last_387 = deg_last_390 | deg_last_391;
+        acc_384 = acc_384 + acc_385;
+        deg_last_384 = deg_last_384 | deg_last_385;
+        acc_385 = acc_386 + acc_387;
+        deg_last_385 = deg_last_386 | deg_last_387;
+        acc_384 = acc_384 + acc_385;
+        deg_last_384 = deg_last_384 | deg_last_385;
+        score_12__d = acc_384;
+        acc_416 = zero_sb;
+        deg_last_416 = zero7;
+        acc_417 = zero_sb;
+        deg_last_417 = zero7;
+        acc_418 = zero_sb;
+        deg_last_418 = zero7;
+        acc_419 = zero_sb;
+        deg_last_419 = zero7;
+        acc_420 = zero_sb;
+        deg_last_420 = zero7;
+        acc_421 = zero_sb;
+        deg_last_421 = zero7;
+        acc_422 = zero_sb;
+        deg_last_422 = zero7;
+        acc_423 = zero_sb;
+        deg_last_423 = zero7;
+        acc_424 = zero_sb;
+        deg_last_424 = zero7;
+        acc_425 = zero_sb;
+        deg_last_425 = zero7;
+        acc_426 = zero_sb;
+        deg_last_426 = zero7;
+        acc_427 = zero_sb;
+        deg_last_427 = zero7;
+        acc_428 = zero_sb;
+        deg_last_428 = zero7;
+        acc_429 = zero_sb;
+        deg_last_429 = zero7;
+        acc_430 = zero_sb;
+        deg_last_430 = zero7;
+        acc_431 = zero_sb;
+        deg_last_431 = zero7;
+        acc_432 = zero_sb;
+        deg_last_432 = zero7;
+        acc_433 = zero_sb;
+        deg_last_433 = zero7;
+        acc_434 = zero_sb;
+        deg_last_434 = zero7;
+        acc_435 = zero_sb;
+        deg_last_435 = zero7;
+        acc_436 = zero_sb;
+        deg_last_436 = zero7;
+        acc_437 = zero_sb;
+        deg_last_437 = zero7;
+        acc_438 = zero_sb;
+        deg_last_438 = zero7;
+        acc_439 = zero_sb;
+        deg_last_439 = zero7;
+        acc_440 = zero_sb;
+        deg_last_440 = zero7;
+        acc_441 = zero_sb;
+        deg_last_441 = zero7;
+        acc_442 = zero_sb;
+        deg_last_442 = zero7;
+        acc_443 = zero_sb;
+        deg_last_443 = zero7;
+        acc_444 = zero_sb;
+        deg_last_444 = zero7;
+        acc_445 = zero_sb;
+        deg_last_445 = zero7;
+        acc_446 = zero_sb;
+        deg_last_446 = zero7;
+        acc_447 = zero_sb;
+        deg_last_447 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_312;
+            acc_416 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_416 = deg_312;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_313;
+            acc_417 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_417 = deg_313;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_314;
+            acc_418 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_418 = deg_314;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_315;
+            acc_419 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_419 = deg_315;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_316;
+            acc_420 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_420 = deg_316;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_317;
+            acc_421 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_421 = deg_317;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_318;
+            acc_422 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_422 = deg_318;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_319;
+            acc_423 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_423 = deg_319;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_320;
+            acc_424 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_424 = deg_320;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_321;
+            acc_425 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_425 = deg_321;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_322;
+            acc_426 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_426 = deg_322;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_323;
+            acc_427 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_427 = deg_323;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_324;
+            acc_428 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_428 = deg_324;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_325;
+            acc_429 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_429 = deg_325;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_326;
+            acc_430 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_430 = deg_326;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_327;
+            acc_431 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_431 = deg_327;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_328;
+            acc_432 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_432 = deg_328;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_329;
+            acc_433 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_433 = deg_329;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_330;
+            acc_434 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_434 = deg_330;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_331;
+            acc_435 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_435 = deg_331;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_332;
+            acc_436 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_436 = deg_332;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_333;
+            acc_437 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_437 = deg_333;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_334;
+            acc_438 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_438 = deg_334;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_335;
+            acc_439 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_439 = deg_335;
+        end
+        acc_416 = acc_416 + acc_417;
+        deg_last_416 = deg_last_416 | deg_last_417;
+        acc_417 = acc_418 + acc_419;
+        deg_last_417 = deg_last_418 | deg_last_419;
+        acc_418 = acc_420 + acc_421;
+        deg_last_418 = deg_last_420 | deg_last_421;
+        acc_419 = acc_422 + acc_423;
+        deg_last_419 = deg_last_422 | deg_last_423;
+        acc_420 = acc_424 + acc_425;
+        deg_last_420 = deg_last_424 | deg_last_425;
+        acc_421 = acc_426 + acc_427;
+        deg_last_421 = deg_last_426 | deg_last_427;
+        acc_422 = acc_428 + acc_429;
+        deg_last_422 = deg_last_428 | deg_last_429;
+        acc_423 = acc_430 + acc_431;
+        deg_last_423 = deg_last_430 | deg_last_431;
+        acc_424 = acc_432 + acc_433;
+        deg_last_424 = deg_last_432 | deg_last_433;
+        acc_425 = acc_434 + acc_435;
+        deg_last_425 = deg_last_434 | deg_last_435;
+        acc_426 = acc_436 + acc_437;
+        deg_last_426 = deg_last_436 | deg_last_437;
+        acc_427 = acc_438 + acc_439;
+        deg_last_427 = deg_last_438 | deg_last_439;
+        acc_428 = acc_440 + acc_441;
+        deg_last_428 = deg_last_440 | deg_last_441;
+        acc_429 = acc_442 + acc_443;
+        deg_last_429 = deg_last_442 | deg_last_443;
+        acc_430 = acc_444 + acc_445;
+        deg_last_430 = deg_last_444 | deg_last_445;
+        acc_431 = acc_446 + acc_447;
+        deg_last_431 = deg_last_446 | deg_last_447;
+        acc_416 = acc_416 + acc_417;
+        deg_last_416 = deg_last_416 | deg_last_417;
+        acc_417 = acc_418 + acc_419;
+        deg_last_417 = deg_last_418 | deg_last_419;
+        acc_418 = acc_420 + acc_421;
+        deg_last_418 = deg_last_420 | deg_last_421;
+        acc_419 = acc_422 + acc_423;
+        deg_last_419 = deg_last_422 | deg_last_423;
+        acc_420 = acc_424 + acc_425;
+        deg_last_420 = deg_last_424 | deg_last_425;
+        acc_421 = acc_426 + acc_427;
+        deg_last_421 = deg_last_426 | deg_last_427;
+        acc_422 = acc_428 + acc_429;
+        deg_last_422 = deg_last_428 | deg_last_429;
+        acc_423 = acc_430 + acc_431;
+        deg_last_423 = deg_last_430 | deg_last_431;
+        acc_416 = acc_416 + acc_417;
+        deg_last_416 = deg_last_416 | deg_last_417;
+        acc_417 = acc_418 + acc_419;
+        deg_last_417 = deg_last_418 | deg_last_419;
+        acc_418 = acc_420 + acc_421;
+        deg_last_418 = deg_last_420 | deg_last_421;
+        acc_419 = acc_422 + acc_423;
+        deg_last_419 = deg_last_422 | deg_last_423;
+        acc_416 = acc_416 + acc_417;
+        deg_last_416 = deg_last_416 | deg_last_417;
+        acc_417 = acc_418 + acc_419;
+        deg_last_417 = deg_last_418 | deg_last_419;
+        acc_416 = acc_416 + acc_417;
+        deg_last_416 = deg_last_416 | deg_last_417;
+        score_13__d = acc_416;
+        acc_448 = zero_sb;
+        deg_last_448 = zero7;
+        acc_449 = zero_sb;
+        deg_last_449 = zero7;
+        acc_450 = zero_sb;
+        deg_last_450 = zero7;
+        acc_451 = zero_sb;
+        deg_last_451 = zero7;
+        acc_452 = zero_sb;
+        deg_last_452 = zero7;
+        acc_453 = zero_sb;
+        deg_last_453 = zero7;
+        acc_454 = zero_sb;
+        deg_last_454 = zero7;
+        acc_455 = zero_sb;
+        deg_last_455 = zero7;
+        acc_456 = zero_sb;
+        deg_last_456 = zero7;
+        acc_457 = zero_sb;
+        deg_last_457 = zero7;
+        acc_458 = zero_sb;
+        deg_last_458 = zero7;
+        acc_459 = zero_sb;
+        deg_last_459 = zero7;
+        acc_460 = zero_sb;
+        deg_last_460 = zero7;
+        acc_461 = zero_sb;
+        deg_last_461 = zero7;
+        acc_462 = zero_sb;
+        deg_last_462 = zero7;
+        acc_463 = zero_sb;
+        deg_last_463 = zero7;
+        acc_464 = zero_sb;
+        deg_last_464 = zero7;
+        acc_465 = zero_sb;
+        deg_last_465 = zero7;
+        acc_466 = zero_sb;
+        deg_last_466 = zero7;
+        acc_467 = zero_sb;
+        deg_last_467 = zero7;
+        acc_468 = zero_sb;
+        deg_last_468 = zero7;
+        acc_469 = zero_sb;
+        deg_last_469 = zero7;
+        acc_470 = zero_sb;
+        deg_last_470 = zero7;
+        acc_471 = zero_sb;
+        deg_last_471 = zero7;
+        acc_472 = zero_sb;
+        deg_last_472 = zero7;
+        acc_473 = zero_sb;
+        deg_last_473 = zero7;
+        acc_474 = zero_sb;
+        deg_last_474 = zero7;
+        acc_475 = zero_sb;
+        deg_last_475 = zero7;
+        acc_476 = zero_sb;
+        deg_last_476 = zero7;
+        acc_477 = zero_sb;
+        deg_last_477 = zero7;
+        acc_478 = zero_sb;
+        deg_last_478 = zero7;
+        acc_479 = zero_sb;
+        deg_last_479 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_336;
+            acc_448 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_448 = deg_336;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_337;
+            acc_449 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_449 = deg_337;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_338;
+            acc_450 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_450 = deg_338;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_339;
+            acc_451 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_451 = deg_339;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_340;
+            acc_452 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_452 = deg_340;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_341;
+            acc_453 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_453 = deg_341;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_342;
+            acc_454 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_454 = deg_342;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_343;
+            acc_455 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_455 = deg_343;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_344;
+            acc_456 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_456 = deg_344;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_345;
+            acc_457 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_457 = deg_345;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_346;
+            acc_458 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_458 = deg_346;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_347;
+            acc_459 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_459 = deg_347;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_348;
+            acc_460 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_460 = deg_348;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_349;
+            acc_461 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_461 = deg_349;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_350;
+            acc_462 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_462 = deg_350;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_351;
+            acc_463 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_463 = deg_351;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_352;
+            acc_464 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_464 = deg_352;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_353;
+            acc_465 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_465 = deg_353;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_354;
+            acc_466 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_466 = deg_354;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_355;
+            acc_467 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_467 = deg_355;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_356;
+            acc_468 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_468 = deg_356;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_357;
+            acc_469 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_469 = deg_357;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_358;
+            acc_470 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_470 = deg_358;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_359;
+            acc_471 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_471 = deg_359;
+        end
+        acc_448 = acc_448 + acc_449;
+        deg_last_448 = deg_last_448 | deg_last_449;
+        acc_449 = acc_450 + acc_451;
+        deg_last_449 = deg_last_450 | deg_last_451;
+        acc_450 = acc_452 + acc_453;
+        deg_last_450 = deg_last_452 | deg_last_453;
+        acc_451 = acc_454 + acc_455;
+        deg_last_451 = deg_last_454 | deg_last_455;
+        acc_452 = acc_456 + acc_457;
+        deg_last_452 = deg_last_456 | deg_last_457;
+        acc_453 = acc_458 + acc_459;
+        deg_last_453 = deg_last_458 | deg_last_459;
+        acc_454 = acc_460 + acc_461;
+        deg_last_454 = deg_last_460 | deg_last_461;
+        acc_455 = acc_462 + acc_463;
+        deg_last_455 = deg_last_462 | deg_last_463;
+        acc_456 = acc_464 + acc_465;
+        deg_last_456 = deg_last_464 | deg_last_465;
+        acc_457 = acc_466 + acc_467;
+        deg_last_457 = deg_last_466 | deg_last_467;
+        acc_458 = acc_468 + acc_469;
+        deg_last_458 = deg_last_468 | deg_last_469;
+        acc_459 = acc_470 + acc_471;
+        deg_last_459 = deg_last_470 | deg_last_471;
+        acc_460 = acc_472 + acc_473;
+        deg_last_460 = deg_last_472 | deg_last_473;
+        acc_461 = acc_474 + acc_475;
+        deg_last_461 = deg_last_474 | deg_last_475;
+        acc_462 = acc_476 + acc_477;
+        deg_last_462 = deg_last_476 | deg_last_477;
+        acc_463 = acc_478 + acc_479;
+        deg_last_463 = deg_last_478 | deg_last_479;
+        acc_448 = acc_448 + acc_449;
+        deg_last_448 = deg_last_448 | deg_last_449;
+        acc_449 = acc_450 + acc_451;
+        deg_last_449 = deg_last_450 | deg_last_451;
+        acc_450 = acc_452 + acc_453;
+        deg_last_450 = deg_last_452 | deg_last_453;
+        acc_451 = acc_454 + acc_455;
+        deg_last_451 = deg_last_454 | deg_last_455;
+        acc_452 = acc_456 + acc_457;
+        deg_last_452 = deg_last_456 | deg_last_457;
+        acc_453 = acc_458 + acc_459;
+        deg_last_453 = deg_last_458 | deg_last_459;
+        acc_454 = acc_460 + acc_461;
+        deg_last_454 = deg_last_460 | deg_last_461;
+        acc_455 = acc_462 + acc_463;
+        deg_last_455 = deg_last_462 | deg_last_463;
+        acc_448 = acc_448 + acc_449;
+        deg_last_448 = deg_last_448 | deg_last_449;
+        acc_449 = acc_450 + acc_451;
+        deg_last_449 = deg_last_450 | deg_last_451;
+        acc_450 = acc_452 + acc_453;
+        deg_last_450 = deg_last_452 | deg_last_453;
+        acc_451 = acc_454 + acc_455;
+        deg_last_451 = deg_last_454 | deg_last_455;
+        acc_448 = acc_448 + acc_449;
+        deg_last_448 = deg_last_448 | deg_last_449;
+        acc_449 = acc_450 + acc_451;
+        deg_last_449 = deg_last_450 | deg_last_451;
+        acc_448 = acc_448 + acc_449;
+        deg_last_448 = deg_last_448 | deg_last_449;
+        score_14__d = acc_448;
+        acc_480 = zero_sb;
+        deg_last_480 = zero7;
+        acc_481 = zero_sb;
+        deg_last_481 = zero7;
+        acc_482 = zero_sb;
+        deg_last_482 = zero7;
+        acc_483 = zero_sb;
+        deg_last_483 = zero7;
+        acc_484 = zero_sb;
+        deg_last_484 = zero7;
+        acc_485 = zero_sb;
+        deg_last_485 = zero7;
+        acc_486 = zero_sb;
+        deg_last_486 = zero7;
+        acc_487 = zero_sb;
+        deg_last_487 = zero7;
+        acc_488 = zero_sb;
+        deg_last_488 = zero7;
+        acc_489 = zero_sb;
+        deg_last_489 = zero7;
+        acc_490 = zero_sb;
+        deg_last_490 = zero7;
+        acc_491 = zero_sb;
+        deg_last_491 = zero7;
+        acc_492 = zero_sb;
+        deg_last_492 = zero7;
+        acc_493 = zero_sb;
+        deg_last_493 = zero7;
+        acc_494 = zero_sb;
+        deg_last_494 = zero7;
+        acc_495 = zero_sb;
+        deg_last_495 = zero7;
+        acc_496 = zero_sb;
+        deg_last_496 = zero7;
+        acc_497 = zero_sb;
+        deg_last_497 = zero7;
+        acc_498 = zero_sb;
+        deg_last_498 = zero7;
+        acc_499 = zero_sb;
+        deg_last_499 = zero7;
+        acc_500 = zero_sb;
+        deg_last_500 = zero7;
+        acc_501 = zero_sb;
+        deg_last_501 = zero7;
+        acc_502 = zero_sb;
+        deg_last_502 = zero7;
+        acc_503 = zero_sb;
+        deg_last_503 = zero7;
+        acc_504 = zero_sb;
+        deg_last_504 = zero7;
+        acc_505 = zero_sb;
+        deg_last_505 = zero7;
+        acc_506 = zero_sb;
+        deg_last_506 = zero7;
+        acc_507 = zero_sb;
+        deg_last_507 = zero7;
+        acc_508 = zero_sb;
+        deg_last_508 = zero7;
+        acc_509 = zero_sb;
+        deg_last_509 = zero7;
+        acc_510 = zero_sb;
+        deg_last_510 = zero7;
+        acc_511 = zero_sb;
+        deg_last_511 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_360;
+            acc_480 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_480 = deg_360;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_361;
+            acc_481 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_481 = deg_361;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_362;
+            acc_482 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_482 = deg_362;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_363;
+            acc_483 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_483 = deg_363;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_364;
+            acc_484 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_484 = deg_364;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_365;
+            acc_485 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_485 = deg_365;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_366;
+            acc_486 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_486 = deg_366;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_367;
+            acc_487 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_487 = deg_367;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_368;
+            acc_488 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_488 = deg_368;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_369;
+            acc_489 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_489 = deg_369;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_370;
+            acc_490 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_490 = deg_370;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_371;
+            acc_491 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_491 = deg_371;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_372;
+            acc_492 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_492 = deg_372;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_373;
+            acc_493 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_493 = deg_373;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_374;
+            acc_494 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_494 = deg_374;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_375;
+            acc_495 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_495 = deg_375;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_376;
+            acc_496 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_496 = deg_376;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_377;
+            acc_497 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_497 = deg_377;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_378;
+            acc_498 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_498 = deg_378;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_379;
+            acc_499 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_499 = deg_379;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_380;
+            acc_500 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_500 = deg_380;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_381;
+            acc_501 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_501 = deg_381;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_382;
+            acc_502 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_502 = deg_382;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_383;
+            acc_503 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_503 = deg_383;
+        end
+        acc_480 = acc_480 + acc_481;
+        deg_last_480 = deg_last_480 | deg_last_481;
+        acc_481 = acc_482 + acc_483;
+        deg_last_481 = deg_last_482 | deg_last_483;
+        acc_482 = acc_484 + acc_485;
+        deg_last_482 = deg_last_484 | deg_last_485;
+        acc_483 = acc_486 + acc_487;
+        deg_last_483 = deg_last_486 | deg_last_487;
+        acc_484 = acc_488 + acc_489;
+        deg_last_484 = deg_last_488 | deg_last_489;
+        acc_485 = acc_490 + acc_491;
+        deg_last_485 = deg_last_490 | deg_last_491;
+        acc_486 = acc_492 + acc_493;
+        deg_last_486 = deg_last_492 | deg_last_493;
+        acc_487 = acc_494 + acc_495;
+        deg_last_487 = deg_last_494 | deg_last_495;
+        acc_488 = acc_496 + acc_497;
+        deg_last_488 = deg_last_496 | deg_last_497;
+        acc_489 = acc_498 + acc_499;
+        deg_last_489 = deg_last_498 | deg_last_499;
+        acc_490 = acc_500 + acc_501;
+        deg_last_490 = deg_last_500 | deg_last_501;
+        acc_491 = acc_502 + acc_503;
+        deg_last_491 = deg_last_502 | deg_last_503;
+        acc_492 = acc_504 + acc_505;
+        deg_last_492 = deg_last_504 | deg_last_505;
+        acc_493 = acc_506 + acc_507;
+        deg_last_493 = deg_last_506 | deg_last_507;
+        acc_494 = acc_508 + acc_509;
+        deg_last_494 = deg_last_508 | deg_last_509;
+        acc_495 = acc_510 + acc_511;
+        deg_last_495 = deg_last_510 | deg_last_511;
+        acc_480 = acc_480 + acc_481;
+        deg_last_480 = deg_last_480 | deg_last_481;
+        acc_481 = acc_482 + acc_483;
+        deg_last_481 = deg_last_482 | deg_last_483;
+        acc_482 = acc_484 + acc_485;
+        deg_last_482 = deg_last_484 | deg_last_485;
+        acc_483 = acc_486 + acc_487;
+        deg_last_483 = deg_last_486 | deg_last_487;
+        acc_484 = acc_488 + acc_489;
+        deg_last_484 = deg_last_488 | deg_last_489;
+        acc_485 = acc_490 + acc_491;
+        deg_last_485 = deg_last_490 | deg_last_491;
+        acc_486 = acc_492 + acc_493;
+        deg_last_486 = deg_last_492 | deg_last_493;
+        acc_487 = acc_494 + acc_495;
+        deg_last_487 = deg_last_494 | deg_last_495;
+        acc_480 = acc_480 + acc_481;
+        deg_last_480 = deg_last_480 | deg_last_481;
+        acc_481 = acc_482 + acc_483;
+        deg_last_481 = deg_last_482 | deg_last_483;
+        acc_482 = acc_484 + acc_485;
+        deg_last_482 = deg_last_484 | deg_last_485;
+        acc_483 = acc_486 + acc_487;
+        deg_last_483 = deg_last_486 | deg_last_487;
+        acc_480 = acc_480 + acc_481;
+        deg_last_480 = deg_last_480 | deg_last_481;
+        acc_481 = acc_482 + acc_483;
+        deg_last_481 = deg_last_482 | deg_last_483;
+        acc_480 = acc_480 + acc_481;
+        deg_last_480 = deg_last_480 | deg_last_481;
+        score_15__d = acc_480;
+        acc_512 = zero_sb;
+        deg_last_512 = zero7;
+        acc_513 = zero_sb;
+        deg_last_513 = zero7;
+        acc_514 = zero_sb;
+        deg_last_514 = zero7;
+        acc_515 = zero_sb;
+        deg_last_515 = zero7;
+        acc_516 = zero_sb;
+        deg_last_516 = zero7;
+        acc_517 = zero_sb;
+        deg_last_517 = zero7;
+        acc_518 = zero_sb;
+        deg_last_518 = zero7;
+        acc_519 = zero_sb;
+        deg_last_519 = zero7;
+        acc_520 = zero_sb;
+        deg_last_520 = zero7;
+        acc_521 = zero_sb;
+        deg_last_521 = zero7;
+        acc_522 = zero_sb;
+        deg_last_522 = zero7;
+        acc_523 = zero_sb;
+        deg_last_523 = zero7;
+        acc_524 = zero_sb;
+        deg_last_524 = zero7;
+        acc_525 = zero_sb;
+        deg_last_525 = zero7;
+        acc_526 = zero_sb;
+        deg_last_526 = zero7;
+        acc_527 = zero_sb;
+        deg_last_527 = zero7;
+        acc_528 = zero_sb;
+        deg_last_528 = zero7;
+        acc_529 = zero_sb;
+        deg_last_529 = zero7;
+        acc_530 = zero_sb;
+        deg_last_530 = zero7;
+        acc_531 = zero_sb;
+        deg_last_531 = zero7;
+        acc_532 = zero_sb;
+        deg_last_532 = zero7;
+        acc_533 = zero_sb;
+        deg_last_533 = zero7;
+        acc_534 = zero_sb;
+        deg_last_534 = zero7;
+        acc_535 = zero_sb;
+        deg_last_535 = zero7;
+        acc_536 = zero_sb;
+        deg_last_536 = zero7;
+        acc_537 = zero_sb;
+        deg_last_537 = zero7;
+        acc_538 = zero_sb;
+        deg_last_538 = zero7;
+        acc_539 = zero_sb;
+        deg_last_539 = zero7;
+        acc_540 = zero_sb;
+        deg_last_540 = zero7;
+        acc_541 = zero_sb;
+        deg_last_541 = zero7;
+        acc_542 = zero_sb;
+        deg_last_542 = zero7;
+        acc_543 = zero_sb;
+        deg_last_543 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_384;
+            acc_512 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_512 = deg_384;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_385;
+            acc_513 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_513 = deg_385;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_386;
+            acc_514 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_514 = deg_386;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_387;
+            acc_515 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_515 = deg_387;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_388;
+            acc_516 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_516 = deg_388;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_389;
+            acc_517 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_517 = deg_389;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_390;
+            acc_518 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_518 = deg_390;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_391;
+            acc_519 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_519 = deg_391;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_392;
+            acc_520 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_520 = deg_392;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_393;
+            acc_521 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_521 = deg_393;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_394;
+            acc_522 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_522 = deg_394;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_395;
+            acc_523 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_523 = deg_395;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_396;
+            acc_524 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_524 = deg_396;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_397;
+            acc_525 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_525 = deg_397;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_398;
+            acc_526 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_526 = deg_398;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_399;
+            acc_527 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_527 = deg_399;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_400;
+            acc_528 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_528 = deg_400;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_401;
+            acc_529 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_529 = deg_401;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_402;
+            acc_530 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_530 = deg_402;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_403;
+            acc_531 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_531 = deg_403;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_404;
+            acc_532 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_532 = deg_404;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_405;
+            acc_533 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_533 = deg_405;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_406;
+            acc_534 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_534 = deg_406;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_407;
+            acc_535 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_535 = deg_407;
+        end
+        acc_512 = acc_512 + acc_513;
+        deg_last_512 = deg_last_512 | deg_last_513;
+        acc_513 = acc_514 + acc_515;
+        deg_last_513 = deg_last_514 | deg_last_515;
+        acc_514 = acc_516 + acc_517;
+        deg_last_514 = deg_last_516 | deg_last_517;
+        acc_515 = acc_518 + acc_519;
+        deg_last_515 = deg_last_518 | deg_last_519;
+        acc_516 = acc_520 + acc_521;
+        deg_last_516 = deg_last_520 | deg_last_521;
+        acc_517 = acc_522 + acc_523;
+        deg_last_517 = deg_last_522 | deg_last_523;
+        acc_518 = acc_524 + acc_525;
+        deg_last_518 = deg_last_524 | deg_last_525;
+        acc_519 = acc_526 + acc_527;
+        deg_last_519 = deg_last_526 | deg_last_527;
+        acc_520 = acc_528 + acc_529;
+        deg_last_520 = deg_last_528 | deg_last_529;
+        acc_521 = acc_530 + acc_531;
+        deg_last_521 = deg_last_530 | deg_last_531;
+        acc_522 = acc_532 + acc_533;
+        deg_last_522 = deg_last_532 | deg_last_533;
+        acc_523 = acc_534 + acc_535;
+        deg_last_523 = deg_last_534 | deg_last_535;
+        acc_524 = acc_536 + acc_537;
+        deg_last_524 = deg_last_536 | deg_last_537;
+        acc_525 = acc_538 + acc_539;
+        deg_last_525 = deg_last_538 | deg_last_539;
+        acc_526 = acc_540 + acc_541;
+        deg_last_526 = deg_last_540 | deg_last_541;
+        acc_527 = acc_542 + acc_543;
+        deg_last_527 = deg_last_542 | deg_last_543;
+        acc_512 = acc_512 + acc_513;
+        deg_last_512 = deg_last_512 | deg_last_513;
+        acc_513 = acc_514 + acc_515;
+        deg_last_513 = deg_last_514 | deg_last_515;
+        acc_514 = acc_516 + acc_517;
+        deg_last_514 = deg_last_516 | deg_last_517;
+        acc_515 = acc_518 + acc_519;
+        deg_last_515 = deg_last_518 | deg_last_519;
+        acc_516 = acc_520 + acc_521;
+        deg_last_516 = deg_last_520 | deg_last_521;
+        acc_517 = acc_522 + acc_523;
+        deg_last_517 = deg_last_522 | deg_last_523;
+        acc_518 = acc_524 + acc_525;
+        deg_last_518 = deg_last_524 | deg_last_525;
+        acc_519 = acc_526 + acc_527;
+        deg_last_519 = deg_last_526 | deg_last_527;
+        acc_512 = acc_512 + acc_513;
+        deg_last_512 = deg_last_512 | deg_last_513;
+        acc_513 = acc_514 + acc_515;
+        deg_last_513 = deg_last_514 | deg_last_515;
+        acc_514 = acc_516 + acc_517;
+        deg_last_514 = deg_last_516 | deg_last_517;
+        acc_515 = acc_518 + acc_519;
+        deg_last_515 = deg_last_518 | deg_last_519;
+        acc_512 = acc_512 + acc_513;
+        deg_last_512 = deg_last_512 | deg_last_513;
+        acc_513 = acc_514 + acc_515;
+        deg_last_513 = deg_last_514 | deg_last_515;
+        acc_512 = acc_512 + acc_513;
+        deg_last_512 = deg_last_512 | deg_last_513;
+        score_16__d = acc_512;
+        acc_544 = zero_sb;
+        deg_last_544 = zero7;
+        acc_545 = zero_sb;
+        deg_last_545 = zero7;
+        acc_546 = zero_sb;
+        deg_last_546 = zero7;
+        acc_547 = zero_sb;
+        deg_last_547 = zero7;
+        acc_548 = zero_sb;
+        deg_last_548 = zero7;
+        acc_549 = zero_sb;
+        deg_last_549 = zero7;
+        acc_550 = zero_sb;
+        deg_last_550 = zero7;
+        acc_551 = zero_sb;
+        deg_last_551 = zero7;
+        acc_552 = zero_sb;
+        deg_last_552 = zero7;
+        acc_553 = zero_sb;
+        deg_last_553 = zero7;
+        acc_554 = zero_sb;
+        deg_last_554 = zero7;
+        acc_555 = zero_sb;
+        deg_last_555 = zero7;
+        acc_556 = zero_sb;
+        deg_last_556 = zero7;
+        acc_557 = zero_sb;
+        deg_last_557 = zero7;
+        acc_558 = zero_sb;
+        deg_last_558 = zero7;
+        acc_559 = zero_sb;
+        deg_last_559 = zero7;
+        acc_560 = zero_sb;
+        deg_last_560 = zero7;
+        acc_561 = zero_sb;
+        deg_last_561 = zero7;
+        acc_562 = zero_sb;
+        deg_last_562 = zero7;
+        acc_563 = zero_sb;
+        deg_last_563 = zero7;
+        acc_564 = zero_sb;
+        deg_last_564 = zero7;
+        acc_565 = zero_sb;
+        deg_last_565 = zero7;
+        acc_566 = zero_sb;
+        deg_last_566 = zero7;
+        acc_567 = zero_sb;
+        deg_last_567 = zero7;
+        acc_568 = zero_sb;
+        deg_last_568 = zero7;
+        acc_569 = zero_sb;
+        deg_last_569 = zero7;
+        acc_570 = zero_sb;
+        deg_last_570 = zero7;
+        acc_571 = zero_sb;
+        deg_last_571 = zero7;
+        acc_572 = zero_sb;
+        deg_last_572 = zero7;
+        acc_573 = zero_sb;
+        deg_last_573 = zero7;
+        acc_574 = zero_sb;
+        deg_last_574 = zero7;
+        acc_575 = zero_sb;
+        deg_last_575 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_408;
+            acc_544 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_544 = deg_408;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_409;
+            acc_545 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_545 = deg_409;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_410;
+            acc_546 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_546 = deg_410;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_411;
+            acc_547 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_547 = deg_411;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_412;
+            acc_548 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_548 = deg_412;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_413;
+            acc_549 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_549 = deg_413;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_414;
+            acc_550 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_550 = deg_414;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_415;
+            acc_551 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_551 = deg_415;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_416;
+            acc_552 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_552 = deg_416;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_417;
+            acc_553 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_553 = deg_417;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_418;
+            acc_554 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_554 = deg_418;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_419;
+            acc_555 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_555 = deg_419;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_420;
+            acc_556 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_556 = deg_420;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_421;
+            acc_557 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_557 = deg_421;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_422;
+            acc_558 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_558 = deg_422;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_423;
+            acc_559 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_559 = deg_423;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_424;
+            acc_560 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_560 = deg_424;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_425;
+            acc_561 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_561 = deg_425;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_426;
+            acc_562 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_562 = deg_426;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_427;
+            acc_563 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_563 = deg_427;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_428;
+            acc_564 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_564 = deg_428;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_429;
+            acc_565 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_565 = deg_429;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_430;
+            acc_566 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_566 = deg_430;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_431;
+            acc_567 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_567 = deg_431;
+        end
+        acc_544 = acc_544 + acc_545;
+        deg_last_544 = deg_last_544 | deg_last_545;
+        acc_545 = acc_546 + acc_547;
+        deg_last_545 = deg_last_546 | deg_last_547;
+        acc_546 = acc_548 + acc_549;
+        deg_last_546 = deg_last_548 | deg_last_549;
+        acc_547 = acc_550 + acc_551;
+        deg_last_547 = deg_last_550 | deg_last_551;
+        acc_548 = acc_552 + acc_553;
+        deg_last_548 = deg_last_552 | deg_last_553;
+        acc_549 = acc_554 + acc_555;
+        deg_last_549 = deg_last_554 | deg_last_555;
+        acc_550 = acc_556 + acc_557;
+        deg_last_550 = deg_last_556 | deg_last_557;
+        acc_551 = acc_558 + acc_559;
+        deg_last_551 = deg_last_558 | deg_last_559;
+        acc_552 = acc_560 + acc_561;
+        deg_last_552 = deg_last_560 | deg_last_561;
+        acc_553 = acc_562 + acc_563;
+        deg_last_553 = deg_last_562 | deg_last_563;
+        acc_554 = acc_564 + acc_565;
+        deg_last_554 = deg_last_564 | deg_last_565;
+        acc_555 = acc_566 + acc_567;
+        deg_last_555 = deg_last_566 | deg_last_567;
+        acc_556 = acc_568 + acc_569;
+        deg_last_556 = deg_last_568 | deg_last_569;
+        acc_557 = acc_570 + acc_571;
+        deg_last_557 = deg_last_570 | deg_last_571;
+        acc_558 = acc_572 + acc_573;
+        deg_last_558 = deg_last_572 | deg_last_573;
+        acc_559 = acc_574 + acc_575;
+        deg_last_559 = deg_last_574 | deg_last_575;
+        acc_544 = acc_544 + acc_545;
+        deg_last_544 = deg_last_544 | deg_last_545;
+        acc_545 = acc_546 + acc_547;
+        deg_last_545 = deg_last_546 | deg_last_547;
+        acc_546 = acc_548 + acc_549;
+        deg_last_546 = deg_last_548 | deg_last_549;
+        acc_547 = acc_550 + acc_551;
+        deg_last_547 = deg_last_550 | deg_last_551;
+        acc_548 = acc_552 + acc_553;
+        deg_last_548 = deg_last_552 | deg_last_553;
+        acc_549 = acc_554 + acc_555;
+        deg_last_549 = deg_last_554 | deg_last_555;
+        acc_550 = acc_556 + acc_557;
+        deg_last_550 = deg_last_556 | deg_last_557;
+        acc_551 = acc_558 + acc_559;
+        deg_last_551 = deg_last_558 | deg_last_559;
+        acc_544 = acc_544 + acc_545;
+        deg_last_544 = deg_last_544 | deg_last_545;
+        acc_545 = acc_546 + acc_547;
+        deg_last_545 = deg_last_546 | deg_last_547;
+        acc_546 = acc_548 + acc_549;
+        deg_last_546 = deg_last_548 | deg_last_549;
+        acc_547 = acc_550 + acc_551;
+        deg_last_547 = deg_last_550 | deg_last_551;
+        acc_544 = acc_544 + acc_545;
+        deg_last_544 = deg_last_544 | deg_last_545;
+        acc_545 = acc_546 + acc_547;
+        deg_last_545 = deg_last_546 | deg_last_547;
+        acc_544 = acc_544 + acc_545;
+        deg_last_544 = deg_last_544 | deg_last_545;
+        score_17__d = acc_544;
+        acc_576 = zero_sb;
+        deg_last_576 = zero7;
+        acc_577 = zero_sb;
+        deg_last_577 = zero7;
+        acc_578 = zero_sb;
+        deg_last_578 = zero7;
+        acc_579 = zero_sb;
+        deg_last_579 = zero7;
+        acc_580 = zero_sb;
+        deg_last_580 = zero7;
+        acc_581 = zero_sb;
+        deg_last_581 = zero7;
+        acc_582 = zero_sb;
+        deg_last_582 = zero7;
+        acc_583 = zero_sb;
+        deg_last_583 = zero7;
+        acc_584 = zero_sb;
+        deg_last_584 = zero7;
+        acc_585 = zero_sb;
+        deg_last_585 = zero7;
+        acc_586 = zero_sb;
+        deg_last_586 = zero7;
+        acc_587 = zero_sb;
+        deg_last_587 = zero7;
+        acc_588 = zero_sb;
+        deg_last_588 = zero7;
+        acc_589 = zero_sb;
+        deg_last_589 = zero7;
+        acc_590 = zero_sb;
+        deg_last_590 = zero7;
+        acc_591 = zero_sb;
+        deg_last_591 = zero7;
+        acc_592 = zero_sb;
+        deg_last_592 = zero7;
+        acc_593 = zero_sb;
+        deg_last_593 = zero7;
+        acc_594 = zero_sb;
+        deg_last_594 = zero7;
+        acc_595 = zero_sb;
+        deg_last_595 = zero7;
+        acc_596 = zero_sb;
+        deg_last_596 = zero7;
+        acc_597 = zero_sb;
+        deg_last_597 = zero7;
+        acc_598 = zero_sb;
+        deg_last_598 = zero7;
+        acc_599 = zero_sb;
+        deg_last_599 = zero7;
+        acc_600 = zero_sb;
+        deg_last_600 = zero7;
+        acc_601 = zero_sb;
+        deg_last_601 = zero7;
+        acc_602 = zero_sb;
+        deg_last_602 = zero7;
+        acc_603 = zero_sb;
+        deg_last_603 = zero7;
+        acc_604 = zero_sb;
+        deg_last_604 = zero7;
+        acc_605 = zero_sb;
+        deg_last_605 = zero7;
+        acc_606 = zero_sb;
+        deg_last_606 = zero7;
+        acc_607 = zero_sb;
+        deg_last_607 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_432;
+            acc_576 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_576 = deg_432;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_433;
+            acc_577 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_577 = deg_433;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_434;
+            acc_578 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_578 = deg_434;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_435;
+            acc_579 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_579 = deg_435;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_436;
+            acc_580 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_580 = deg_436;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_437;
+            acc_581 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_581 = deg_437;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_438;
+            acc_582 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_582 = deg_438;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_439;
+            acc_583 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_583 = deg_439;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_440;
+            acc_584 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_584 = deg_440;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_441;
+            acc_585 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_585 = deg_441;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_442;
+            acc_586 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_586 = deg_442;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_443;
+            acc_587 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_587 = deg_443;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_444;
+            acc_588 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_588 = deg_444;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_445;
+            acc_589 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_589 = deg_445;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_446;
+            acc_590 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_590 = deg_446;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_447;
+            acc_591 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_591 = deg_447;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_448;
+            acc_592 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_592 = deg_448;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_449;
+            acc_593 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_593 = deg_449;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_450;
+            acc_594 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_594 = deg_450;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_451;
+            acc_595 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_595 = deg_451;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_452;
+            acc_596 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_596 = deg_452;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_453;
+            acc_597 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_597 = deg_453;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_454;
+            acc_598 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_598 = deg_454;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_455;
+            acc_599 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_599 = deg_455;
+        end
+        acc_576 = acc_576 + acc_577;
+        deg_last_576 = deg_last_576 | deg_last_577;
+        acc_577 = acc_578 + acc_579;
+        deg_last_577 = deg_last_578 | deg_last_579;
+        acc_578 = acc_580 + acc_581;
+        deg_last_578 = deg_last_580 | deg_last_581;
+        acc_579 = acc_582 + acc_583;
+        deg_last_579 = deg_last_582 | deg_last_583;
+        acc_580 = acc_584 + acc_585;
+        deg_last_580 = deg_last_584 | deg_last_585;
+        acc_581 = acc_586 + acc_587;
+        deg_last_581 = deg_last_586 | deg_last_587;
+        acc_582 = acc_588 + acc_589;
+        deg_last_582 = deg_last_588 | deg_last_589;
+        acc_583 = acc_590 + acc_591;
+        deg_last_583 = deg_last_590 | deg_last_591;
+        acc_584 = acc_592 + acc_593;
+        deg_last_584 = deg_last_592 | deg_last_593;
+        acc_585 = acc_594 + acc_595;
+        deg_last_585 = deg_last_594 | deg_last_595;
+        acc_586 = acc_596 + acc_597;
+        deg_last_586 = deg_last_596 | deg_last_597;
+        acc_587 = acc_598 + acc_599;
+        deg_last_587 = deg_last_598 | deg_last_599;
+        acc_588 = acc_600 + acc_601;
+        deg_last_588 = deg_last_600 | deg_last_601;
+        acc_589 = acc_602 + acc_603;
+        deg_last_589 = deg_last_602 | deg_last_603;
+        acc_590 = acc_604 + acc_605;
+        deg_last_590 = deg_last_604 | deg_last_605;
+        acc_591 = acc_606 + acc_607;
+        deg_last_591 = deg_last_606 | deg_last_607;
+        acc_576 = acc_576 + acc_577;
+        deg_last_576 = deg_last_576 | deg_last_577;
+        acc_577 = acc_578 + acc_579;
+        deg_last_577 = deg_last_578 | deg_last_579;
+        acc_578 = acc_580 + acc_581;
+        deg_last_578 = deg_last_580 | deg_last_581;
+        acc_579 = acc_582 + acc_583;
+        deg_last_579 = deg_last_582 | deg_last_583;
+        acc_580 = acc_584 + acc_585;
+        deg_last_580 = deg_last_584 | deg_last_585;
+        acc_581 = acc_586 + acc_587;
+        deg_last_581 = deg_last_586 | deg_last_587;
+        acc_582 = acc_588 + acc_589;
+        deg_last_582 = deg_last_588 | deg_last_589;
+        acc_583 = acc_590 + acc_591;
+        deg_last_583 = deg_last_590 | deg_last_591;
+        acc_576 = acc_576 + acc_577;
+        deg_last_576 = deg_last_576 | deg_last_577;
+        acc_577 = acc_578 + acc_579;
+        deg_last_577 = deg_last_578 | deg_last_579;
+        acc_578 = acc_580 + acc_581;
+        deg_last_578 = deg_last_580 | deg_last_581;
+        acc_579 = acc_582 + acc_583;
+        deg_last_579 = deg_last_582 | deg_last_583;
+        acc_576 = acc_576 + acc_577;
+        deg_last_576 = deg_last_576 | deg_last_577;
+        acc_577 = acc_578 + acc_579;
+        deg_last_577 = deg_last_578 | deg_last_579;
+        acc_576 = acc_576 + acc_577;
+        deg_last_576 = deg_last_576 | deg_last_577;
+        score_18__d = acc_576;
+        acc_608 = zero_sb;
+        deg_last_608 = zero7;
+        acc_609 = zero_sb;
+        deg_last_609 = zero7;
+        acc_610 = zero_sb;
+        deg_last_610 = zero7;
+        acc_611 = zero_sb;
+        deg_last_611 = zero7;
+        acc_612 = zero_sb;
+        deg_last_612 = zero7;
+        acc_613 = zero_sb;
+        deg_last_613 = zero7;
+        acc_614 = zero_sb;
+        deg_last_614 = zero7;
+        acc_615 = zero_sb;
+        deg_last_615 = zero7;
+        acc_616 = zero_sb;
+        deg_last_616 = zero7;
+        acc_617 = zero_sb;
+        deg_last_617 = zero7;
+        acc_618 = zero_sb;
+        deg_last_618 = zero7;
+        acc_619 = zero_sb;
+        deg_last_619 = zero7;
+        acc_620 = zero_sb;
+        deg_last_620 = zero7;
+        acc_621 = zero_sb;
+        deg_last_621 = zero7;
+        acc_622 = zero_sb;
+        deg_last_622 = zero7;
+        acc_623 = zero_sb;
+        deg_last_623 = zero7;
+        acc_624 = zero_sb;
+        deg_last_624 = zero7;
+        acc_625 = zero_sb;
+        deg_last_625 = zero7;
+        acc_626 = zero_sb;
+        deg_last_626 = zero7;
+        acc_627 = zero_sb;
+        deg_last_627 = zero7;
+        acc_628 = zero_sb;
+        deg_last_628 = zero7;
+        acc_629 = zero_sb;
+        deg_last_629 = zero7;
+        acc_630 = zero_sb;
+        deg_last_630 = zero7;
+        acc_631 = zero_sb;
+        deg_last_631 = zero7;
+        acc_632 = zero_sb;
+        deg_last_632 = zero7;
+        acc_633 = zero_sb;
+        deg_last_633 = zero7;
+        acc_634 = zero_sb;
+        deg_last_634 = zero7;
+        acc_635 = zero_sb;
+        deg_last_635 = zero7;
+        acc_636 = zero_sb;
+        deg_last_636 = zero7;
+        acc_637 = zero_sb;
+        deg_last_637 = zero7;
+        acc_638 = zero_sb;
+        deg_last_638 = zero7;
+        acc_639 = zero_sb;
+        deg_last_639 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_456;
+            acc_608 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_608 = deg_456;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_457;
+            acc_609 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_609 = deg_457;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_458;
+            acc_610 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_610 = deg_458;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_459;
+            acc_611 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_611 = deg_459;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_460;
+            acc_612 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_612 = deg_460;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_461;
+            acc_613 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_613 = deg_461;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_462;
+            acc_614 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_614 = deg_462;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_463;
+            acc_615 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_615 = deg_463;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_464;
+            acc_616 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_616 = deg_464;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_465;
+            acc_617 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_617 = deg_465;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_466;
+            acc_618 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_618 = deg_466;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_467;
+            acc_619 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_619 = deg_467;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_468;
+            acc_620 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_620 = deg_468;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_469;
+            acc_621 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_621 = deg_469;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_470;
+            acc_622 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_622 = deg_470;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_471;
+            acc_623 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_623 = deg_471;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_472;
+            acc_624 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_624 = deg_472;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_473;
+            acc_625 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_625 = deg_473;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_474;
+            acc_626 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_626 = deg_474;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_475;
+            acc_627 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_627 = deg_475;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_476;
+            acc_628 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_628 = deg_476;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_477;
+            acc_629 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_629 = deg_477;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_478;
+            acc_630 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_630 = deg_478;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_479;
+            acc_631 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_631 = deg_479;
+        end
+        acc_608 = acc_608 + acc_609;
+        deg_last_608 = deg_last_608 | deg_last_609;
+        acc_609 = acc_610 + acc_611;
+        deg_last_609 = deg_last_610 | deg_last_611;
+        acc_610 = acc_612 + acc_613;
+        deg_last_610 = deg_last_612 | deg_last_613;
+        acc_611 = acc_614 + acc_615;
+        deg_last_611 = deg_last_614 | deg_last_615;
+        acc_612 = acc_616 + acc_617;
+        deg_last_612 = deg_last_616 | deg_last_617;
+        acc_613 = acc_618 + acc_619;
+        deg_last_613 = deg_last_618 | deg_last_619;
+        acc_614 = acc_620 + acc_621;
+        deg_last_614 = deg_last_620 | deg_last_621;
+        acc_615 = acc_622 + acc_623;
+        deg_last_615 = deg_last_622 | deg_last_623;
+        acc_616 = acc_624 + acc_625;
+        deg_last_616 = deg_last_624 | deg_last_625;
+        acc_617 = acc_626 + acc_627;
+        deg_last_617 = deg_last_626 | deg_last_627;
+        acc_618 = acc_628 + acc_629;
+        deg_last_618 = deg_last_628 | deg_last_629;
+        acc_619 = acc_630 + acc_631;
+        deg_last_619 = deg_last_630 | deg_last_631;
+        acc_620 = acc_632 + acc_633;
+        deg_last_620 = deg_last_632 | deg_last_633;
+        acc_621 = acc_634 + acc_635;
+        deg_last_621 = deg_last_634 | deg_last_635;
+        acc_622 = acc_636 + acc_637;
+        deg_last_622 = deg_last_636 | deg_last_637;
+        acc_623 = acc_638 + acc_639;
+        deg_last_623 = deg_last_638 | deg_last_639;
+        acc_608 = acc_608 + acc_609;
+        deg_last_608 = deg_last_608 | deg_last_609;
+        acc_609 = acc_610 + acc_611;
+        deg_last_609 = deg_last_610 | deg_last_611;
+        acc_610 = acc_612 + acc_613;
+        deg_last_610 = deg_last_612 | deg_last_613;
+        acc_611 = acc_614 + acc_615;
+        deg_last_611 = deg_last_614 | deg_last_615;
+        acc_612 = acc_616 + acc_617;
+        deg_last_612 = deg_last_616 | deg_last_617;
+        acc_613 = acc_618 + acc_619;
+        deg_last_613 = deg_last_618 | deg_last_619;
+        acc_614 = acc_620 + acc_621;
+        deg_last_614 = deg_last_620 | deg_last_621;
+        acc_615 = acc_622 + acc_623;
+        deg_last_615 = deg_last_622 | deg_last_623;
+        acc_608 = acc_608 + acc_609;
+        deg_last_608 = deg_last_608 | deg_last_609;
+        acc_609 = acc_610 + acc_611;
+        deg_last_609 = deg_last_610 | deg_last_611;
+        acc_610 = acc_612 + acc_613;
+        deg_last_610 = deg_last_612 | deg_last_613;
+        acc_611 = acc_614 + acc_615;
+        deg_last_611 = deg_last_614 | deg_last_615;
+        acc_608 = acc_608 + acc_609;
+        deg_last_608 = deg_last_608 | deg_last_609;
+        acc_609 = acc_610 + acc_611;
+        deg_last_609 = deg_last_610 | deg_last_611;
+        acc_608 = acc_608 + acc_609;
+        deg_last_608 = deg_last_608 | deg_last_609;
+        score_19__d = acc_608;
+        acc_640 = zero_sb;
+        deg_last_640 = zero7;
+        acc_641 = zero_sb;
+        deg_last_641 = zero7;
+        acc_642 = zero_sb;
+        deg_last_642 = zero7;
+        acc_643 = zero_sb;
+        deg_last_643 = zero7;
+        acc_644 = zero_sb;
+        deg_last_644 = zero7;
+        acc_645 = zero_sb;
+        deg_last_645 = zero7;
+        acc_646 = zero_sb;
+        deg_last_646 = zero7;
+        acc_647 = zero_sb;
+        deg_last_647 = zero7;
+        acc_648 = zero_sb;
+        deg_last_648 = zero7;
+        acc_649 = zero_sb;
+        deg_last_649 = zero7;
+        acc_650 = zero_sb;
+        deg_last_650 = zero7;
+        acc_651 = zero_sb;
+        deg_last_651 = zero7;
+        acc_652 = zero_sb;
+        deg_last_652 = zero7;
+        acc_653 = zero_sb;
+        deg_last_653 = zero7;
+        acc_654 = zero_sb;
+        deg_last_654 = zero7;
+        acc_655 = zero_sb;
+        deg_last_655 = zero7;
+        acc_656 = zero_sb;
+        deg_last_656 = zero7;
+        acc_657 = zero_sb;
+        deg_last_657 = zero7;
+        acc_658 = zero_sb;
+        deg_last_658 = zero7;
+        acc_659 = zero_sb;
+        deg_last_659 = zero7;
+        acc_660 = zero_sb;
+        deg_last_660 = zero7;
+        acc_661 = zero_sb;
+        deg_last_661 = zero7;
+        acc_662 = zero_sb;
+        deg_last_662 = zero7;
+        acc_663 = zero_sb;
+        deg_last_663 = zero7;
+        acc_664 = zero_sb;
+        deg_last_664 = zero7;
+        acc_665 = zero_sb;
+        deg_last_665 = zero7;
+        acc_666 = zero_sb;
+        deg_last_666 = zero7;
+        acc_667 = zero_sb;
+        deg_last_667 = zero7;
+        acc_668 = zero_sb;
+        deg_last_668 = zero7;
+        acc_669 = zero_sb;
+        deg_last_669 = zero7;
+        acc_670 = zero_sb;
+        deg_last_670 = zero7;
+        acc_671 = zero_sb;
+        deg_last_671 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_480;
+            acc_640 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_640 = deg_480;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_481;
+            acc_641 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_641 = deg_481;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_482;
+            acc_642 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_642 = deg_482;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_483;
+            acc_643 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_643 = deg_483;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_484;
+            acc_644 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_644 = deg_484;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_485;
+            acc_645 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_645 = deg_485;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_486;
+            acc_646 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_646 = deg_486;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_487;
+            acc_647 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_647 = deg_487;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_488;
+            acc_648 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_648 = deg_488;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_489;
+            acc_649 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_649 = deg_489;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_490;
+            acc_650 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_650 = deg_490;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_491;
+            acc_651 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_651 = deg_491;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_492;
+            acc_652 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_652 = deg_492;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_493;
+            acc_653 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_653 = deg_493;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_494;
+            acc_654 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_654 = deg_494;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_495;
+            acc_655 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_655 = deg_495;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_496;
+            acc_656 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_656 = deg_496;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_497;
+            acc_657 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_657 = deg_497;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_498;
+            acc_658 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_658 = deg_498;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_499;
+            acc_659 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_659 = deg_499;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_500;
+            acc_660 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_660 = deg_500;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_501;
+            acc_661 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_661 = deg_501;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_502;
+            acc_662 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_662 = deg_502;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_503;
+            acc_663 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_663 = deg_503;
+        end
+        acc_640 = acc_640 + acc_641;
+        deg_last_640 = deg_last_640 | deg_last_641;
+        acc_641 = acc_642 + acc_643;
+        deg_last_641 = deg_last_642 | deg_last_643;
+        acc_642 = acc_644 + acc_645;
+        deg_last_642 = deg_last_644 | deg_last_645;
+        acc_643 = acc_646 + acc_647;
+        deg_last_643 = deg_last_646 | deg_last_647;
+        acc_644 = acc_648 + acc_649;
+        deg_last_644 = deg_last_648 | deg_last_649;
+        acc_645 = acc_650 + acc_651;
+        deg_last_645 = deg_last_650 | deg_last_651;
+        acc_646 = acc_652 + acc_653;
+        deg_last_646 = deg_last_652 | deg_last_653;
+        acc_647 = acc_654 + acc_655;
+        deg_last_647 = deg_last_654 | deg_last_655;
+        acc_648 = acc_656 + acc_657;
+        deg_last_648 = deg_last_656 | deg_last_657;
+        acc_649 = acc_658 + acc_659;
+        deg_last_649 = deg_last_658 | deg_last_659;
+        acc_650 = acc_660 + acc_661;
+        deg_last_650 = deg_last_660 | deg_last_661;
+        acc_651 = acc_662 + acc_663;
+        deg_last_651 = deg_last_662 | deg_last_663;
+        acc_652 = acc_664 + acc_665;
+        deg_last_652 = deg_last_664 | deg_last_665;
+        acc_653 = acc_666 + acc_667;
+        deg_last_653 = deg_last_666 | deg_last_667;
+        acc_654 = acc_668 + acc_669;
+        deg_last_654 = deg_last_668 | deg_last_669;
+        acc_655 = acc_670 + acc_671;
+        deg_last_655 = deg_last_670 | deg_last_671;
+        acc_640 = acc_640 + acc_641;
+        deg_last_640 = deg_last_640 | deg_last_641;
+        acc_641 = acc_642 + acc_643;
+        deg_last_641 = deg_last_642 | deg_last_643;
+        acc_642 = acc_644 + acc_645;
+        deg_last_642 = deg_last_644 | deg_last_645;
+        acc_643 = acc_646 + acc_647;
+        deg_last_643 = deg_last_646 | deg_last_647;
+        acc_644 = acc_648 + acc_649;
+        deg_last_644 = deg_last_648 | deg_last_649;
+        acc_645 = acc_650 + acc_651;
+        deg_last_645 = deg_last_650 | deg_last_651;
+        acc_646 = acc_652 + acc_653;
+        deg_last_646 = deg_last_652 | deg_last_653;
+        acc_647 = acc_654 + acc_655;
+        deg_last_647 = deg_last_654 | deg_last_655;
+        acc_640 = acc_640 + acc_641;
+        deg_last_640 = deg_last_640 | deg_last_641;
+        acc_641 = acc_642 + acc_643;
+        deg_last_641 = deg_last_642 | deg_last_643;
+        acc_642 = acc_644 + acc_645;
+        deg_last_642 = deg_last_644 | deg_last_645;
+        acc_643 = acc_646 + acc_647;
+        deg_last_643 = deg_last_646 | deg_last_647;
+        acc_640 = acc_640 + acc_641;
+        deg_last_640 = deg_last_640 | deg_last_641;
+        acc_641 = acc_642 + acc_643;
+        deg_last_641 = deg_last_642 | deg_last_643;
+        acc_640 = acc_640 + acc_641;
+        deg_last_640 = deg_last_640 | deg_last_641;
+        score_20__d = acc_640;
+        acc_672 = zero_sb;
+        deg_last_672 = zero7;
+        acc_673 = zero_sb;
+        deg_last_673 = zero7;
+        acc_674 = zero_sb;
+        deg_last_674 = zero7;
+        acc_675 = zero_sb;
+        deg_last_675 = zero7;
+        acc_676 = zero_sb;
+        deg_last_676 = zero7;
+        acc_677 = zero_sb;
+        deg_last_677 = zero7;
+        acc_678 = zero_sb;
+        deg_last_678 = zero7;
+        acc_679 = zero_sb;
+        deg_last_679 = zero7;
+        acc_680 = zero_sb;
+        deg_last_680 = zero7;
+        acc_681 = zero_sb;
+        deg_last_681 = zero7;
+        acc_682 = zero_sb;
+        deg_last_682 = zero7;
+        acc_683 = zero_sb;
+        deg_last_683 = zero7;
+        acc_684 = zero_sb;
+        deg_last_684 = zero7;
+        acc_685 = zero_sb;
+        deg_last_685 = zero7;
+        acc_686 = zero_sb;
+        deg_last_686 = zero7;
+        acc_687 = zero_sb;
+        deg_last_687 = zero7;
+        acc_688 = zero_sb;
+        deg_last_688 = zero7;
+        acc_689 = zero_sb;
+        deg_last_689 = zero7;
+        acc_690 = zero_sb;
+        deg_last_690 = zero7;
+        acc_691 = zero_sb;
+        deg_last_691 = zero7;
+        acc_692 = zero_sb;
+        deg_last_692 = zero7;
+        acc_693 = zero_sb;
+        deg_last_693 = zero7;
+        acc_694 = zero_sb;
+        deg_last_694 = zero7;
+        acc_695 = zero_sb;
+        deg_last_695 = zero7;
+        acc_696 = zero_sb;
+        deg_last_696 = zero7;
+        acc_697 = zero_sb;
+        deg_last_697 = zero7;
+        acc_698 = zero_sb;
+        deg_last_698 = zero7;
+        acc_699 = zero_sb;
+        deg_last_699 = zero7;
+        acc_700 = zero_sb;
+        deg_last_700 = zero7;
+        acc_701 = zero_sb;
+        deg_last_701 = zero7;
+        acc_702 = zero_sb;
+        deg_last_702 = zero7;
+        acc_703 = zero_sb;
+        deg_last_703 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_504;
+            acc_672 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_672 = deg_504;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_505;
+            acc_673 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_673 = deg_505;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_506;
+            acc_674 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_674 = deg_506;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_507;
+            acc_675 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_675 = deg_507;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_508;
+            acc_676 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_676 = deg_508;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_509;
+            acc_677 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_677 = deg_509;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_510;
+            acc_678 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_678 = deg_510;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_511;
+            acc_679 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_679 = deg_511;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_512;
+            acc_680 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_680 = deg_512;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_513;
+            acc_681 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_681 = deg_513;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_514;
+            acc_682 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_682 = deg_514;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_515;
+            acc_683 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_683 = deg_515;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_516;
+            acc_684 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_684 = deg_516;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_517;
+            acc_685 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_685 = deg_517;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_518;
+            acc_686 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_686 = deg_518;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_519;
+            acc_687 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_687 = deg_519;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_520;
+            acc_688 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_688 = deg_520;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_521;
+            acc_689 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_689 = deg_521;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_522;
+            acc_690 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_690 = deg_522;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_523;
+            acc_691 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_691 = deg_523;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_524;
+            acc_692 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_692 = deg_524;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_525;
+            acc_693 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_693 = deg_525;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_526;
+            acc_694 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_694 = deg_526;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_527;
+            acc_695 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_695 = deg_527;
+        end
+        acc_672 = acc_672 + acc_673;
+        deg_last_672 = deg_last_672 | deg_last_673;
+        acc_673 = acc_674 + acc_675;
+        deg_last_673 = deg_last_674 | deg_last_675;
+        acc_674 = acc_676 + acc_677;
+        deg_last_674 = deg_last_676 | deg_last_677;
+        acc_675 = acc_678 + acc_679;
+        deg_last_675 = deg_last_678 | deg_last_679;
+        acc_676 = acc_680 + acc_681;
+        deg_last_676 = deg_last_680 | deg_last_681;
+        acc_677 = acc_682 + acc_683;
+        deg_last_677 = deg_last_682 | deg_last_683;
+        acc_678 = acc_684 + acc_685;
+        deg_last_678 = deg_last_684 | deg_last_685;
+        acc_679 = acc_686 + acc_687;
+        deg_last_679 = deg_last_686 | deg_last_687;
+        acc_680 = acc_688 + acc_689;
+        deg_last_680 = deg_last_688 | deg_last_689;
+        acc_681 = acc_690 + acc_691;
+        deg_last_681 = deg_last_690 | deg_last_691;
+        acc_682 = acc_692 + acc_693;
+        deg_last_682 = deg_last_692 | deg_last_693;
+        acc_683 = acc_694 + acc_695;
+        deg_last_683 = deg_last_694 | deg_last_695;
+        acc_684 = acc_696 + acc_697;
+        deg_last_684 = deg_last_696 | deg_last_697;
+        acc_685 = acc_698 + acc_699;
+        deg_last_685 = deg_last_698 | deg_last_699;
+        acc_686 = acc_700 + acc_701;
+        deg_last_686 = deg_last_700 | deg_last_701;
+        acc_687 = acc_702 + acc_703;
+        deg_last_687 = deg_last_702 | deg_last_703;
+        acc_672 = acc_672 + acc_673;
+        deg_last_672 = deg_last_672 | deg_last_673;
+        acc_673 = acc_674 + acc_675;
+        deg_last_673 = deg_last_674 | deg_last_675;
+        acc_674 = acc_676 + acc_677;
+        deg_last_674 = deg_last_676 | deg_last_677;
+        acc_675 = acc_678 + acc_679;
+        deg_last_675 = deg_last_678 | deg_last_679;
+        acc_676 = acc_680 + acc_681;
+        deg_last_676 = deg_last_680 | deg_last_681;
+        acc_677 = acc_682 + acc_683;
+        deg_last_677 = deg_last_682 | deg_last_683;
+        acc_678 = acc_684 + acc_685;
+        deg_last_678 = deg_last_684 | deg_last_685;
+        acc_679 = acc_686 + acc_687;
+        deg_last_679 = deg_last_686 | deg_last_687;
+        acc_672 = acc_672 + acc_673;
+        deg_last_672 = deg_last_672 | deg_last_673;
+        acc_673 = acc_674 + acc_675;
+        deg_last_673 = deg_last_674 | deg_last_675;
+        acc_674 = acc_676 + acc_677;
+        deg_last_674 = deg_last_676 | deg_last_677;
+        acc_675 = acc_678 + acc_679;
+        deg_last_675 = deg_last_678 | deg_last_679;
+        acc_672 = acc_672 + acc_673;
+        deg_last_672 = deg_last_672 | deg_last_673;
+        acc_673 = acc_674 + acc_675;
+        deg_last_673 = deg_last_674 | deg_last_675;
+        acc_672 = acc_672 + acc_673;
+        deg_last_672 = deg_last_672 | deg_last_673;
+        score_21__d = acc_672;
+        acc_704 = zero_sb;
+        deg_last_704 = zero7;
+        acc_705 = zero_sb;
+        deg_last_705 = zero7;
+        acc_706 = zero_sb;
+        deg_last_706 = zero7;
+        acc_707 = zero_sb;
+        deg_last_707 = zero7;
+        acc_708 = zero_sb;
+        deg_last_708 = zero7;
+        acc_709 = zero_sb;
+        deg_last_709 = zero7;
+        acc_710 = zero_sb;
+        deg_last_710 = zero7;
+        acc_711 = zero_sb;
+        deg_last_711 = zero7;
+        acc_712 = zero_sb;
+        deg_last_712 = zero7;
+        acc_713 = zero_sb;
+        deg_last_713 = zero7;
+        acc_714 = zero_sb;
+        deg_last_714 = zero7;
+        acc_715 = zero_sb;
+        deg_last_715 = zero7;
+        acc_716 = zero_sb;
+        deg_last_716 = zero7;
+        acc_717 = zero_sb;
+        deg_last_717 = zero7;
+        acc_718 = zero_sb;
+        deg_last_718 = zero7;
+        acc_719 = zero_sb;
+        deg_last_719 = zero7;
+        acc_720 = zero_sb;
+        deg_last_720 = zero7;
+        acc_721 = zero_sb;
+        deg_last_721 = zero7;
+        acc_722 = zero_sb;
+        deg_last_722 = zero7;
+        acc_723 = zero_sb;
+        deg_last_723 = zero7;
+        acc_724 = zero_sb;
+        deg_last_724 = zero7;
+        acc_725 = zero_sb;
+        deg_last_725 = zero7;
+        acc_726 = zero_sb;
+        deg_last_726 = zero7;
+        acc_727 = zero_sb;
+        deg_last_727 = zero7;
+        acc_728 = zero_sb;
+        deg_last_728 = zero7;
+        acc_729 = zero_sb;
+        deg_last_729 = zero7;
+        acc_730 = zero_sb;
+        deg_last_730 = zero7;
+        acc_731 = zero_sb;
+        deg_last_731 = zero7;
+        acc_732 = zero_sb;
+        deg_last_732 = zero7;
+        acc_733 = zero_sb;
+        deg_last_733 = zero7;
+        acc_734 = zero_sb;
+        deg_last_734 = zero7;
+        acc_735 = zero_sb;
+        deg_last_735 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_528;
+            acc_704 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_704 = deg_528;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_529;
+            acc_705 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_705 = deg_529;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_530;
+            acc_706 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_706 = deg_530;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_531;
+            acc_707 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_707 = deg_531;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_532;
+            acc_708 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_708 = deg_532;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_533;
+            acc_709 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_709 = deg_533;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_534;
+            acc_710 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_710 = deg_534;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_535;
+            acc_711 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_711 = deg_535;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_536;
+            acc_712 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_712 = deg_536;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_537;
+            acc_713 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_713 = deg_537;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_538;
+            acc_714 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_714 = deg_538;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_539;
+            acc_715 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_715 = deg_539;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_540;
+            acc_716 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_716 = deg_540;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_541;
+            acc_717 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_717 = deg_541;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_542;
+            acc_718 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_718 = deg_542;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_543;
+            acc_719 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_719 = deg_543;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_544;
+            acc_720 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_720 = deg_544;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_545;
+            acc_721 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_721 = deg_545;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_546;
+            acc_722 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_722 = deg_546;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_547;
+            acc_723 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_723 = deg_547;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_548;
+            acc_724 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_724 = deg_548;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_549;
+            acc_725 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_725 = deg_549;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_550;
+            acc_726 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_726 = deg_550;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_551;
+            acc_727 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_727 = deg_551;
+        end
+        acc_704 = acc_704 + acc_705;
+        deg_last_704 = deg_last_704 | deg_last_705;
+        acc_705 = acc_706 + acc_707;
+        deg_last_705 = deg_last_706 | deg_last_707;
+        acc_706 = acc_708 + acc_709;
+        deg_last_706 = deg_last_708 | deg_last_709;
+        acc_707 = acc_710 + acc_711;
+        deg_last_707 = deg_last_710 | deg_last_711;
+        acc_708 = acc_712 + acc_713;
+        deg_last_708 = deg_last_712 | deg_last_713;
+        acc_709 = acc_714 + acc_715;
+        deg_last_709 = deg_last_714 | deg_last_715;
+        acc_710 = acc_716 + acc_717;
+        deg_last_710 = deg_last_716 | deg_last_717;
+        acc_711 = acc_718 + acc_719;
+        deg_last_711 = deg_last_718 | deg_last_719;
+        acc_712 = acc_720 + acc_721;
+        deg_last_712 = deg_last_720 | deg_last_721;
+        acc_713 = acc_722 + acc_723;
+        deg_last_713 = deg_last_722 | deg_last_723;
+        acc_714 = acc_724 + acc_725;
+        deg_last_714 = deg_last_724 | deg_last_725;
+        acc_715 = acc_726 + acc_727;
+        deg_last_715 = deg_last_726 | deg_last_727;
+        acc_716 = acc_728 + acc_729;
+        deg_last_716 = deg_last_728 | deg_last_729;
+        acc_717 = acc_730 + acc_731;
+        deg_last_717 = deg_last_730 | deg_last_731;
+        acc_718 = acc_732 + acc_733;
+        deg_last_718 = deg_last_732 | deg_last_733;
+        acc_719 = acc_734 + acc_735;
+        deg_last_719 = deg_last_734 | deg_last_735;
+        acc_704 = acc_704 + acc_705;
+        deg_last_704 = deg_last_704 | deg_last_705;
+        acc_705 = acc_706 + acc_707;
+        deg_last_705 = deg_last_706 | deg_last_707;
+        acc_706 = acc_708 + acc_709;
+        deg_last_706 = deg_last_708 | deg_last_709;
+        acc_707 = acc_710 + acc_711;
+        deg_last_707 = deg_last_710 | deg_last_711;
+        acc_708 = acc_712 + acc_713;
+        deg_last_708 = deg_last_712 | deg_last_713;
+        acc_709 = acc_714 + acc_715;
+        deg_last_709 = deg_last_714 | deg_last_715;
+        acc_710 = acc_716 + acc_717;
+        deg_last_710 = deg_last_716 | deg_last_717;
+        acc_711 = acc_718 + acc_719;
+        deg_last_711 = deg_last_718 | deg_last_719;
+        acc_704 = acc_704 + acc_705;
+        deg_last_704 = deg_last_704 | deg_last_705;
+        acc_705 = acc_706 + acc_707;
+        deg_last_705 = deg_last_706 | deg_last_707;
+        acc_706 = acc_708 + acc_709;
+        deg_last_706 = deg_last_708 | deg_last_709;
+        acc_707 = acc_710 + acc_711;
+        deg_last_707 = deg_last_710 | deg_last_711;
+        acc_704 = acc_704 + acc_705;
+        deg_last_704 = deg_last_704 | deg_last_705;
+        acc_705 = acc_706 + acc_707;
+        deg_last_705 = deg_last_706 | deg_last_707;
+        acc_704 = acc_704 + acc_705;
+        deg_last_704 = deg_last_704 | deg_last_705;
+        score_22__d = acc_704;
+        acc_736 = zero_sb;
+        deg_last_736 = zero7;
+        acc_737 = zero_sb;
+        deg_last_737 = zero7;
+        acc_738 = zero_sb;
+        deg_last_738 = zero7;
+        acc_739 = zero_sb;
+        deg_last_739 = zero7;
+        acc_740 = zero_sb;
+        deg_last_740 = zero7;
+        acc_741 = zero_sb;
+        deg_last_741 = zero7;
+        acc_742 = zero_sb;
+        deg_last_742 = zero7;
+        acc_743 = zero_sb;
+        deg_last_743 = zero7;
+        acc_744 = zero_sb;
+        deg_last_744 = zero7;
+        acc_745 = zero_sb;
+        deg_last_745 = zero7;
+        acc_746 = zero_sb;
+        deg_last_746 = zero7;
+        acc_747 = zero_sb;
+        deg_last_747 = zero7;
+        acc_748 = zero_sb;
+        deg_last_748 = zero7;
+        acc_749 = zero_sb;
+        deg_last_749 = zero7;
+        acc_750 = zero_sb;
+        deg_last_750 = zero7;
+        acc_751 = zero_sb;
+        deg_last_751 = zero7;
+        acc_752 = zero_sb;
+        deg_last_752 = zero7;
+        acc_753 = zero_sb;
+        deg_last_753 = zero7;
+        acc_754 = zero_sb;
+        deg_last_754 = zero7;
+        acc_755 = zero_sb;
+        deg_last_755 = zero7;
+        acc_756 = zero_sb;
+        deg_last_756 = zero7;
+        acc_757 = zero_sb;
+        deg_last_757 = zero7;
+        acc_758 = zero_sb;
+        deg_last_758 = zero7;
+        acc_759 = zero_sb;
+        deg_last_759 = zero7;
+        acc_760 = zero_sb;
+        deg_last_760 = zero7;
+        acc_761 = zero_sb;
+        deg_last_761 = zero7;
+        acc_762 = zero_sb;
+        deg_last_762 = zero7;
+        acc_763 = zero_sb;
+        deg_last_763 = zero7;
+        acc_764 = zero_sb;
+        deg_last_764 = zero7;
+        acc_765 = zero_sb;
+        deg_last_765 = zero7;
+        acc_766 = zero_sb;
+        deg_last_766 = zero7;
+        acc_767 = zero_sb;
+        deg_last_767 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_552;
+            acc_736 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_736 = deg_552;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_553;
+            acc_737 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_737 = deg_553;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_554;
+            acc_738 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_738 = deg_554;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_555;
+            acc_739 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_739 = deg_555;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_556;
+            acc_740 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_740 = deg_556;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_557;
+            acc_741 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_741 = deg_557;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_558;
+            acc_742 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_742 = deg_558;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_559;
+            acc_743 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_743 = deg_559;
+        end
+        if (staying[8]) begin
+            acc_leaf = deg_560;
+            acc_744 = {2'd0, acc_leaf};
+        end
+        if (last__q[8]) begin
+            deg_last_744 = deg_560;
+        end
+        if (staying[9]) begin
+            acc_leaf = deg_561;
+            acc_745 = {2'd0, acc_leaf};
+        end
+        if (last__q[9]) begin
+            deg_last_745 = deg_561;
+        end
+        if (staying[10]) begin
+            acc_leaf = deg_562;
+            acc_746 = {2'd0, acc_leaf};
+        end
+        if (last__q[10]) begin
+            deg_last_746 = deg_562;
+        end
+        if (staying[11]) begin
+            acc_leaf = deg_563;
+            acc_747 = {2'd0, acc_leaf};
+        end
+        if (last__q[11]) begin
+            deg_last_747 = deg_563;
+        end
+        if (staying[12]) begin
+            acc_leaf = deg_564;
+            acc_748 = {2'd0, acc_leaf};
+        end
+        if (last__q[12]) begin
+            deg_last_748 = deg_564;
+        end
+        if (staying[13]) begin
+            acc_leaf = deg_565;
+            acc_749 = {2'd0, acc_leaf};
+        end
+        if (last__q[13]) begin
+            deg_last_749 = deg_565;
+        end
+        if (staying[14]) begin
+            acc_leaf = deg_566;
+            acc_750 = {2'd0, acc_leaf};
+        end
+        if (last__q[14]) begin
+            deg_last_750 = deg_566;
+        end
+        if (staying[15]) begin
+            acc_leaf = deg_567;
+            acc_751 = {2'd0, acc_leaf};
+        end
+        if (last__q[15]) begin
+            deg_last_751 = deg_567;
+        end
+        if (staying[16]) begin
+            acc_leaf = deg_568;
+            acc_752 = {2'd0, acc_leaf};
+        end
+        if (last__q[16]) begin
+            deg_last_752 = deg_568;
+        end
+        if (staying[17]) begin
+            acc_leaf = deg_569;
+            acc_753 = {2'd0, acc_leaf};
+        end
+        if (last__q[17]) begin
+            deg_last_753 = deg_569;
+        end
+        if (staying[18]) begin
+            acc_leaf = deg_570;
+            acc_754 = {2'd0, acc_leaf};
+        end
+        if (last__q[18]) begin
+            deg_last_754 = deg_570;
+        end
+        if (staying[19]) begin
+            acc_leaf = deg_571;
+            acc_755 = {2'd0, acc_leaf};
+        end
+        if (last__q[19]) begin
+            deg_last_755 = deg_571;
+        end
+        if (staying[20]) begin
+            acc_leaf = deg_572;
+            acc_756 = {2'd0, acc_leaf};
+        end
+        if (last__q[20]) begin
+            deg_last_756 = deg_572;
+        end
+        if (staying[21]) begin
+            acc_leaf = deg_573;
+            acc_757 = {2'd0, acc_leaf};
+        end
+        if (last__q[21]) begin
+            deg_last_757 = deg_573;
+        end
+        if (staying[22]) begin
+            acc_leaf = deg_574;
+            acc_758 = {2'd0, acc_leaf};
+        end
+        if (last__q[22]) begin
+            deg_last_758 = deg_574;
+        end
+        if (staying[23]) begin
+            acc_leaf = deg_575;
+            acc_759 = {2'd0, acc_leaf};
+        end
+        if (last__q[23]) begin
+            deg_last_759 = deg_575;
+        end
+        acc_736 = acc_736 + acc_737;
+        deg_last_736 = deg_last_736 | deg_last_737;
+        acc_737 = acc_738 + acc_739;
+        deg_last_737 = deg_last_738 | deg_last_739;
+        acc_738 = acc_740 + acc_741;
+        deg_last_738 = deg_last_740 | deg_last_741;
+        acc_739 = acc_742 + acc_743;
+        deg_last_739 = deg_last_742 | deg_last_743;
+        acc_740 = acc_744 + acc_745;
+        deg_last_740 = deg_last_744 | deg_last_745;
+        acc_741 = acc_746 + acc_747;
+        deg_last_741 = deg_last_746 | deg_last_747;
+        acc_742 = acc_748 + acc_749;
+        deg_last_742 = deg_last_748 | deg_last_749;
+        acc_743 = acc_750 + acc_751;
+        deg_last_743 = deg_last_750 | deg_last_751;
+        acc_744 = acc_752 + acc_753;
+        deg_last_744 = deg_last_752 | deg_last_753;
+        acc_745 = acc_754 + acc_755;
+        deg_last_745 = deg_last_754 | deg_last_755;
+        acc_746 = acc_756 + acc_757;
+        deg_last_746 = deg_last_756 | deg_last_757;
+        acc_747 = acc_758 + acc_759;
+        deg_last_747 = deg_last_758 | deg_last_759;
+        acc_748 = acc_760 + acc_761;
+        deg_last_748 = deg_last_760 | deg_last_761;
+        acc_749 = acc_762 + acc_763;
+        deg_last_749 = deg_last_762 | deg_last_763;
+        acc_750 = acc_764 + acc_765;
+        deg_last_750 = deg_last_764 | deg_last_765;
+        acc_751 = acc_766 + acc_767;
+        deg_last_751 = deg_last_766 | deg_last_767;
+        acc_736 = acc_736 + acc_737;
+        deg_last_736 = deg_last_736 | deg_last_737;
+        acc_737 = acc_738 + acc_739;
+        deg_last_737 = deg_last_738 | deg_last_739;
+        acc_738 = acc_740 + acc_741;
+        deg_last_738 = deg_last_740 | deg_last_741;
+        acc_739 = acc_742 + acc_743;
+        deg_last_739 = deg_last_742 | deg_last_743;
+        acc_740 = acc_744 + acc_745;
+        deg_last_740 = deg_last_744 | deg_last_745;
+        acc_741 = acc_746 + acc_747;
+        deg_last_741 = deg_last_746 | deg_last_747;
+        acc_742 = acc_748 + acc_749;
+        deg_last_742 = deg_last_748 | deg_last_749;
+        acc_743 = acc_750 + acc_751;
+        deg_last_743 = deg_last_750 | deg_last_751;
+        acc_736 = acc_736 + acc_737;
+        deg_last_736 = deg_last_736 | deg_last_737;
+        acc_737 = acc_738 + acc_739;
+        deg_last_737 = deg_last_738 | deg_last_739;
+        acc_738 = acc_740 + acc_741;
+        deg_last_738 = deg_last_740 | deg_last_741;
+        acc_739 = acc_742 + acc_743;
+        deg_last_739 = deg_last_742 | deg_last_743;
+        acc_736 = acc_736 + acc_737;
+        deg_last_736 = deg_last_736 | deg_last_737;
+        acc_737 = acc_738 + acc_739;
+        deg_last_737 = deg_last_738 | deg_last_739;
+        acc_736 = acc_736 + acc_737;
+        deg_last_736 = deg_last_736 | deg_last_737;
+        score_23__d = acc_736;
         launched = launch | launch2;
         starved = zero_n;
         starved[0] = live__q[0] & (starve_after[(32'h5)+:(3)] == zero3) & (gap_0__q > starve_after[(32'h0)+:(5)]);
@@ -16899,2358 +26227,606 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         spick[22] = ready_e[22] & starved[22] & ~|(older_22__q & ready_e & starved);
         spick[23] = ready_e[23] & starved[23] & ~|(older_23__q & ready_e & starved);
         greedy = last__q & ready_e;
-        deg_last_0 = zero7;
-        if (last__q[0]) begin
-            deg_last_0 = deg_last_0 | deg_0;
-        end
-        if (last__q[1]) begin
-            deg_last_0 = deg_last_0 | deg_1;
-        end
-        if (last__q[2]) begin
-            deg_last_0 = deg_last_0 | deg_2;
-        end
-        if (last__q[3]) begin
-            deg_last_0 = deg_last_0 | deg_3;
-        end
-        if (last__q[4]) begin
-            deg_last_0 = deg_last_0 | deg_4;
-        end
-        if (last__q[5]) begin
-            deg_last_0 = deg_last_0 | deg_5;
-        end
-        if (last__q[6]) begin
-            deg_last_0 = deg_last_0 | deg_6;
-        end
-        if (last__q[7]) begin
-            deg_last_0 = deg_last_0 | deg_7;
-        end
-        if (last__q[8]) begin
-            deg_last_0 = deg_last_0 | deg_8;
-        end
-        if (last__q[9]) begin
-            deg_last_0 = deg_last_0 | deg_9;
-        end
-        if (last__q[10]) begin
-            deg_last_0 = deg_last_0 | deg_10;
-        end
-        if (last__q[11]) begin
-            deg_last_0 = deg_last_0 | deg_11;
-        end
-        if (last__q[12]) begin
-            deg_last_0 = deg_last_0 | deg_12;
-        end
-        if (last__q[13]) begin
-            deg_last_0 = deg_last_0 | deg_13;
-        end
-        if (last__q[14]) begin
-            deg_last_0 = deg_last_0 | deg_14;
-        end
-        if (last__q[15]) begin
-            deg_last_0 = deg_last_0 | deg_15;
-        end
-        if (last__q[16]) begin
-            deg_last_0 = deg_last_0 | deg_16;
-        end
-        if (last__q[17]) begin
-            deg_last_0 = deg_last_0 | deg_17;
-        end
-        if (last__q[18]) begin
-            deg_last_0 = deg_last_0 | deg_18;
-        end
-        if (last__q[19]) begin
-            deg_last_0 = deg_last_0 | deg_19;
-        end
-        if (last__q[20]) begin
-            deg_last_0 = deg_last_0 | deg_20;
-        end
-        if (last__q[21]) begin
-            deg_last_0 = deg_last_0 | deg_21;
-        end
-        if (last__q[22]) begin
-            deg_last_0 = deg_last_0 | deg_22;
-        end
-        if (last__q[23]) begin
-            deg_last_0 = deg_last_0 | deg_23;
-        end
-        deg_last_1 = zero7;
-        if (last__q[0]) begin
-            deg_last_1 = deg_last_1 | deg_24;
-        end
-        if (last__q[1]) begin
-            deg_last_1 = deg_last_1 | deg_25;
-        end
-        if (last__q[2]) begin
-            deg_last_1 = deg_last_1 | deg_26;
-        end
-        if (last__q[3]) begin
-            deg_last_1 = deg_last_1 | deg_27;
-        end
-        if (last__q[4]) begin
-            deg_last_1 = deg_last_1 | deg_28;
-        end
-        if (last__q[5]) begin
-            deg_last_1 = deg_last_1 | deg_29;
-        end
-        if (last__q[6]) begin
-            deg_last_1 = deg_last_1 | deg_30;
-        end
-        if (last__q[7]) begin
-            deg_last_1 = deg_last_1 | deg_31;
-        end
-        if (last__q[8]) begin
-            deg_last_1 = deg_last_1 | deg_32;
-        end
-        if (last__q[9]) begin
-            deg_last_1 = deg_last_1 | deg_33;
-        end
-        if (last__q[10]) begin
-            deg_last_1 = deg_last_1 | deg_34;
-        end
-        if (last__q[11]) begin
-            deg_last_1 = deg_last_1 | deg_35;
-        end
-        if (last__q[12]) begin
-            deg_last_1 = deg_last_1 | deg_36;
-        end
-        if (last__q[13]) begin
-            deg_last_1 = deg_last_1 | deg_37;
-        end
-        if (last__q[14]) begin
-            deg_last_1 = deg_last_1 | deg_38;
-        end
-        if (last__q[15]) begin
-            deg_last_1 = deg_last_1 | deg_39;
-        end
-        if (last__q[16]) begin
-            deg_last_1 = deg_last_1 | deg_40;
-        end
-        if (last__q[17]) begin
-            deg_last_1 = deg_last_1 | deg_41;
-        end
-        if (last__q[18]) begin
-            deg_last_1 = deg_last_1 | deg_42;
-        end
-        if (last__q[19]) begin
-            deg_last_1 = deg_last_1 | deg_43;
-        end
-        if (last__q[20]) begin
-            deg_last_1 = deg_last_1 | deg_44;
-        end
-        if (last__q[21]) begin
-            deg_last_1 = deg_last_1 | deg_45;
-        end
-        if (last__q[22]) begin
-            deg_last_1 = deg_last_1 | deg_46;
-        end
-        if (last__q[23]) begin
-            deg_last_1 = deg_last_1 | deg_47;
-        end
-        deg_last_2 = zero7;
-        if (last__q[0]) begin
-            deg_last_2 = deg_last_2 | deg_48;
-        end
-        if (last__q[1]) begin
-            deg_last_2 = deg_last_2 | deg_49;
-        end
-        if (last__q[2]) begin
-            deg_last_2 = deg_last_2 | deg_50;
-        end
-        if (last__q[3]) begin
-            deg_last_2 = deg_last_2 | deg_51;
-        end
-        if (last__q[4]) begin
-            deg_last_2 = deg_last_2 | deg_52;
-        end
-        if (last__q[5]) begin
-            deg_last_2 = deg_last_2 | deg_53;
-        end
-        if (last__q[6]) begin
-            deg_last_2 = deg_last_2 | deg_54;
-        end
-        if (last__q[7]) begin
-            deg_last_2 = deg_last_2 | deg_55;
-        end
-        if (last__q[8]) begin
-            deg_last_2 = deg_last_2 | deg_56;
-        end
-        if (last__q[9]) begin
-            deg_last_2 = deg_last_2 | deg_57;
-        end
-        if (last__q[10]) begin
-            deg_last_2 = deg_last_2 | deg_58;
-        end
-        if (last__q[11]) begin
-            deg_last_2 = deg_last_2 | deg_59;
-        end
-        if (last__q[12]) begin
-            deg_last_2 = deg_last_2 | deg_60;
-        end
-        if (last__q[13]) begin
-            deg_last_2 = deg_last_2 | deg_61;
-        end
-        if (last__q[14]) begin
-            deg_last_2 = deg_last_2 | deg_62;
-        end
-        if (last__q[15]) begin
-            deg_last_2 = deg_last_2 | deg_63;
-        end
-        if (last__q[16]) begin
-            deg_last_2 = deg_last_2 | deg_64;
-        end
-        if (last__q[17]) begin
-            deg_last_2 = deg_last_2 | deg_65;
-        end
-        if (last__q[18]) begin
-            deg_last_2 = deg_last_2 | deg_66;
-        end
-        if (last__q[19]) begin
-            deg_last_2 = deg_last_2 | deg_67;
-        end
-        if (last__q[20]) begin
-            deg_last_2 = deg_last_2 | deg_68;
-        end
-        if (last__q[21]) begin
-            deg_last_2 = deg_last_2 | deg_69;
-        end
-        if (last__q[22]) begin
-            deg_last_2 = deg_last_2 | deg_70;
-        end
-        if (last__q[23]) begin
-            deg_last_2 = deg_last_2 | deg_71;
-        end
-        deg_last_3 = zero7;
-        if (last__q[0]) begin
-            deg_last_3 = deg_last_3 | deg_72;
-        end
-        if (last__q[1]) begin
-            deg_last_3 = deg_last_3 | deg_73;
-        end
-        if (last__q[2]) begin
-            deg_last_3 = deg_last_3 | deg_74;
-        end
-        if (last__q[3]) begin
-            deg_last_3 = deg_last_3 | deg_75;
-        end
-        if (last__q[4]) begin
-            deg_last_3 = deg_last_3 | deg_76;
-        end
-        if (last__q[5]) begin
-            deg_last_3 = deg_last_3 | deg_77;
-        end
-        if (last__q[6]) begin
-            deg_last_3 = deg_last_3 | deg_78;
-        end
-        if (last__q[7]) begin
-            deg_last_3 = deg_last_3 | deg_79;
-        end
-        if (last__q[8]) begin
-            deg_last_3 = deg_last_3 | deg_80;
-        end
-        if (last__q[9]) begin
-            deg_last_3 = deg_last_3 | deg_81;
-        end
-        if (last__q[10]) begin
-            deg_last_3 = deg_last_3 | deg_82;
-        end
-        if (last__q[11]) begin
-            deg_last_3 = deg_last_3 | deg_83;
-        end
-        if (last__q[12]) begin
-            deg_last_3 = deg_last_3 | deg_84;
-        end
-        if (last__q[13]) begin
-            deg_last_3 = deg_last_3 | deg_85;
-        end
-        if (last__q[14]) begin
-            deg_last_3 = deg_last_3 | deg_86;
-        end
-        if (last__q[15]) begin
-            deg_last_3 = deg_last_3 | deg_87;
-        end
-        if (last__q[16]) begin
-            deg_last_3 = deg_last_3 | deg_88;
-        end
-        if (last__q[17]) begin
-            deg_last_3 = deg_last_3 | deg_89;
-        end
-        if (last__q[18]) begin
-            deg_last_3 = deg_last_3 | deg_90;
-        end
-        if (last__q[19]) begin
-            deg_last_3 = deg_last_3 | deg_91;
-        end
-        if (last__q[20]) begin
-            deg_last_3 = deg_last_3 | deg_92;
-        end
-        if (last__q[21]) begin
-            deg_last_3 = deg_last_3 | deg_93;
-        end
-        if (last__q[22]) begin
-            deg_last_3 = deg_last_3 | deg_94;
-        end
-        if (last__q[23]) begin
-            deg_last_3 = deg_last_3 | deg_95;
-        end
-        deg_last_4 = zero7;
-        if (last__q[0]) begin
-            deg_last_4 = deg_last_4 | deg_96;
-        end
-        if (last__q[1]) begin
-            deg_last_4 = deg_last_4 | deg_97;
-        end
-        if (last__q[2]) begin
-            deg_last_4 = deg_last_4 | deg_98;
-        end
-        if (last__q[3]) begin
-            deg_last_4 = deg_last_4 | deg_99;
-        end
-        if (last__q[4]) begin
-            deg_last_4 = deg_last_4 | deg_100;
-        end
-        if (last__q[5]) begin
-            deg_last_4 = deg_last_4 | deg_101;
-        end
-        if (last__q[6]) begin
-            deg_last_4 = deg_last_4 | deg_102;
-        end
-        if (last__q[7]) begin
-            deg_last_4 = deg_last_4 | deg_103;
-        end
-        if (last__q[8]) begin
-            deg_last_4 = deg_last_4 | deg_104;
-        end
-        if (last__q[9]) begin
-            deg_last_4 = deg_last_4 | deg_105;
-        end
-        if (last__q[10]) begin
-            deg_last_4 = deg_last_4 | deg_106;
-        end
-        if (last__q[11]) begin
-            deg_last_4 = deg_last_4 | deg_107;
-        end
-        if (last__q[12]) begin
-            deg_last_4 = deg_last_4 | deg_108;
-        end
-        if (last__q[13]) begin
-            deg_last_4 = deg_last_4 | deg_109;
-        end
-        if (last__q[14]) begin
-            deg_last_4 = deg_last_4 | deg_110;
-        end
-        if (last__q[15]) begin
-            deg_last_4 = deg_last_4 | deg_111;
-        end
-        if (last__q[16]) begin
-            deg_last_4 = deg_last_4 | deg_112;
-        end
-        if (last__q[17]) begin
-            deg_last_4 = deg_last_4 | deg_113;
-        end
-        if (last__q[18]) begin
-            deg_last_4 = deg_last_4 | deg_114;
-        end
-        if (last__q[19]) begin
-            deg_last_4 = deg_last_4 | deg_115;
-        end
-        if (last__q[20]) begin
-            deg_last_4 = deg_last_4 | deg_116;
-        end
-        if (last__q[21]) begin
-            deg_last_4 = deg_last_4 | deg_117;
-        end
-        if (last__q[22]) begin
-            deg_last_4 = deg_last_4 | deg_118;
-        end
-        if (last__q[23]) begin
-            deg_last_4 = deg_last_4 | deg_119;
-        end
-        deg_last_5 = zero7;
-        if (last__q[0]) begin
-            deg_last_5 = deg_last_5 | deg_120;
-        end
-        if (last__q[1]) begin
-            deg_last_5 = deg_last_5 | deg_121;
-        end
-        if (last__q[2]) begin
-            deg_last_5 = deg_last_5 | deg_122;
-        end
-        if (last__q[3]) begin
-            deg_last_5 = deg_last_5 | deg_123;
-        end
-        if (last__q[4]) begin
-            deg_last_5 = deg_last_5 | deg_124;
-        end
-        if (last__q[5]) begin
-            deg_last_5 = deg_last_5 | deg_125;
-        end
-        if (last__q[6]) begin
-            deg_last_5 = deg_last_5 | deg_126;
-        end
-        if (last__q[7]) begin
-            deg_last_5 = deg_last_5 | deg_127;
-        end
-        if (last__q[8]) begin
-            deg_last_5 = deg_last_5 | deg_128;
-        end
-        if (last__q[9]) begin
-            deg_last_5 = deg_last_5 | deg_129;
-        end
-        if (last__q[10]) begin
-            deg_last_5 = deg_last_5 | deg_130;
-        end
-        if (last__q[11]) begin
-            deg_last_5 = deg_last_5 | deg_131;
-        end
-        if (last__q[12]) begin
-            deg_last_5 = deg_last_5 | deg_132;
-        end
-        if (last__q[13]) begin
-            deg_last_5 = deg_last_5 | deg_133;
-        end
-        if (last__q[14]) begin
-            deg_last_5 = deg_last_5 | deg_134;
-        end
-        if (last__q[15]) begin
-            deg_last_5 = deg_last_5 | deg_135;
-        end
-        if (last__q[16]) begin
-            deg_last_5 = deg_last_5 | deg_136;
-        end
-        if (last__q[17]) begin
-            deg_last_5 = deg_last_5 | deg_137;
-        end
-        if (last__q[18]) begin
-            deg_last_5 = deg_last_5 | deg_138;
-        end
-        if (last__q[19]) begin
-            deg_last_5 = deg_last_5 | deg_139;
-        end
-        if (last__q[20]) begin
-            deg_last_5 = deg_last_5 | deg_140;
-        end
-        if (last__q[21]) begin
-            deg_last_5 = deg_last_5 | deg_141;
-        end
-        if (last__q[22]) begin
-            deg_last_5 = deg_last_5 | deg_142;
-        end
-        if (last__q[23]) begin
-            deg_last_5 = deg_last_5 | deg_143;
-        end
-        deg_last_6 = zero7;
-        if (last__q[0]) begin
-            deg_last_6 = deg_last_6 | deg_144;
-        end
-        if (last__q[1]) begin
-            deg_last_6 = deg_last_6 | deg_145;
-        end
-        if (last__q[2]) begin
-            deg_last_6 = deg_last_6 | deg_146;
-        end
-        if (last__q[3]) begin
-            deg_last_6 = deg_last_6 | deg_147;
-        end
-        if (last__q[4]) begin
-            deg_last_6 = deg_last_6 | deg_148;
-        end
-        if (last__q[5]) begin
-            deg_last_6 = deg_last_6 | deg_149;
-        end
-        if (last__q[6]) begin
-            deg_last_6 = deg_last_6 | deg_150;
-        end
-        if (last__q[7]) begin
-            deg_last_6 = deg_last_6 | deg_151;
-        end
-        if (last__q[8]) begin
-            deg_last_6 = deg_last_6 | deg_152;
-        end
-        if (last__q[9]) begin
-            deg_last_6 = deg_last_6 | deg_153;
-        end
-        if (last__q[10]) begin
-            deg_last_6 = deg_last_6 | deg_154;
-        end
-        if (last__q[11]) begin
-            deg_last_6 = deg_last_6 | deg_155;
-        end
-        if (last__q[12]) begin
-            deg_last_6 = deg_last_6 | deg_156;
-        end
-        if (last__q[13]) begin
-            deg_last_6 = deg_last_6 | deg_157;
-        end
-        if (last__q[14]) begin
-            deg_last_6 = deg_last_6 | deg_158;
-        end
-        if (last__q[15]) begin
-            deg_last_6 = deg_last_6 | deg_159;
-        end
-        if (last__q[16]) begin
-            deg_last_6 = deg_last_6 | deg_160;
-        end
-        if (last__q[17]) begin
-            deg_last_6 = deg_last_6 | deg_161;
-        end
-        if (last__q[18]) begin
-            deg_last_6 = deg_last_6 | deg_162;
-        end
-        if (last__q[19]) begin
-            deg_last_6 = deg_last_6 | deg_163;
-        end
-        if (last__q[20]) begin
-            deg_last_6 = deg_last_6 | deg_164;
-        end
-        if (last__q[21]) begin
-            deg_last_6 = deg_last_6 | deg_165;
-        end
-        if (last__q[22]) begin
-            deg_last_6 = deg_last_6 | deg_166;
-        end
-        if (last__q[23]) begin
-            deg_last_6 = deg_last_6 | deg_167;
-        end
-        deg_last_7 = zero7;
-        if (last__q[0]) begin
-            deg_last_7 = deg_last_7 | deg_168;
-        end
-        if (last__q[1]) begin
-            deg_last_7 = deg_last_7 | deg_169;
-        end
-        if (last__q[2]) begin
-            deg_last_7 = deg_last_7 | deg_170;
-        end
-        if (last__q[3]) begin
-            deg_last_7 = deg_last_7 | deg_171;
-        end
-        if (last__q[4]) begin
-            deg_last_7 = deg_last_7 | deg_172;
-        end
-        if (last__q[5]) begin
-            deg_last_7 = deg_last_7 | deg_173;
-        end
-        if (last__q[6]) begin
-            deg_last_7 = deg_last_7 | deg_174;
-        end
-        if (last__q[7]) begin
-            deg_last_7 = deg_last_7 | deg_175;
-        end
-        if (last__q[8]) begin
-            deg_last_7 = deg_last_7 | deg_176;
-        end
-        if (last__q[9]) begin
-            deg_last_7 = deg_last_7 | deg_177;
-        end
-        if (last__q[10]) begin
-            deg_last_7 = deg_last_7 | deg_178;
-        end
-        if (last__q[11]) begin
-            deg_last_7 = deg_last_7 | deg_179;
-        end
-        if (last__q[12]) begin
-            deg_last_7 = deg_last_7 | deg_180;
-        end
-        if (last__q[13]) begin
-            deg_last_7 = deg_last_7 | deg_181;
-        end
-        if (last__q[14]) begin
-            deg_last_7 = deg_last_7 | deg_182;
-        end
-        if (last__q[15]) begin
-            deg_last_7 = deg_last_7 | deg_183;
-        end
-        if (last__q[16]) begin
-            deg_last_7 = deg_last_7 | deg_184;
-        end
-        if (last__q[17]) begin
-            deg_last_7 = deg_last_7 | deg_185;
-        end
-        if (last__q[18]) begin
-            deg_last_7 = deg_last_7 | deg_186;
-        end
-        if (last__q[19]) begin
-            deg_last_7 = deg_last_7 | deg_187;
-        end
-        if (last__q[20]) begin
-            deg_last_7 = deg_last_7 | deg_188;
-        end
-        if (last__q[21]) begin
-            deg_last_7 = deg_last_7 | deg_189;
-        end
-        if (last__q[22]) begin
-            deg_last_7 = deg_last_7 | deg_190;
-        end
-        if (last__q[23]) begin
-            deg_last_7 = deg_last_7 | deg_191;
-        end
-        deg_last_8 = zero7;
-        if (last__q[0]) begin
-            deg_last_8 = deg_last_8 | deg_192;
-        end
-        if (last__q[1]) begin
-            deg_last_8 = deg_last_8 | deg_193;
-        end
-        if (last__q[2]) begin
-            deg_last_8 = deg_last_8 | deg_194;
-        end
-        if (last__q[3]) begin
-            deg_last_8 = deg_last_8 | deg_195;
-        end
-        if (last__q[4]) begin
-            deg_last_8 = deg_last_8 | deg_196;
-        end
-        if (last__q[5]) begin
-            deg_last_8 = deg_last_8 | deg_197;
-        end
-        if (last__q[6]) begin
-            deg_last_8 = deg_last_8 | deg_198;
-        end
-        if (last__q[7]) begin
-            deg_last_8 = deg_last_8 | deg_199;
-        end
-        if (last__q[8]) begin
-            deg_last_8 = deg_last_8 | deg_200;
-        end
-        if (last__q[9]) begin
-            deg_last_8 = deg_last_8 | deg_201;
-        end
-        if (last__q[10]) begin
-            deg_last_8 = deg_last_8 | deg_202;
-        end
-        if (last__q[11]) begin
-            deg_last_8 = deg_last_8 | deg_203;
-        end
-        if (last__q[12]) begin
-            deg_last_8 = deg_last_8 | deg_204;
-        end
-        if (last__q[13]) begin
-            deg_last_8 = deg_last_8 | deg_205;
-        end
-        if (last__q[14]) begin
-            deg_last_8 = deg_last_8 | deg_206;
-        end
-        if (last__q[15]) begin
-            deg_last_8 = deg_last_8 | deg_207;
-        end
-        if (last__q[16]) begin
-            deg_last_8 = deg_last_8 | deg_208;
-        end
-        if (last__q[17]) begin
-            deg_last_8 = deg_last_8 | deg_209;
-        end
-        if (last__q[18]) begin
-            deg_last_8 = deg_last_8 | deg_210;
-        end
-        if (last__q[19]) begin
-            deg_last_8 = deg_last_8 | deg_211;
-        end
-        if (last__q[20]) begin
-            deg_last_8 = deg_last_8 | deg_212;
-        end
-        if (last__q[21]) begin
-            deg_last_8 = deg_last_8 | deg_213;
-        end
-        if (last__q[22]) begin
-            deg_last_8 = deg_last_8 | deg_214;
-        end
-        if (last__q[23]) begin
-            deg_last_8 = deg_last_8 | deg_215;
-        end
-        deg_last_9 = zero7;
-        if (last__q[0]) begin
-            deg_last_9 = deg_last_9 | deg_216;
-        end
-        if (last__q[1]) begin
-            deg_last_9 = deg_last_9 | deg_217;
-        end
-        if (last__q[2]) begin
-            deg_last_9 = deg_last_9 | deg_218;
-        end
-        if (last__q[3]) begin
-            deg_last_9 = deg_last_9 | deg_219;
-        end
-        if (last__q[4]) begin
-            deg_last_9 = deg_last_9 | deg_220;
-        end
-        if (last__q[5]) begin
-            deg_last_9 = deg_last_9 | deg_221;
-        end
-        if (last__q[6]) begin
-            deg_last_9 = deg_last_9 | deg_222;
-        end
-        if (last__q[7]) begin
-            deg_last_9 = deg_last_9 | deg_223;
-        end
-        if (last__q[8]) begin
-            deg_last_9 = deg_last_9 | deg_224;
-        end
-        if (last__q[9]) begin
-            deg_last_9 = deg_last_9 | deg_225;
-        end
-        if (last__q[10]) begin
-            deg_last_9 = deg_last_9 | deg_226;
-        end
-        if (last__q[11]) begin
-            deg_last_9 = deg_last_9 | deg_227;
-        end
-        if (last__q[12]) begin
-            deg_last_9 = deg_last_9 | deg_228;
-        end
-        if (last__q[13]) begin
-            deg_last_9 = deg_last_9 | deg_229;
-        end
-        if (last__q[14]) begin
-            deg_last_9 = deg_last_9 | deg_230;
-        end
-        if (last__q[15]) begin
-            deg_last_9 = deg_last_9 | deg_231;
-        end
-        if (last__q[16]) begin
-            deg_last_9 = deg_last_9 | deg_232;
-        end
-        if (last__q[17]) begin
-            deg_last_9 = deg_last_9 | deg_233;
-        end
-        if (last__q[18]) begin
-            deg_last_9 = deg_last_9 | deg_234;
-        end
-        if (last__q[19]) begin
-            deg_last_9 = deg_last_9 | deg_235;
-        end
-        if (last__q[20]) begin
-            deg_last_9 = deg_last_9 | deg_236;
-        end
-        if (last__q[21]) begin
-            deg_last_9 = deg_last_9 | deg_237;
-        end
-        if (last__q[22]) begin
-            deg_last_9 = deg_last_9 | deg_238;
-        end
-        if (last__q[23]) begin
-            deg_last_9 = deg_last_9 | deg_239;
-        end
-        deg_last_10 = zero7;
-        if (last__q[0]) begin
-            deg_last_10 = deg_last_10 | deg_240;
-        end
-        if (last__q[1]) begin
-            deg_last_10 = deg_last_10 | deg_241;
-        end
-        if (last__q[2]) begin
-            deg_last_10 = deg_last_10 | deg_242;
-        end
-        if (last__q[3]) begin
-            deg_last_10 = deg_last_10 | deg_243;
-        end
-        if (last__q[4]) begin
-            deg_last_10 = deg_last_10 | deg_244;
-        end
-        if (last__q[5]) begin
-            deg_last_10 = deg_last_10 | deg_245;
-        end
-        if (last__q[6]) begin
-            deg_last_10 = deg_last_10 | deg_246;
-        end
-        if (last__q[7]) begin
-            deg_last_10 = deg_last_10 | deg_247;
-        end
-        if (last__q[8]) begin
-            deg_last_10 = deg_last_10 | deg_248;
-        end
-        if (last__q[9]) begin
-            deg_last_10 = deg_last_10 | deg_249;
-        end
-        if (last__q[10]) begin
-            deg_last_10 = deg_last_10 | deg_250;
-        end
-        if (last__q[11]) begin
-            deg_last_10 = deg_last_10 | deg_251;
-        end
-        if (last__q[12]) begin
-            deg_last_10 = deg_last_10 | deg_252;
-        end
-        if (last__q[13]) begin
-            deg_last_10 = deg_last_10 | deg_253;
-        end
-        if (last__q[14]) begin
-            deg_last_10 = deg_last_10 | deg_254;
-        end
-        if (last__q[15]) begin
-            deg_last_10 = deg_last_10 | deg_255;
-        end
-        if (last__q[16]) begin
-            deg_last_10 = deg_last_10 | deg_256;
-        end
-        if (last__q[17]) begin
-            deg_last_10 = deg_last_10 | deg_257;
-        end
-        if (last__q[18]) begin
-            deg_last_10 = deg_last_10 | deg_258;
-        end
-        if (last__q[19]) begin
-            deg_last_10 = deg_last_10 | deg_259;
-        end
-        if (last__q[20]) begin
-            deg_last_10 = deg_last_10 | deg_260;
-        end
-        if (last__q[21]) begin
-            deg_last_10 = deg_last_10 | deg_261;
-        end
-        if (last__q[22]) begin
-            deg_last_10 = deg_last_10 | deg_262;
-        end
-        if (last__q[23]) begin
-            deg_last_10 = deg_last_10 | deg_263;
-        end
-        deg_last_11 = zero7;
-        if (last__q[0]) begin
-            deg_last_11 = deg_last_11 | deg_264;
-        end
-        if (last__q[1]) begin
-            deg_last_11 = deg_last_11 | deg_265;
-        end
-        if (last__q[2]) begin
-            deg_last_11 = deg_last_11 | deg_266;
-        end
-        if (last__q[3]) begin
-            deg_last_11 = deg_last_11 | deg_267;
-        end
-        if (last__q[4]) begin
-            deg_last_11 = deg_last_11 | deg_268;
-        end
-        if (last__q[5]) begin
-            deg_last_11 = deg_last_11 | deg_269;
-        end
-        if (last__q[6]) begin
-            deg_last_11 = deg_last_11 | deg_270;
-        end
-        if (last__q[7]) begin
-            deg_last_11 = deg_last_11 | deg_271;
-        end
-        if (last__q[8]) begin
-            deg_last_11 = deg_last_11 | deg_272;
-        end
-        if (last__q[9]) begin
-            deg_last_11 = deg_last_11 | deg_273;
-        end
-        if (last__q[10]) begin
-            deg_last_11 = deg_last_11 | deg_274;
-        end
-        if (last__q[11]) begin
-            deg_last_11 = deg_last_11 | deg_275;
-        end
-        if (last__q[12]) begin
-            deg_last_11 = deg_last_11 | deg_276;
-        end
-        if (last__q[13]) begin
-            deg_last_11 = deg_last_11 | deg_277;
-        end
-        if (last__q[14]) begin
-            deg_last_11 = deg_last_11 | deg_278;
-        end
-        if (last__q[15]) begin
-            deg_last_11 = deg_last_11 | deg_279;
-        end
-        if (last__q[16]) begin
-            deg_last_11 = deg_last_11 | deg_280;
-        end
-        if (last__q[17]) begin
-            deg_last_11 = deg_last_11 | deg_281;
-        end
-        if (last__q[18]) begin
-            deg_last_11 = deg_last_11 | deg_282;
-        end
-        if (last__q[19]) begin
-            deg_last_11 = deg_last_11 | deg_283;
-        end
-        if (last__q[20]) begin
-            deg_last_11 = deg_last_11 | deg_284;
-        end
-        if (last__q[21]) begin
-            deg_last_11 = deg_last_11 | deg_285;
-        end
-        if (last__q[22]) begin
-            deg_last_11 = deg_last_11 | deg_286;
-        end
-        if (last__q[23]) begin
-            deg_last_11 = deg_last_11 | deg_287;
-        end
-        deg_last_12 = zero7;
-        if (last__q[0]) begin
-            deg_last_12 = deg_last_12 | deg_288;
-        end
-        if (last__q[1]) begin
-            deg_last_12 = deg_last_12 | deg_289;
-        end
-        if (last__q[2]) begin
-            deg_last_12 = deg_last_12 | deg_290;
-        end
-        if (last__q[3]) begin
-            deg_last_12 = deg_last_12 | deg_291;
-        end
-        if (last__q[4]) begin
-            deg_last_12 = deg_last_12 | deg_292;
-        end
-        if (last__q[5]) begin
-            deg_last_12 = deg_last_12 | deg_293;
-        end
-        if (last__q[6]) begin
-            deg_last_12 = deg_last_12 | deg_294;
-        end
-        if (last__q[7]) begin
-            deg_last_12 = deg_last_12 | deg_295;
-        end
-        if (last__q[8]) begin
-            deg_last_12 = deg_last_12 | deg_296;
-        end
-        if (last__q[9]) begin
-            deg_last_12 = deg_last_12 | deg_297;
-        end
-        if (last__q[10]) begin
-            deg_last_12 = deg_last_12 | deg_298;
-        end
-        if (last__q[11]) begin
-            deg_last_12 = deg_last_12 | deg_299;
-        end
-        if (last__q[12]) begin
-            deg_last_12 = deg_last_12 | deg_300;
-        end
-        if (last__q[13]) begin
-            deg_last_12 = deg_last_12 | deg_301;
-        end
-        if (last__q[14]) begin
-            deg_last_12 = deg_last_12 | deg_302;
-        end
-        if (last__q[15]) begin
-            deg_last_12 = deg_last_12 | deg_303;
-        end
-        if (last__q[16]) begin
-            deg_last_12 = deg_last_12 | deg_304;
-        end
-        if (last__q[17]) begin
-            deg_last_12 = deg_last_12 | deg_305;
-        end
-        if (last__q[18]) begin
-            deg_last_12 = deg_last_12 | deg_306;
-        end
-        if (last__q[19]) begin
-            deg_last_12 = deg_last_12 | deg_307;
-        end
-        if (last__q[20]) begin
-            deg_last_12 = deg_last_12 | deg_308;
-        end
-        if (last__q[21]) begin
-            deg_last_12 = deg_last_12 | deg_309;
-        end
-        if (last__q[22]) begin
-            deg_last_12 = deg_last_12 | deg_310;
-        end
-        if (last__q[23]) begin
-            deg_last_12 = deg_last_12 | deg_311;
-        end
-        deg_last_13 = zero7;
-        if (last__q[0]) begin
-            deg_last_13 = deg_last_13 | deg_312;
-        end
-        if (last__q[1]) begin
-            deg_last_13 = deg_last_13 | deg_313;
-        end
-        if (last__q[2]) begin
-            deg_last_13 = deg_last_13 | deg_314;
-        end
-        if (last__q[3]) begin
-            deg_last_13 = deg_last_13 | deg_315;
-        end
-        if (last__q[4]) begin
-            deg_last_13 = deg_last_13 | deg_316;
-        end
-        if (last__q[5]) begin
-            deg_last_13 = deg_last_13 | deg_317;
-        end
-        if (last__q[6]) begin
-            deg_last_13 = deg_last_13 | deg_318;
-        end
-        if (last__q[7]) begin
-            deg_last_13 = deg_last_13 | deg_319;
-        end
-        if (last__q[8]) begin
-            deg_last_13 = deg_last_13 | deg_320;
-        end
-        if (last__q[9]) begin
-            deg_last_13 = deg_last_13 | deg_321;
-        end
-        if (last__q[10]) begin
-            deg_last_13 = deg_last_13 | deg_322;
-        end
-        if (last__q[11]) begin
-            deg_last_13 = deg_last_13 | deg_323;
-        end
-        if (last__q[12]) begin
-            deg_last_13 = deg_last_13 | deg_324;
-        end
-        if (last__q[13]) begin
-            deg_last_13 = deg_last_13 | deg_325;
-        end
-        if (last__q[14]) begin
-            deg_last_13 = deg_last_13 | deg_326;
-        end
-        if (last__q[15]) begin
-            deg_last_13 = deg_last_13 | deg_327;
-        end
-        if (last__q[16]) begin
-            deg_last_13 = deg_last_13 | deg_328;
-        end
-        if (last__q[17]) begin
-            deg_last_13 = deg_last_13 | deg_329;
-        end
-        if (last__q[18]) begin
-            deg_last_13 = deg_last_13 | deg_330;
-        end
-        if (last__q[19]) begin
-            deg_last_13 = deg_last_13 | deg_331;
-        end
-        if (last__q[20]) begin
-            deg_last_13 = deg_last_13 | deg_332;
-        end
-        if (last__q[21]) begin
-            deg_last_13 = deg_last_13 | deg_333;
-        end
-        if (last__q[22]) begin
-            deg_last_13 = deg_last_13 | deg_334;
-        end
-        if (last__q[23]) begin
-            deg_last_13 = deg_last_13 | deg_335;
-        end
-        deg_last_14 = zero7;
-        if (last__q[0]) begin
-            deg_last_14 = deg_last_14 | deg_336;
-        end
-        if (last__q[1]) begin
-            deg_last_14 = deg_last_14 | deg_337;
-        end
-        if (last__q[2]) begin
-            deg_last_14 = deg_last_14 | deg_338;
-        end
-        if (last__q[3]) begin
-            deg_last_14 = deg_last_14 | deg_339;
-        end
-        if (last__q[4]) begin
-            deg_last_14 = deg_last_14 | deg_340;
-        end
-        if (last__q[5]) begin
-            deg_last_14 = deg_last_14 | deg_341;
-        end
-        if (last__q[6]) begin
-            deg_last_14 = deg_last_14 | deg_342;
-        end
-        if (last__q[7]) begin
-            deg_last_14 = deg_last_14 | deg_343;
-        end
-        if (last__q[8]) begin
-            deg_last_14 = deg_last_14 | deg_344;
-        end
-        if (last__q[9]) begin
-            deg_last_14 = deg_last_14 | deg_345;
-        end
-        if (last__q[10]) begin
-            deg_last_14 = deg_last_14 | deg_346;
-        end
-        if (last__q[11]) begin
-            deg_last_14 = deg_last_14 | deg_347;
-        end
-        if (last__q[12]) begin
-            deg_last_14 = deg_last_14 | deg_348;
-        end
-        if (last__q[13]) begin
-            deg_last_14 = deg_last_14 | deg_349;
-        end
-        if (last__q[14]) begin
-            deg_last_14 = deg_last_14 | deg_350;
-        end
-        if (last__q[15]) begin
-            deg_last_14 = deg_last_14 | deg_351;
-        end
-        if (last__q[16]) begin
-            deg_last_14 = deg_last_14 | deg_352;
-        end
-        if (last__q[17]) begin
-            deg_last_14 = deg_last_14 | deg_353;
-        end
-        if (last__q[18]) begin
-            deg_last_14 = deg_last_14 | deg_354;
-        end
-        if (last__q[19]) begin
-            deg_last_14 = deg_last_14 | deg_355;
-        end
-        if (last__q[20]) begin
-            deg_last_14 = deg_last_14 | deg_356;
-        end
-        if (last__q[21]) begin
-            deg_last_14 = deg_last_14 | deg_357;
-        end
-        if (last__q[22]) begin
-            deg_last_14 = deg_last_14 | deg_358;
-        end
-        if (last__q[23]) begin
-            deg_last_14 = deg_last_14 | deg_359;
-        end
-        deg_last_15 = zero7;
-        if (last__q[0]) begin
-            deg_last_15 = deg_last_15 | deg_360;
-        end
-        if (last__q[1]) begin
-            deg_last_15 = deg_last_15 | deg_361;
-        end
-        if (last__q[2]) begin
-            deg_last_15 = deg_last_15 | deg_362;
-        end
-        if (last__q[3]) begin
-            deg_last_15 = deg_last_15 | deg_363;
-        end
-        if (last__q[4]) begin
-            deg_last_15 = deg_last_15 | deg_364;
-        end
-        if (last__q[5]) begin
-            deg_last_15 = deg_last_15 | deg_365;
-        end
-        if (last__q[6]) begin
-            deg_last_15 = deg_last_15 | deg_366;
-        end
-        if (last__q[7]) begin
-            deg_last_15 = deg_last_15 | deg_367;
-        end
-        if (last__q[8]) begin
-            deg_last_15 = deg_last_15 | deg_368;
-        end
-        if (last__q[9]) begin
-            deg_last_15 = deg_last_15 | deg_369;
-        end
-        if (last__q[10]) begin
-            deg_last_15 = deg_last_15 | deg_370;
-        end
-        if (last__q[11]) begin
-            deg_last_15 = deg_last_15 | deg_371;
-        end
-        if (last__q[12]) begin
-            deg_last_15 = deg_last_15 | deg_372;
-        end
-        if (last__q[13]) begin
-            deg_last_15 = deg_last_15 | deg_373;
-        end
-        if (last__q[14]) begin
-            deg_last_15 = deg_last_15 | deg_374;
-        end
-        if (last__q[15]) begin
-            deg_last_15 = deg_last_15 | deg_375;
-        end
-        if (last__q[16]) begin
-            deg_last_15 = deg_last_15 | deg_376;
-        end
-        if (last__q[17]) begin
-            deg_last_15 = deg_last_15 | deg_377;
-        end
-        if (last__q[18]) begin
-            deg_last_15 = deg_last_15 | deg_378;
-        end
-        if (last__q[19]) begin
-            deg_last_15 = deg_last_15 | deg_379;
-        end
-        if (last__q[20]) begin
-            deg_last_15 = deg_last_15 | deg_380;
-        end
-        if (last__q[21]) begin
-            deg_last_15 = deg_last_15 | deg_381;
-        end
-        if (last__q[22]) begin
-            deg_last_15 = deg_last_15 | deg_382;
-        end
-        if (last__q[23]) begin
-            deg_last_15 = deg_last_15 | deg_383;
-        end
-        deg_last_16 = zero7;
-        if (last__q[0]) begin
-            deg_last_16 = deg_last_16 | deg_384;
-        end
-        if (last__q[1]) begin
-            deg_last_16 = deg_last_16 | deg_385;
-        end
-        if (last__q[2]) begin
-            deg_last_16 = deg_last_16 | deg_386;
-        end
-        if (last__q[3]) begin
-            deg_last_16 = deg_last_16 | deg_387;
-        end
-        if (last__q[4]) begin
-            deg_last_16 = deg_last_16 | deg_388;
-        end
-        if (last__q[5]) begin
-            deg_last_16 = deg_last_16 | deg_389;
-        end
-        if (last__q[6]) begin
-            deg_last_16 = deg_last_16 | deg_390;
-        end
-        if (last__q[7]) begin
-            deg_last_16 = deg_last_16 | deg_391;
-        end
-        if (last__q[8]) begin
-            deg_last_16 = deg_last_16 | deg_392;
-        end
-        if (last__q[9]) begin
-            deg_last_16 = deg_last_16 | deg_393;
-        end
-        if (last__q[10]) begin
-            deg_last_16 = deg_last_16 | deg_394;
-        end
-        if (last__q[11]) begin
-            deg_last_16 = deg_last_16 | deg_395;
-        end
-        if (last__q[12]) begin
-            deg_last_16 = deg_last_16 | deg_396;
-        end
-        if (last__q[13]) begin
-            deg_last_16 = deg_last_16 | deg_397;
-        end
-        if (last__q[14]) begin
-            deg_last_16 = deg_last_16 | deg_398;
-        end
-        if (last__q[15]) begin
-            deg_last_16 = deg_last_16 | deg_399;
-        end
-        if (last__q[16]) begin
-            deg_last_16 = deg_last_16 | deg_400;
-        end
-        if (last__q[17]) begin
-            deg_last_16 = deg_last_16 | deg_401;
-        end
-        if (last__q[18]) begin
-            deg_last_16 = deg_last_16 | deg_402;
-        end
-        if (last__q[19]) begin
-            deg_last_16 = deg_last_16 | deg_403;
-        end
-        if (last__q[20]) begin
-            deg_last_16 = deg_last_16 | deg_404;
-        end
-        if (last__q[21]) begin
-            deg_last_16 = deg_last_16 | deg_405;
-        end
-        if (last__q[22]) begin
-            deg_last_16 = deg_last_16 | deg_406;
-        end
-        if (last__q[23]) begin
-            deg_last_16 = deg_last_16 | deg_407;
-        end
-        deg_last_17 = zero7;
-        if (last__q[0]) begin
-            deg_last_17 = deg_last_17 | deg_408;
-        end
-        if (last__q[1]) begin
-            deg_last_17 = deg_last_17 | deg_409;
-        end
-        if (last__q[2]) begin
-            deg_last_17 = deg_last_17 | deg_410;
-        end
-        if (last__q[3]) begin
-            deg_last_17 = deg_last_17 | deg_411;
-        end
-        if (last__q[4]) begin
-            deg_last_17 = deg_last_17 | deg_412;
-        end
-        if (last__q[5]) begin
-            deg_last_17 = deg_last_17 | deg_413;
-        end
-        if (last__q[6]) begin
-            deg_last_17 = deg_last_17 | deg_414;
-        end
-        if (last__q[7]) begin
-            deg_last_17 = deg_last_17 | deg_415;
-        end
-        if (last__q[8]) begin
-            deg_last_17 = deg_last_17 | deg_416;
-        end
-        if (last__q[9]) begin
-            deg_last_17 = deg_last_17 | deg_417;
-        end
-        if (last__q[10]) begin
-            deg_last_17 = deg_last_17 | deg_418;
-        end
-        if (last__q[11]) begin
-            deg_last_17 = deg_last_17 | deg_419;
-        end
-        if (last__q[12]) begin
-            deg_last_17 = deg_last_17 | deg_420;
-        end
-        if (last__q[13]) begin
-            deg_last_17 = deg_last_17 | deg_421;
-        end
-        if (last__q[14]) begin
-            deg_last_17 = deg_last_17 | deg_422;
-        end
-        if (last__q[15]) begin
-            deg_last_17 = deg_last_17 | deg_423;
-        end
-        if (last__q[16]) begin
-            deg_last_17 = deg_last_17 | deg_424;
-        end
-        if (last__q[17]) begin
-            deg_last_17 = deg_last_17 | deg_425;
-        end
-        if (last__q[18]) begin
-            deg_last_17 = deg_last_17 | deg_426;
-        end
-        if (last__q[19]) begin
-            deg_last_17 = deg_last_17 | deg_427;
-        end
-        if (last__q[20]) begin
-            deg_last_17 = deg_last_17 | deg_428;
-        end
-        if (last__q[21]) begin
-            deg_last_17 = deg_last_17 | deg_429;
-        end
-        if (last__q[22]) begin
-            deg_last_17 = deg_last_17 | deg_430;
-        end
-        if (last__q[23]) begin
-            deg_last_17 = deg_last_17 | deg_431;
-        end
-        deg_last_18 = zero7;
-        if (last__q[0]) begin
-            deg_last_18 = deg_last_18 | deg_432;
-        end
-        if (last__q[1]) begin
-            deg_last_18 = deg_last_18 | deg_433;
-        end
-        if (last__q[2]) begin
-            deg_last_18 = deg_last_18 | deg_434;
-        end
-        if (last__q[3]) begin
-            deg_last_18 = deg_last_18 | deg_435;
-        end
-        if (last__q[4]) begin
-            deg_last_18 = deg_last_18 | deg_436;
-        end
-        if (last__q[5]) begin
-            deg_last_18 = deg_last_18 | deg_437;
-        end
-        if (last__q[6]) begin
-            deg_last_18 = deg_last_18 | deg_438;
-        end
-        if (last__q[7]) begin
-            deg_last_18 = deg_last_18 | deg_439;
-        end
-        if (last__q[8]) begin
-            deg_last_18 = deg_last_18 | deg_440;
-        end
-        if (last__q[9]) begin
-            deg_last_18 = deg_last_18 | deg_441;
-        end
-        if (last__q[10]) begin
-            deg_last_18 = deg_last_18 | deg_442;
-        end
-        if (last__q[11]) begin
-            deg_last_18 = deg_last_18 | deg_443;
-        end
-        if (last__q[12]) begin
-            deg_last_18 = deg_last_18 | deg_444;
-        end
-        if (last__q[13]) begin
-            deg_last_18 = deg_last_18 | deg_445;
-        end
-        if (last__q[14]) begin
-            deg_last_18 = deg_last_18 | deg_446;
-        end
-        if (last__q[15]) begin
-            deg_last_18 = deg_last_18 | deg_447;
-        end
-        if (last__q[16]) begin
-            deg_last_18 = deg_last_18 | deg_448;
-        end
-        if (last__q[17]) begin
-            deg_last_18 = deg_last_18 | deg_449;
-        end
-        if (last__q[18]) begin
-            deg_last_18 = deg_last_18 | deg_450;
-        end
-        if (last__q[19]) begin
-            deg_last_18 = deg_last_18 | deg_451;
-        end
-        if (last__q[20]) begin
-            deg_last_18 = deg_last_18 | deg_452;
-        end
-        if (last__q[21]) begin
-            deg_last_18 = deg_last_18 | deg_453;
-        end
-        if (last__q[22]) begin
-            deg_last_18 = deg_last_18 | deg_454;
-        end
-        if (last__q[23]) begin
-            deg_last_18 = deg_last_18 | deg_455;
-        end
-        deg_last_19 = zero7;
-        if (last__q[0]) begin
-            deg_last_19 = deg_last_19 | deg_456;
-        end
-        if (last__q[1]) begin
-            deg_last_19 = deg_last_19 | deg_457;
-        end
-        if (last__q[2]) begin
-            deg_last_19 = deg_last_19 | deg_458;
-        end
-        if (last__q[3]) begin
-            deg_last_19 = deg_last_19 | deg_459;
-        end
-        if (last__q[4]) begin
-            deg_last_19 = deg_last_19 | deg_460;
-        end
-        if (last__q[5]) begin
-            deg_last_19 = deg_last_19 | deg_461;
-        end
-        if (last__q[6]) begin
-            deg_last_19 = deg_last_19 | deg_462;
-        end
-        if (last__q[7]) begin
-            deg_last_19 = deg_last_19 | deg_463;
-        end
-        if (last__q[8]) begin
-            deg_last_19 = deg_last_19 | deg_464;
-        end
-        if (last__q[9]) begin
-            deg_last_19 = deg_last_19 | deg_465;
-        end
-        if (last__q[10]) begin
-            deg_last_19 = deg_last_19 | deg_466;
-        end
-        if (last__q[11]) begin
-            deg_last_19 = deg_last_19 | deg_467;
-        end
-        if (last__q[12]) begin
-            deg_last_19 = deg_last_19 | deg_468;
-        end
-        if (last__q[13]) begin
-            deg_last_19 = deg_last_19 | deg_469;
-        end
-        if (last__q[14]) begin
-            deg_last_19 = deg_last_19 | deg_470;
-        end
-        if (last__q[15]) begin
-            deg_last_19 = deg_last_19 | deg_471;
-        end
-        if (last__q[16]) begin
-            deg_last_19 = deg_last_19 | deg_472;
-        end
-        if (last__q[17]) begin
-            deg_last_19 = deg_last_19 | deg_473;
-        end
-        if (last__q[18]) begin
-            deg_last_19 = deg_last_19 | deg_474;
-        end
-        if (last__q[19]) begin
-            deg_last_19 = deg_last_19 | deg_475;
-        end
-        if (last__q[20]) begin
-            deg_last_19 = deg_last_19 | deg_476;
-        end
-        if (last__q[21]) begin
-            deg_last_19 = deg_last_19 | deg_477;
-        end
-        if (last__q[22]) begin
-            deg_last_19 = deg_last_19 | deg_478;
-        end
-        if (last__q[23]) begin
-            deg_last_19 = deg_last_19 | deg_479;
-        end
-        deg_last_20 = zero7;
-        if (last__q[0]) begin
-            deg_last_20 = deg_last_20 | deg_480;
-        end
-        if (last__q[1]) begin
-            deg_last_20 = deg_last_20 | deg_481;
-        end
-        if (last__q[2]) begin
-            deg_last_20 = deg_last_20 | deg_482;
-        end
-        if (last__q[3]) begin
-            deg_last_20 = deg_last_20 | deg_483;
-        end
-        if (last__q[4]) begin
-            deg_last_20 = deg_last_20 | deg_484;
-        end
-        if (last__q[5]) begin
-            deg_last_20 = deg_last_20 | deg_485;
-        end
-        if (last__q[6]) begin
-            deg_last_20 = deg_last_20 | deg_486;
-        end
-        if (last__q[7]) begin
-            deg_last_20 = deg_last_20 | deg_487;
-        end
-        if (last__q[8]) begin
-            deg_last_20 = deg_last_20 | deg_488;
-        end
-        if (last__q[9]) begin
-            deg_last_20 = deg_last_20 | deg_489;
-        end
-        if (last__q[10]) begin
-            deg_last_20 = deg_last_20 | deg_490;
-        end
-        if (last__q[11]) begin
-            deg_last_20 = deg_last_20 | deg_491;
-        end
-        if (last__q[12]) begin
-            deg_last_20 = deg_last_20 | deg_492;
-        end
-        if (last__q[13]) begin
-            deg_last_20 = deg_last_20 | deg_493;
-        end
-        if (last__q[14]) begin
-            deg_last_20 = deg_last_20 | deg_494;
-        end
-        if (last__q[15]) begin
-            deg_last_20 = deg_last_20 | deg_495;
-        end
-        if (last__q[16]) begin
-            deg_last_20 = deg_last_20 | deg_496;
-        end
-        if (last__q[17]) begin
-            deg_last_20 = deg_last_20 | deg_497;
-        end
-        if (last__q[18]) begin
-            deg_last_20 = deg_last_20 | deg_498;
-        end
-        if (last__q[19]) begin
-            deg_last_20 = deg_last_20 | deg_499;
-        end
-        if (last__q[20]) begin
-            deg_last_20 = deg_last_20 | deg_500;
-        end
-        if (last__q[21]) begin
-            deg_last_20 = deg_last_20 | deg_501;
-        end
-        if (last__q[22]) begin
-            deg_last_20 = deg_last_20 | deg_502;
-        end
-        if (last__q[23]) begin
-            deg_last_20 = deg_last_20 | deg_503;
-        end
-        deg_last_21 = zero7;
-        if (last__q[0]) begin
-            deg_last_21 = deg_last_21 | deg_504;
-        end
-        if (last__q[1]) begin
-            deg_last_21 = deg_last_21 | deg_505;
-        end
-        if (last__q[2]) begin
-            deg_last_21 = deg_last_21 | deg_506;
-        end
-        if (last__q[3]) begin
-            deg_last_21 = deg_last_21 | deg_507;
-        end
-        if (last__q[4]) begin
-            deg_last_21 = deg_last_21 | deg_508;
-        end
-        if (last__q[5]) begin
-            deg_last_21 = deg_last_21 | deg_509;
-        end
-        if (last__q[6]) begin
-            deg_last_21 = deg_last_21 | deg_510;
-        end
-        if (last__q[7]) begin
-            deg_last_21 = deg_last_21 | deg_511;
-        end
-        if (last__q[8]) begin
-            deg_last_21 = deg_last_21 | deg_512;
-        end
-        if (last__q[9]) begin
-            deg_last_21 = deg_last_21 | deg_513;
-        end
-        if (last__q[10]) begin
-            deg_last_21 = deg_last_21 | deg_514;
-        end
-        if (last__q[11]) begin
-            deg_last_21 = deg_last_21 | deg_515;
-        end
-        if (last__q[12]) begin
-            deg_last_21 = deg_last_21 | deg_516;
-        end
-        if (last__q[13]) begin
-            deg_last_21 = deg_last_21 | deg_517;
-        end
-        if (last__q[14]) begin
-            deg_last_21 = deg_last_21 | deg_518;
-        end
-        if (last__q[15]) begin
-            deg_last_21 = deg_last_21 | deg_519;
-        end
-        if (last__q[16]) begin
-            deg_last_21 = deg_last_21 | deg_520;
-        end
-        if (last__q[17]) begin
-            deg_last_21 = deg_last_21 | deg_521;
-        end
-        if (last__q[18]) begin
-            deg_last_21 = deg_last_21 | deg_522;
-        end
-        if (last__q[19]) begin
-            deg_last_21 = deg_last_21 | deg_523;
-        end
-        if (last__q[20]) begin
-            deg_last_21 = deg_last_21 | deg_524;
-        end
-        if (last__q[21]) begin
-            deg_last_21 = deg_last_21 | deg_525;
-        end
-        if (last__q[22]) begin
-            deg_last_21 = deg_last_21 | deg_526;
-        end
-        if (last__q[23]) begin
-            deg_last_21 = deg_last_21 | deg_527;
-        end
-        deg_last_22 = zero7;
-        if (last__q[0]) begin
-            deg_last_22 = deg_last_22 | deg_528;
-        end
-        if (last__q[1]) begin
-            deg_last_22 = deg_last_22 | deg_529;
-        end
-        if (last__q[2]) begin
-            deg_last_22 = deg_last_22 | deg_530;
-        end
-        if (last__q[3]) begin
-            deg_last_22 = deg_last_22 | deg_531;
-        end
-        if (last__q[4]) begin
-            deg_last_22 = deg_last_22 | deg_532;
-        end
-        if (last__q[5]) begin
-            deg_last_22 = deg_last_22 | deg_533;
-        end
-        if (last__q[6]) begin
-            deg_last_22 = deg_last_22 | deg_534;
-        end
-        if (last__q[7]) begin
-            deg_last_22 = deg_last_22 | deg_535;
-        end
-        if (last__q[8]) begin
-            deg_last_22 = deg_last_22 | deg_536;
-        end
-        if (last__q[9]) begin
-            deg_last_22 = deg_last_22 | deg_537;
-        end
-        if (last__q[10]) begin
-            deg_last_22 = deg_last_22 | deg_538;
-        end
-        if (last__q[11]) begin
-            deg_last_22 = deg_last_22 | deg_539;
-        end
-        if (last__q[12]) begin
-            deg_last_22 = deg_last_22 | deg_540;
-        end
-        if (last__q[13]) begin
-            deg_last_22 = deg_last_22 | deg_541;
-        end
-        if (last__q[14]) begin
-            deg_last_22 = deg_last_22 | deg_542;
-        end
-        if (last__q[15]) begin
-            deg_last_22 = deg_last_22 | deg_543;
-        end
-        if (last__q[16]) begin
-            deg_last_22 = deg_last_22 | deg_544;
-        end
-        if (last__q[17]) begin
-            deg_last_22 = deg_last_22 | deg_545;
-        end
-        if (last__q[18]) begin
-            deg_last_22 = deg_last_22 | deg_546;
-        end
-        if (last__q[19]) begin
-            deg_last_22 = deg_last_22 | deg_547;
-        end
-        if (last__q[20]) begin
-            deg_last_22 = deg_last_22 | deg_548;
-        end
-        if (last__q[21]) begin
-            deg_last_22 = deg_last_22 | deg_549;
-        end
-        if (last__q[22]) begin
-            deg_last_22 = deg_last_22 | deg_550;
-        end
-        if (last__q[23]) begin
-            deg_last_22 = deg_last_22 | deg_551;
-        end
-        deg_last_23 = zero7;
-        if (last__q[0]) begin
-            deg_last_23 = deg_last_23 | deg_552;
-        end
-        if (last__q[1]) begin
-            deg_last_23 = deg_last_23 | deg_553;
-        end
-        if (last__q[2]) begin
-            deg_last_23 = deg_last_23 | deg_554;
-        end
-        if (last__q[3]) begin
-            deg_last_23 = deg_last_23 | deg_555;
-        end
-        if (last__q[4]) begin
-            deg_last_23 = deg_last_23 | deg_556;
-        end
-        if (last__q[5]) begin
-            deg_last_23 = deg_last_23 | deg_557;
-        end
-        if (last__q[6]) begin
-            deg_last_23 = deg_last_23 | deg_558;
-        end
-        if (last__q[7]) begin
-            deg_last_23 = deg_last_23 | deg_559;
-        end
-        if (last__q[8]) begin
-            deg_last_23 = deg_last_23 | deg_560;
-        end
-        if (last__q[9]) begin
-            deg_last_23 = deg_last_23 | deg_561;
-        end
-        if (last__q[10]) begin
-            deg_last_23 = deg_last_23 | deg_562;
-        end
-        if (last__q[11]) begin
-            deg_last_23 = deg_last_23 | deg_563;
-        end
-        if (last__q[12]) begin
-            deg_last_23 = deg_last_23 | deg_564;
-        end
-        if (last__q[13]) begin
-            deg_last_23 = deg_last_23 | deg_565;
-        end
-        if (last__q[14]) begin
-            deg_last_23 = deg_last_23 | deg_566;
-        end
-        if (last__q[15]) begin
-            deg_last_23 = deg_last_23 | deg_567;
-        end
-        if (last__q[16]) begin
-            deg_last_23 = deg_last_23 | deg_568;
-        end
-        if (last__q[17]) begin
-            deg_last_23 = deg_last_23 | deg_569;
-        end
-        if (last__q[18]) begin
-            deg_last_23 = deg_last_23 | deg_570;
-        end
-        if (last__q[19]) begin
-            deg_last_23 = deg_last_23 | deg_571;
-        end
-        if (last__q[20]) begin
-            deg_last_23 = deg_last_23 | deg_572;
-        end
-        if (last__q[21]) begin
-            deg_last_23 = deg_last_23 | deg_573;
-        end
-        if (last__q[22]) begin
-            deg_last_23 = deg_last_23 | deg_574;
-        end
-        if (last__q[23]) begin
-            deg_last_23 = deg_last_23 | deg_575;
-        end
         wbeats_0 = zero_n;
         wbeats_0[0] = (deg_last_0 > deg_last_0) | ((deg_last_0 == deg_last_0) & older_0__q[0]);
-        wbeats_0[1] = (deg_last_0 > deg_last_1) | ((deg_last_0 == deg_last_1) & older_1__q[0]);
-        wbeats_0[2] = (deg_last_0 > deg_last_2) | ((deg_last_0 == deg_last_2) & older_2__q[0]);
-        wbeats_0[3] = (deg_last_0 > deg_last_3) | ((deg_last_0 == deg_last_3) & older_3__q[0]);
-        wbeats_0[4] = (deg_last_0 > deg_last_4) | ((deg_last_0 == deg_last_4) & older_4__q[0]);
-        wbeats_0[5] = (deg_last_0 > deg_last_5) | ((deg_last_0 == deg_last_5) & older_5__q[0]);
-        wbeats_0[6] = (deg_last_0 > deg_last_6) | ((deg_last_0 == deg_last_6) & older_6__q[0]);
-        wbeats_0[7] = (deg_last_0 > deg_last_7) | ((deg_last_0 == deg_last_7) & older_7__q[0]);
-        wbeats_0[8] = (deg_last_0 > deg_last_8) | ((deg_last_0 == deg_last_8) & older_8__q[0]);
-        wbeats_0[9] = (deg_last_0 > deg_last_9) | ((deg_last_0 == deg_last_9) & older_9__q[0]);
-        wbeats_0[10] = (deg_last_0 > deg_last_10) | ((deg_last_0 == deg_last_10) & older_10__q[0]);
-        wbeats_0[11] = (deg_last_0 > deg_last_11) | ((deg_last_0 == deg_last_11) & older_11__q[0]);
-        wbeats_0[12] = (deg_last_0 > deg_last_12) | ((deg_last_0 == deg_last_12) & older_12__q[0]);
-        wbeats_0[13] = (deg_last_0 > deg_last_13) | ((deg_last_0 == deg_last_13) & older_13__q[0]);
-        wbeats_0[14] = (deg_last_0 > deg_last_14) | ((deg_last_0 == deg_last_14) & older_14__q[0]);
-        wbeats_0[15] = (deg_last_0 > deg_last_15) | ((deg_last_0 == deg_last_15) & older_15__q[0]);
-        wbeats_0[16] = (deg_last_0 > deg_last_16) | ((deg_last_0 == deg_last_16) & older_16__q[0]);
-        wbeats_0[17] = (deg_last_0 > deg_last_17) | ((deg_last_0 == deg_last_17) & older_17__q[0]);
-        wbeats_0[18] = (deg_last_0 > deg_last_18) | ((deg_last_0 == deg_last_18) & older_18__q[0]);
-        wbeats_0[19] = (deg_last_0 > deg_last_19) | ((deg_last_0 == deg_last_19) & older_19__q[0]);
-        wbeats_0[20] = (deg_last_0 > deg_last_20) | ((deg_last_0 == deg_last_20) & older_20__q[0]);
-        wbeats_0[21] = (deg_last_0 > deg_last_21) | ((deg_last_0 == deg_last_21) & older_21__q[0]);
-        wbeats_0[22] = (deg_last_0 > deg_last_22) | ((deg_last_0 == deg_last_22) & older_22__q[0]);
-        wbeats_0[23] = (deg_last_0 > deg_last_23) | ((deg_last_0 == deg_last_23) & older_23__q[0]);
+        wbeats_0[1] = (deg_last_0 > deg_last_32) | ((deg_last_0 == deg_last_32) & older_1__q[0]);
+        wbeats_0[2] = (deg_last_0 > deg_last_64) | ((deg_last_0 == deg_last_64) & older_2__q[0]);
+        wbeats_0[3] = (deg_last_0 > deg_last_96) | ((deg_last_0 == deg_last_96) & older_3__q[0]);
+        wbeats_0[4] = (deg_last_0 > deg_last_128) | ((deg_last_0 == deg_last_128) & older_4__q[0]);
+        wbeats_0[5] = (deg_last_0 > deg_last_160) | ((deg_last_0 == deg_last_160) & older_5__q[0]);
+        wbeats_0[6] = (deg_last_0 > deg_last_192) | ((deg_last_0 == deg_last_192) & older_6__q[0]);
+        wbeats_0[7] = (deg_last_0 > deg_last_224) | ((deg_last_0 == deg_last_224) & older_7__q[0]);
+        wbeats_0[8] = (deg_last_0 > deg_last_256) | ((deg_last_0 == deg_last_256) & older_8__q[0]);
+        wbeats_0[9] = (deg_last_0 > deg_last_288) | ((deg_last_0 == deg_last_288) & older_9__q[0]);
+        wbeats_0[10] = (deg_last_0 > deg_last_320) | ((deg_last_0 == deg_last_320) & older_10__q[0]);
+        wbeats_0[11] = (deg_last_0 > deg_last_352) | ((deg_last_0 == deg_last_352) & older_11__q[0]);
+        wbeats_0[12] = (deg_last_0 > deg_last_384) | ((deg_last_0 == deg_last_384) & older_12__q[0]);
+        wbeats_0[13] = (deg_last_0 > deg_last_416) | ((deg_last_0 == deg_last_416) & older_13__q[0]);
+        wbeats_0[14] = (deg_last_0 > deg_last_448) | ((deg_last_0 == deg_last_448) & older_14__q[0]);
+        wbeats_0[15] = (deg_last_0 > deg_last_480) | ((deg_last_0 == deg_last_480) & older_15__q[0]);
+        wbeats_0[16] = (deg_last_0 > deg_last_512) | ((deg_last_0 == deg_last_512) & older_16__q[0]);
+        wbeats_0[17] = (deg_last_0 > deg_last_544) | ((deg_last_0 == deg_last_544) & older_17__q[0]);
+        wbeats_0[18] = (deg_last_0 > deg_last_576) | ((deg_last_0 == deg_last_576) & older_18__q[0]);
+        wbeats_0[19] = (deg_last_0 > deg_last_608) | ((deg_last_0 == deg_last_608) & older_19__q[0]);
+        wbeats_0[20] = (deg_last_0 > deg_last_640) | ((deg_last_0 == deg_last_640) & older_20__q[0]);
+        wbeats_0[21] = (deg_last_0 > deg_last_672) | ((deg_last_0 == deg_last_672) & older_21__q[0]);
+        wbeats_0[22] = (deg_last_0 > deg_last_704) | ((deg_last_0 == deg_last_704) & older_22__q[0]);
+        wbeats_0[23] = (deg_last_0 > deg_last_736) | ((deg_last_0 == deg_last_736) & older_23__q[0]);
         wbeats_1 = zero_n;
-        wbeats_1[0] = (deg_last_1 > deg_last_0) | ((deg_last_1 == deg_last_0) & older_0__q[1]);
-        wbeats_1[1] = (deg_last_1 > deg_last_1) | ((deg_last_1 == deg_last_1) & older_1__q[1]);
-        wbeats_1[2] = (deg_last_1 > deg_last_2) | ((deg_last_1 == deg_last_2) & older_2__q[1]);
-        wbeats_1[3] = (deg_last_1 > deg_last_3) | ((deg_last_1 == deg_last_3) & older_3__q[1]);
-        wbeats_1[4] = (deg_last_1 > deg_last_4) | ((deg_last_1 == deg_last_4) & older_4__q[1]);
-        wbeats_1[5] = (deg_last_1 > deg_last_5) | ((deg_last_1 == deg_last_5) & older_5__q[1]);
-        wbeats_1[6] = (deg_last_1 > deg_last_6) | ((deg_last_1 == deg_last_6) & older_6__q[1]);
-        wbeats_1[7] = (deg_last_1 > deg_last_7) | ((deg_last_1 == deg_last_7) & older_7__q[1]);
-        wbeats_1[8] = (deg_last_1 > deg_last_8) | ((deg_last_1 == deg_last_8) & older_8__q[1]);
-        wbeats_1[9] = (deg_last_1 > deg_last_9) | ((deg_last_1 == deg_last_9) & older_9__q[1]);
-        wbeats_1[10] = (deg_last_1 > deg_last_10) | ((deg_last_1 == deg_last_10) & older_10__q[1]);
-        wbeats_1[11] = (deg_last_1 > deg_last_11) | ((deg_last_1 == deg_last_11) & older_11__q[1]);
-        wbeats_1[12] = (deg_last_1 > deg_last_12) | ((deg_last_1 == deg_last_12) & older_12__q[1]);
-        wbeats_1[13] = (deg_last_1 > deg_last_13) | ((deg_last_1 == deg_last_13) & older_13__q[1]);
-        wbeats_1[14] = (deg_last_1 > deg_last_14) | ((deg_last_1 == deg_last_14) & older_14__q[1]);
-        wbeats_1[15] = (deg_last_1 > deg_last_15) | ((deg_last_1 == deg_last_15) & older_15__q[1]);
-        wbeats_1[16] = (deg_last_1 > deg_last_16) | ((deg_last_1 == deg_last_16) & older_16__q[1]);
-        wbeats_1[17] = (deg_last_1 > deg_last_17) | ((deg_last_1 == deg_last_17) & older_17__q[1]);
-        wbeats_1[18] = (deg_last_1 > deg_last_18) | ((deg_last_1 == deg_last_18) & older_18__q[1]);
-        wbeats_1[19] = (deg_last_1 > deg_last_19) | ((deg_last_1 == deg_last_19) & older_19__q[1]);
-        wbeats_1[20] = (deg_last_1 > deg_last_20) | ((deg_last_1 == deg_last_20) & older_20__q[1]);
-        wbeats_1[21] = (deg_last_1 > deg_last_21) | ((deg_last_1 == deg_last_21) & older_21__q[1]);
-        wbeats_1[22] = (deg_last_1 > deg_last_22) | ((deg_last_1 == deg_last_22) & older_22__q[1]);
-        wbeats_1[23] = (deg_last_1 > deg_last_23) | ((deg_last_1 == deg_last_23) & older_23__q[1]);
+        wbeats_1[0] = (deg_last_32 > deg_last_0) | ((deg_last_32 == deg_last_0) & older_0__q[1]);
+        wbeats_1[1] = (deg_last_32 > deg_last_32) | ((deg_last_32 == deg_last_32) & older_1__q[1]);
+        wbeats_1[2] = (deg_last_32 > deg_last_64) | ((deg_last_32 == deg_last_64) & older_2__q[1]);
+        wbeats_1[3] = (deg_last_32 > deg_last_96) | ((deg_last_32 == deg_last_96) & older_3__q[1]);
+        wbeats_1[4] = (deg_last_32 > deg_last_128) | ((deg_last_32 == deg_last_128) & older_4__q[1]);
+        wbeats_1[5] = (deg_last_32 > deg_last_160) | ((deg_last_32 == deg_last_160) & older_5__q[1]);
+        wbeats_1[6] = (deg_last_32 > deg_last_192) | ((deg_last_32 == deg_last_192) & older_6__q[1]);
+        wbeats_1[7] = (deg_last_32 > deg_last_224) | ((deg_last_32 == deg_last_224) & older_7__q[1]);
+        wbeats_1[8] = (deg_last_32 > deg_last_256) | ((deg_last_32 == deg_last_256) & older_8__q[1]);
+        wbeats_1[9] = (deg_last_32 > deg_last_288) | ((deg_last_32 == deg_last_288) & older_9__q[1]);
+        wbeats_1[10] = (deg_last_32 > deg_last_320) | ((deg_last_32 == deg_last_320) & older_10__q[1]);
+        wbeats_1[11] = (deg_last_32 > deg_last_352) | ((deg_last_32 == deg_last_352) & older_11__q[1]);
+        wbeats_1[12] = (deg_last_32 > deg_last_384) | ((deg_last_32 == deg_last_384) & older_12__q[1]);
+        wbeats_1[13] = (deg_last_32 > deg_last_416) | ((deg_last_32 == deg_last_416) & older_13__q[1]);
+        wbeats_1[14] = (deg_last_32 > deg_last_448) | ((deg_last_32 == deg_last_448) & older_14__q[1]);
+        wbeats_1[15] = (deg_last_32 > deg_last_480) | ((deg_last_32 == deg_last_480) & older_15__q[1]);
+        wbeats_1[16] = (deg_last_32 > deg_last_512) | ((deg_last_32 == deg_last_512) & older_16__q[1]);
+        wbeats_1[17] = (deg_last_32 > deg_last_544) | ((deg_last_32 == deg_last_544) & older_17__q[1]);
+        wbeats_1[18] = (deg_last_32 > deg_last_576) | ((deg_last_32 == deg_last_576) & older_18__q[1]);
+        wbeats_1[19] = (deg_last_32 > deg_last_608) | ((deg_last_32 == deg_last_608) & older_19__q[1]);
+        wbeats_1[20] = (deg_last_32 > deg_last_640) | ((deg_last_32 == deg_last_640) & older_20__q[1]);
+        wbeats_1[21] = (deg_last_32 > deg_last_672) | ((deg_last_32 == deg_last_672) & older_21__q[1]);
+        wbeats_1[22] = (deg_last_32 > deg_last_704) | ((deg_last_32 == deg_last_704) & older_22__q[1]);
+        wbeats_1[23] = (deg_last_32 > deg_last_736) | ((deg_last_32 == deg_last_736) & older_23__q[1]);
         wbeats_2 = zero_n;
-        wbeats_2[0] = (deg_last_2 > deg_last_0) | ((deg_last_2 == deg_last_0) & older_0__q[2]);
-        wbeats_2[1] = (deg_last_2 > deg_last_1) | ((deg_last_2 == deg_last_1) & older_1__q[2]);
-        wbeats_2[2] = (deg_last_2 > deg_last_2) | ((deg_last_2 == deg_last_2) & older_2__q[2]);
-        wbeats_2[3] = (deg_last_2 > deg_last_3) | ((deg_last_2 == deg_last_3) & older_3__q[2]);
-        wbeats_2[4] = (deg_last_2 > deg_last_4) | ((deg_last_2 == deg_last_4) & older_4__q[2]);
-        wbeats_2[5] = (deg_last_2 > deg_last_5) | ((deg_last_2 == deg_last_5) & older_5__q[2]);
-        wbeats_2[6] = (deg_last_2 > deg_last_6) | ((deg_last_2 == deg_last_6) & older_6__q[2]);
-        wbeats_2[7] = (deg_last_2 > deg_last_7) | ((deg_last_2 == deg_last_7) & older_7__q[2]);
-        wbeats_2[8] = (deg_last_2 > deg_last_8) | ((deg_last_2 == deg_last_8) & older_8__q[2]);
-        wbeats_2[9] = (deg_last_2 > deg_last_9) | ((deg_last_2 == deg_last_9) & older_9__q[2]);
-        wbeats_2[10] = (deg_last_2 > deg_last_10) | ((deg_last_2 == deg_last_10) & older_10__q[2]);
-        wbeats_2[11] = (deg_last_2 > deg_last_11) | ((deg_last_2 == deg_last_11) & older_11__q[2]);
-        wbeats_2[12] = (deg_last_2 > deg_last_12) | ((deg_last_2 == deg_last_12) & older_12__q[2]);
-        wbeats_2[13] = (deg_last_2 > deg_last_13) | ((deg_last_2 == deg_last_13) & older_13__q[2]);
-        wbeats_2[14] = (deg_last_2 > deg_last_14) | ((deg_last_2 == deg_last_14) & older_14__q[2]);
-        wbeats_2[15] = (deg_last_2 > deg_last_15) | ((deg_last_2 == deg_last_15) & older_15__q[2]);
-        wbeats_2[16] = (deg_last_2 > deg_last_16) | ((deg_last_2 == deg_last_16) & older_16__q[2]);
-        wbeats_2[17] = (deg_last_2 > deg_last_17) | ((deg_last_2 == deg_last_17) & older_17__q[2]);
-        wbeats_2[18] = (deg_last_2 > deg_last_18) | ((deg_last_2 == deg_last_18) & older_18__q[2]);
-        wbeats_2[19] = (deg_last_2 > deg_last_19) | ((deg_last_2 == deg_last_19) & older_19__q[2]);
-        wbeats_2[20] = (deg_last_2 > deg_last_20) | ((deg_last_2 == deg_last_20) & older_20__q[2]);
-        wbeats_2[21] = (deg_last_2 > deg_last_21) | ((deg_last_2 == deg_last_21) & older_21__q[2]);
-        wbeats_2[22] = (deg_last_2 > deg_last_22) | ((deg_last_2 == deg_last_22) & older_22__q[2]);
-        wbeats_2[23] = (deg_last_2 > deg_last_23) | ((deg_last_2 == deg_last_23) & older_23__q[2]);
+        wbeats_2[0] = (deg_last_64 > deg_last_0) | ((deg_last_64 == deg_last_0) & older_0__q[2]);
+        wbeats_2[1] = (deg_last_64 > deg_last_32) | ((deg_last_64 == deg_last_32) & older_1__q[2]);
+        wbeats_2[2] = (deg_last_64 > deg_last_64) | ((deg_last_64 == deg_last_64) & older_2__q[2]);
+        wbeats_2[3] = (deg_last_64 > deg_last_96) | ((deg_last_64 == deg_last_96) & older_3__q[2]);
+        wbeats_2[4] = (deg_last_64 > deg_last_128) | ((deg_last_64 == deg_last_128) & older_4__q[2]);
+        wbeats_2[5] = (deg_last_64 > deg_last_160) | ((deg_last_64 == deg_last_160) & older_5__q[2]);
+        wbeats_2[6] = (deg_last_64 > deg_last_192) | ((deg_last_64 == deg_last_192) & older_6__q[2]);
+        wbeats_2[7] = (deg_last_64 > deg_last_224) | ((deg_last_64 == deg_last_224) & older_7__q[2]);
+        wbeats_2[8] = (deg_last_64 > deg_last_256) | ((deg_last_64 == deg_last_256) & older_8__q[2]);
+        wbeats_2[9] = (deg_last_64 > deg_last_288) | ((deg_last_64 == deg_last_288) & older_9__q[2]);
+        wbeats_2[10] = (deg_last_64 > deg_last_320) | ((deg_last_64 == deg_last_320) & older_10__q[2]);
+        wbeats_2[11] = (deg_last_64 > deg_last_352) | ((deg_last_64 == deg_last_352) & older_11__q[2]);
+        wbeats_2[12] = (deg_last_64 > deg_last_384) | ((deg_last_64 == deg_last_384) & older_12__q[2]);
+        wbeats_2[13] = (deg_last_64 > deg_last_416) | ((deg_last_64 == deg_last_416) & older_13__q[2]);
+        wbeats_2[14] = (deg_last_64 > deg_last_448) | ((deg_last_64 == deg_last_448) & older_14__q[2]);
+        wbeats_2[15] = (deg_last_64 > deg_last_480) | ((deg_last_64 == deg_last_480) & older_15__q[2]);
+        wbeats_2[16] = (deg_last_64 > deg_last_512) | ((deg_last_64 == deg_last_512) & older_16__q[2]);
+        wbeats_2[17] = (deg_last_64 > deg_last_544) | ((deg_last_64 == deg_last_544) & older_17__q[2]);
+        wbeats_2[18] = (deg_last_64 > deg_last_576) | ((deg_last_64 == deg_last_576) & older_18__q[2]);
+        wbeats_2[19] = (deg_last_64 > deg_last_608) | ((deg_last_64 == deg_last_608) & older_19__q[2]);
+        wbeats_2[20] = (deg_last_64 > deg_last_640) | ((deg_last_64 == deg_last_640) & older_20__q[2]);
+        wbeats_2[21] = (deg_last_64 > deg_last_672) | ((deg_last_64 == deg_last_672) & older_21__q[2]);
+        wbeats_2[22] = (deg_last_64 > deg_last_704) | ((deg_last_64 == deg_last_704) & older_22__q[2]);
+        wbeats_2[23] = (deg_last_64 > deg_last_736) | ((deg_last_64 == deg_last_736) & older_23__q[2]);
         wbeats_3 = zero_n;
-        wbeats_3[0] = (deg_last_3 > deg_last_0) | ((deg_last_3 == deg_last_0) & older_0__q[3]);
-        wbeats_3[1] = (deg_last_3 > deg_last_1) | ((deg_last_3 == deg_last_1) & older_1__q[3]);
-        wbeats_3[2] = (deg_last_3 > deg_last_2) | ((deg_last_3 == deg_last_2) & older_2__q[3]);
-        wbeats_3[3] = (deg_last_3 > deg_last_3) | ((deg_last_3 == deg_last_3) & older_3__q[3]);
-        wbeats_3[4] = (deg_last_3 > deg_last_4) | ((deg_last_3 == deg_last_4) & older_4__q[3]);
-        wbeats_3[5] = (deg_last_3 > deg_last_5) | ((deg_last_3 == deg_last_5) & older_5__q[3]);
-        wbeats_3[6] = (deg_last_3 > deg_last_6) | ((deg_last_3 == deg_last_6) & older_6__q[3]);
-        wbeats_3[7] = (deg_last_3 > deg_last_7) | ((deg_last_3 == deg_last_7) & older_7__q[3]);
-        wbeats_3[8] = (deg_last_3 > deg_last_8) | ((deg_last_3 == deg_last_8) & older_8__q[3]);
-        wbeats_3[9] = (deg_last_3 > deg_last_9) | ((deg_last_3 == deg_last_9) & older_9__q[3]);
-        wbeats_3[10] = (deg_last_3 > deg_last_10) | ((deg_last_3 == deg_last_10) & older_10__q[3]);
-        wbeats_3[11] = (deg_last_3 > deg_last_11) | ((deg_last_3 == deg_last_11) & older_11__q[3]);
-        wbeats_3[12] = (deg_last_3 > deg_last_12) | ((deg_last_3 == deg_last_12) & older_12__q[3]);
-        wbeats_3[13] = (deg_last_3 > deg_last_13) | ((deg_last_3 == deg_last_13) & older_13__q[3]);
-        wbeats_3[14] = (deg_last_3 > deg_last_14) | ((deg_last_3 == deg_last_14) & older_14__q[3]);
-        wbeats_3[15] = (deg_last_3 > deg_last_15) | ((deg_last_3 == deg_last_15) & older_15__q[3]);
-        wbeats_3[16] = (deg_last_3 > deg_last_16) | ((deg_last_3 == deg_last_16) & older_16__q[3]);
-        wbeats_3[17] = (deg_last_3 > deg_last_17) | ((deg_last_3 == deg_last_17) & older_17__q[3]);
-        wbeats_3[18] = (deg_last_3 > deg_last_18) | ((deg_last_3 == deg_last_18) & older_18__q[3]);
-        wbeats_3[19] = (deg_last_3 > deg_last_19) | ((deg_last_3 == deg_last_19) & older_19__q[3]);
-        wbeats_3[20] = (deg_last_3 > deg_last_20) | ((deg_last_3 == deg_last_20) & older_20__q[3]);
-        wbeats_3[21] = (deg_last_3 > deg_last_21) | ((deg_last_3 == deg_last_21) & older_21__q[3]);
-        wbeats_3[22] = (deg_last_3 > deg_last_22) | ((deg_last_3 == deg_last_22) & older_22__q[3]);
-        wbeats_3[23] = (deg_last_3 > deg_last_23) | ((deg_last_3 == deg_last_23) & older_23__q[3]);
+        wbeats_3[0] = (deg_last_96 > deg_last_0) | ((deg_last_96 == deg_last_0) & older_0__q[3]);
+        wbeats_3[1] = (deg_last_96 > deg_last_32) | ((deg_last_96 == deg_last_32) & older_1__q[3]);
+        wbeats_3[2] = (deg_last_96 > deg_last_64) | ((deg_last_96 == deg_last_64) & older_2__q[3]);
+        wbeats_3[3] = (deg_last_96 > deg_last_96) | ((deg_last_96 == deg_last_96) & older_3__q[3]);
+        wbeats_3[4] = (deg_last_96 > deg_last_128) | ((deg_last_96 == deg_last_128) & older_4__q[3]);
+        wbeats_3[5] = (deg_last_96 > deg_last_160) | ((deg_last_96 == deg_last_160) & older_5__q[3]);
+        wbeats_3[6] = (deg_last_96 > deg_last_192) | ((deg_last_96 == deg_last_192) & older_6__q[3]);
+        wbeats_3[7] = (deg_last_96 > deg_last_224) | ((deg_last_96 == deg_last_224) & older_7__q[3]);
+        wbeats_3[8] = (deg_last_96 > deg_last_256) | ((deg_last_96 == deg_last_256) & older_8__q[3]);
+        wbeats_3[9] = (deg_last_96 > deg_last_288) | ((deg_last_96 == deg_last_288) & older_9__q[3]);
+        wbeats_3[10] = (deg_last_96 > deg_last_320) | ((deg_last_96 == deg_last_320) & older_10__q[3]);
+        wbeats_3[11] = (deg_last_96 > deg_last_352) | ((deg_last_96 == deg_last_352) & older_11__q[3]);
+        wbeats_3[12] = (deg_last_96 > deg_last_384) | ((deg_last_96 == deg_last_384) & older_12__q[3]);
+        wbeats_3[13] = (deg_last_96 > deg_last_416) | ((deg_last_96 == deg_last_416) & older_13__q[3]);
+        wbeats_3[14] = (deg_last_96 > deg_last_448) | ((deg_last_96 == deg_last_448) & older_14__q[3]);
+        wbeats_3[15] = (deg_last_96 > deg_last_480) | ((deg_last_96 == deg_last_480) & older_15__q[3]);
+        wbeats_3[16] = (deg_last_96 > deg_last_512) | ((deg_last_96 == deg_last_512) & older_16__q[3]);
+        wbeats_3[17] = (deg_last_96 > deg_last_544) | ((deg_last_96 == deg_last_544) & older_17__q[3]);
+        wbeats_3[18] = (deg_last_96 > deg_last_576) | ((deg_last_96 == deg_last_576) & older_18__q[3]);
+        wbeats_3[19] = (deg_last_96 > deg_last_608) | ((deg_last_96 == deg_last_608) & older_19__q[3]);
+        wbeats_3[20] = (deg_last_96 > deg_last_640) | ((deg_last_96 == deg_last_640) & older_20__q[3]);
+        wbeats_3[21] = (deg_last_96 > deg_last_672) | ((deg_last_96 == deg_last_672) & older_21__q[3]);
+        wbeats_3[22] = (deg_last_96 > deg_last_704) | ((deg_last_96 == deg_last_704) & older_22__q[3]);
+        wbeats_3[23] = (deg_last_96 > deg_last_736) | ((deg_last_96 == deg_last_736) & older_23__q[3]);
         wbeats_4 = zero_n;
-        wbeats_4[0] = (deg_last_4 > deg_last_0) | ((deg_last_4 == deg_last_0) & older_0__q[4]);
-        wbeats_4[1] = (deg_last_4 > deg_last_1) | ((deg_last_4 == deg_last_1) & older_1__q[4]);
-        wbeats_4[2] = (deg_last_4 > deg_last_2) | ((deg_last_4 == deg_last_2) & older_2__q[4]);
-        wbeats_4[3] = (deg_last_4 > deg_last_3) | ((deg_last_4 == deg_last_3) & older_3__q[4]);
-        wbeats_4[4] = (deg_last_4 > deg_last_4) | ((deg_last_4 == deg_last_4) & older_4__q[4]);
-        wbeats_4[5] = (deg_last_4 > deg_last_5) | ((deg_last_4 == deg_last_5) & older_5__q[4]);
-        wbeats_4[6] = (deg_last_4 > deg_last_6) | ((deg_last_4 == deg_last_6) & older_6__q[4]);
-        wbeats_4[7] = (deg_last_4 > deg_last_7) | ((deg_last_4 == deg_last_7) & older_7__q[4]);
-        wbeats_4[8] = (deg_last_4 > deg_last_8) | ((deg_last_4 == deg_last_8) & older_8__q[4]);
-        wbeats_4[9] = (deg_last_4 > deg_last_9) | ((deg_last_4 == deg_last_9) & older_9__q[4]);
-        wbeats_4[10] = (deg_last_4 > deg_last_10) | ((deg_last_4 == deg_last_10) & older_10__q[4]);
-        wbeats_4[11] = (deg_last_4 > deg_last_11) | ((deg_last_4 == deg_last_11) & older_11__q[4]);
-        wbeats_4[12] = (deg_last_4 > deg_last_12) | ((deg_last_4 == deg_last_12) & older_12__q[4]);
-        wbeats_4[13] = (deg_last_4 > deg_last_13) | ((deg_last_4 == deg_last_13) & older_13__q[4]);
-        wbeats_4[14] = (deg_last_4 > deg_last_14) | ((deg_last_4 == deg_last_14) & older_14__q[4]);
-        wbeats_4[15] = (deg_last_4 > deg_last_15) | ((deg_last_4 == deg_last_15) & older_15__q[4]);
-        wbeats_4[16] = (deg_last_4 > deg_last_16) | ((deg_last_4 == deg_last_16) & older_16__q[4]);
-        wbeats_4[17] = (deg_last_4 > deg_last_17) | ((deg_last_4 == deg_last_17) & older_17__q[4]);
-        wbeats_4[18] = (deg_last_4 > deg_last_18) | ((deg_last_4 == deg_last_18) & older_18__q[4]);
-        wbeats_4[19] = (deg_last_4 > deg_last_19) | ((deg_last_4 == deg_last_19) & older_19__q[4]);
-        wbeats_4[20] = (deg_last_4 > deg_last_20) | ((deg_last_4 == deg_last_20) & older_20__q[4]);
-        wbeats_4[21] = (deg_last_4 > deg_last_21) | ((deg_last_4 == deg_last_21) & older_21__q[4]);
-        wbeats_4[22] = (deg_last_4 > deg_last_22) | ((deg_last_4 == deg_last_22) & older_22__q[4]);
-        wbeats_4[23] = (deg_last_4 > deg_last_23) | ((deg_last_4 == deg_last_23) & older_23__q[4]);
+        wbeats_4[0] = (deg_last_128 > deg_last_0) | ((deg_last_128 == deg_last_0) & older_0__q[4]);
+        wbeats_4[1] = (deg_last_128 > deg_last_32) | ((deg_last_128 == deg_last_32) & older_1__q[4]);
+        wbeats_4[2] = (deg_last_128 > deg_last_64) | ((deg_last_128 == deg_last_64) & older_2__q[4]);
+        wbeats_4[3] = (deg_last_128 > deg_last_96) | ((deg_last_128 == deg_last_96) & older_3__q[4]);
+        wbeats_4[4] = (deg_last_128 > deg_last_128) | ((deg_last_128 == deg_last_128) & older_4__q[4]);
+        wbeats_4[5] = (deg_last_128 > deg_last_160) | ((deg_last_128 == deg_last_160) & older_5__q[4]);
+        wbeats_4[6] = (deg_last_128 > deg_last_192) | ((deg_last_128 == deg_last_192) & older_6__q[4]);
+        wbeats_4[7] = (deg_last_128 > deg_last_224) | ((deg_last_128 == deg_last_224) & older_7__q[4]);
+        wbeats_4[8] = (deg_last_128 > deg_last_256) | ((deg_last_128 == deg_last_256) & older_8__q[4]);
+        wbeats_4[9] = (deg_last_128 > deg_last_288) | ((deg_last_128 == deg_last_288) & older_9__q[4]);
+        wbeats_4[10] = (deg_last_128 > deg_last_320) | ((deg_last_128 == deg_last_320) & older_10__q[4]);
+        wbeats_4[11] = (deg_last_128 > deg_last_352) | ((deg_last_128 == deg_last_352) & older_11__q[4]);
+        wbeats_4[12] = (deg_last_128 > deg_last_384) | ((deg_last_128 == deg_last_384) & older_12__q[4]);
+        wbeats_4[13] = (deg_last_128 > deg_last_416) | ((deg_last_128 == deg_last_416) & older_13__q[4]);
+        wbeats_4[14] = (deg_last_128 > deg_last_448) | ((deg_last_128 == deg_last_448) & older_14__q[4]);
+        wbeats_4[15] = (deg_last_128 > deg_last_480) | ((deg_last_128 == deg_last_480) & older_15__q[4]);
+        wbeats_4[16] = (deg_last_128 > deg_last_512) | ((deg_last_128 == deg_last_512) & older_16__q[4]);
+        wbeats_4[17] = (deg_last_128 > deg_last_544) | ((deg_last_128 == deg_last_544) & older_17__q[4]);
+        wbeats_4[18] = (deg_last_128 > deg_last_576) | ((deg_last_128 == deg_last_576) & older_18__q[4]);
+        wbeats_4[19] = (deg_last_128 > deg_last_608) | ((deg_last_128 == deg_last_608) & older_19__q[4]);
+        wbeats_4[20] = (deg_last_128 > deg_last_640) | ((deg_last_128 == deg_last_640) & older_20__q[4]);
+        wbeats_4[21] = (deg_last_128 > deg_last_672) | ((deg_last_128 == deg_last_672) & older_21__q[4]);
+        wbeats_4[22] = (deg_last_128 > deg_last_704) | ((deg_last_128 == deg_last_704) & older_22__q[4]);
+        wbeats_4[23] = (deg_last_128 > deg_last_736) | ((deg_last_128 == deg_last_736) & older_23__q[4]);
         wbeats_5 = zero_n;
-        wbeats_5[0] = (deg_last_5 > deg_last_0) | ((deg_last_5 == deg_last_0) & older_0__q[5]);
-        wbeats_5[1] = (deg_last_5 > deg_last_1) | ((deg_last_5 == deg_last_1) & older_1__q[5]);
-        wbeats_5[2] = (deg_last_5 > deg_last_2) | ((deg_last_5 == deg_last_2) & older_2__q[5]);
-        wbeats_5[3] = (deg_last_5 > deg_last_3) | ((deg_last_5 == deg_last_3) & older_3__q[5]);
-        wbeats_5[4] = (deg_last_5 > deg_last_4) | ((deg_last_5 == deg_last_4) & older_4__q[5]);
-        wbeats_5[5] = (deg_last_5 > deg_last_5) | ((deg_last_5 == deg_last_5) & older_5__q[5]);
-        wbeats_5[6] = (deg_last_5 > deg_last_6) | ((deg_last_5 == deg_last_6) & older_6__q[5]);
-        wbeats_5[7] = (deg_last_5 > deg_last_7) | ((deg_last_5 == deg_last_7) & older_7__q[5]);
-        wbeats_5[8] = (deg_last_5 > deg_last_8) | ((deg_last_5 == deg_last_8) & older_8__q[5]);
-        wbeats_5[9] = (deg_last_5 > deg_last_9) | ((deg_last_5 == deg_last_9) & older_9__q[5]);
-        wbeats_5[10] = (deg_last_5 > deg_last_10) | ((deg_last_5 == deg_last_10) & older_10__q[5]);
-        wbeats_5[11] = (deg_last_5 > deg_last_11) | ((deg_last_5 == deg_last_11) & older_11__q[5]);
-        wbeats_5[12] = (deg_last_5 > deg_last_12) | ((deg_last_5 == deg_last_12) & older_12__q[5]);
-        wbeats_5[13] = (deg_last_5 > deg_last_13) | ((deg_last_5 == deg_last_13) & older_13__q[5]);
-        wbeats_5[14] = (deg_last_5 > deg_last_14) | ((deg_last_5 == deg_last_14) & older_14__q[5]);
-        wbeats_5[15] = (deg_last_5 > deg_last_15) | ((deg_last_5 == deg_last_15) & older_15__q[5]);
-        wbeats_5[16] = (deg_last_5 > deg_last_16) | ((deg_last_5 == deg_last_16) & older_16__q[5]);
-        wbeats_5[17] = (deg_last_5 > deg_last_17) | ((deg_last_5 == deg_last_17) & older_17__q[5]);
-        wbeats_5[18] = (deg_last_5 > deg_last_18) | ((deg_last_5 == deg_last_18) & older_18__q[5]);
-        wbeats_5[19] = (deg_last_5 > deg_last_19) | ((deg_last_5 == deg_last_19) & older_19__q[5]);
-        wbeats_5[20] = (deg_last_5 > deg_last_20) | ((deg_last_5 == deg_last_20) & older_20__q[5]);
-        wbeats_5[21] = (deg_last_5 > deg_last_21) | ((deg_last_5 == deg_last_21) & older_21__q[5]);
-        wbeats_5[22] = (deg_last_5 > deg_last_22) | ((deg_last_5 == deg_last_22) & older_22__q[5]);
-        wbeats_5[23] = (deg_last_5 > deg_last_23) | ((deg_last_5 == deg_last_23) & older_23__q[5]);
+        wbeats_5[0] = (deg_last_160 > deg_last_0) | ((deg_last_160 == deg_last_0) & older_0__q[5]);
+        wbeats_5[1] = (deg_last_160 > deg_last_32) | ((deg_last_160 == deg_last_32) & older_1__q[5]);
+        wbeats_5[2] = (deg_last_160 > deg_last_64) | ((deg_last_160 == deg_last_64) & older_2__q[5]);
+        wbeats_5[3] = (deg_last_160 > deg_last_96) | ((deg_last_160 == deg_last_96) & older_3__q[5]);
+        wbeats_5[4] = (deg_last_160 > deg_last_128) | ((deg_last_160 == deg_last_128) & older_4__q[5]);
+        wbeats_5[5] = (deg_last_160 > deg_last_160) | ((deg_last_160 == deg_last_160) & older_5__q[5]);
+        wbeats_5[6] = (deg_last_160 > deg_last_192) | ((deg_last_160 == deg_last_192) & older_6__q[5]);
+        wbeats_5[7] = (deg_last_160 > deg_last_224) | ((deg_last_160 == deg_last_224) & older_7__q[5]);
+        wbeats_5[8] = (deg_last_160 > deg_last_256) | ((deg_last_160 == deg_last_256) & older_8__q[5]);
+        wbeats_5[9] = (deg_last_160 > deg_last_288) | ((deg_last_160 == deg_last_288) & older_9__q[5]);
+        wbeats_5[10] = (deg_last_160 > deg_last_320) | ((deg_last_160 == deg_last_320) & older_10__q[5]);
+        wbeats_5[11] = (deg_last_160 > deg_last_352) | ((deg_last_160 == deg_last_352) & older_11__q[5]);
+        wbeats_5[12] = (deg_last_160 > deg_last_384) | ((deg_last_160 == deg_last_384) & older_12__q[5]);
+        wbeats_5[13] = (deg_last_160 > deg_last_416) | ((deg_last_160 == deg_last_416) & older_13__q[5]);
+        wbeats_5[14] = (deg_last_160 > deg_last_448) | ((deg_last_160 == deg_last_448) & older_14__q[5]);
+        wbeats_5[15] = (deg_last_160 > deg_last_480) | ((deg_last_160 == deg_last_480) & older_15__q[5]);
+        wbeats_5[16] = (deg_last_160 > deg_last_512) | ((deg_last_160 == deg_last_512) & older_16__q[5]);
+        wbeats_5[17] = (deg_last_160 > deg_last_544) | ((deg_last_160 == deg_last_544) & older_17__q[5]);
+        wbeats_5[18] = (deg_last_160 > deg_last_576) | ((deg_last_160 == deg_last_576) & older_18__q[5]);
+        wbeats_5[19] = (deg_last_160 > deg_last_608) | ((deg_last_160 == deg_last_608) & older_19__q[5]);
+        wbeats_5[20] = (deg_last_160 > deg_last_640) | ((deg_last_160 == deg_last_640) & older_20__q[5]);
+        wbeats_5[21] = (deg_last_160 > deg_last_672) | ((deg_last_160 == deg_last_672) & older_21__q[5]);
+        wbeats_5[22] = (deg_last_160 > deg_last_704) | ((deg_last_160 == deg_last_704) & older_22__q[5]);
+        wbeats_5[23] = (deg_last_160 > deg_last_736) | ((deg_last_160 == deg_last_736) & older_23__q[5]);
         wbeats_6 = zero_n;
-        wbeats_6[0] = (deg_last_6 > deg_last_0) | ((deg_last_6 == deg_last_0) & older_0__q[6]);
-        wbeats_6[1] = (deg_last_6 > deg_last_1) | ((deg_last_6 == deg_last_1) & older_1__q[6]);
-        wbeats_6[2] = (deg_last_6 > deg_last_2) | ((deg_last_6 == deg_last_2) & older_2__q[6]);
-        wbeats_6[3] = (deg_last_6 > deg_last_3) | ((deg_last_6 == deg_last_3) & older_3__q[6]);
-        wbeats_6[4] = (deg_last_6 > deg_last_4) | ((deg_last_6 == deg_last_4) & older_4__q[6]);
-        wbeats_6[5] = (deg_last_6 > deg_last_5) | ((deg_last_6 == deg_last_5) & older_5__q[6]);
-        wbeats_6[6] = (deg_last_6 > deg_last_6) | ((deg_last_6 == deg_last_6) & older_6__q[6]);
-        wbeats_6[7] = (deg_last_6 > deg_last_7) | ((deg_last_6 == deg_last_7) & older_7__q[6]);
-        wbeats_6[8] = (deg_last_6 > deg_last_8) | ((deg_last_6 == deg_last_8) & older_8__q[6]);
-        wbeats_6[9] = (deg_last_6 > deg_last_9) | ((deg_last_6 == deg_last_9) & older_9__q[6]);
-        wbeats_6[10] = (deg_last_6 > deg_last_10) | ((deg_last_6 == deg_last_10) & older_10__q[6]);
-        wbeats_6[11] = (deg_last_6 > deg_last_11) | ((deg_last_6 == deg_last_11) & older_11__q[6]);
-        wbeats_6[12] = (deg_last_6 > deg_last_12) | ((deg_last_6 == deg_last_12) & older_12__q[6]);
-        wbeats_6[13] = (deg_last_6 > deg_last_13) | ((deg_last_6 == deg_last_13) & older_13__q[6]);
-        wbeats_6[14] = (deg_last_6 > deg_last_14) | ((deg_last_6 == deg_last_14) & older_14__q[6]);
-        wbeats_6[15] = (deg_last_6 > deg_last_15) | ((deg_last_6 == deg_last_15) & older_15__q[6]);
-        wbeats_6[16] = (deg_last_6 > deg_last_16) | ((deg_last_6 == deg_last_16) & older_16__q[6]);
-        wbeats_6[17] = (deg_last_6 > deg_last_17) | ((deg_last_6 == deg_last_17) & older_17__q[6]);
-        wbeats_6[18] = (deg_last_6 > deg_last_18) | ((deg_last_6 == deg_last_18) & older_18__q[6]);
-        wbeats_6[19] = (deg_last_6 > deg_last_19) | ((deg_last_6 == deg_last_19) & older_19__q[6]);
-        wbeats_6[20] = (deg_last_6 > deg_last_20) | ((deg_last_6 == deg_last_20) & older_20__q[6]);
-        wbeats_6[21] = (deg_last_6 > deg_last_21) | ((deg_last_6 == deg_last_21) & older_21__q[6]);
-        wbeats_6[22] = (deg_last_6 > deg_last_22) | ((deg_last_6 == deg_last_22) & older_22__q[6]);
-        wbeats_6[23] = (deg_last_6 > deg_last_23) | ((deg_last_6 == deg_last_23) & older_23__q[6]);
+        wbeats_6[0] = (deg_last_192 > deg_last_0) | ((deg_last_192 == deg_last_0) & older_0__q[6]);
+        wbeats_6[1] = (deg_last_192 > deg_last_32) | ((deg_last_192 == deg_last_32) & older_1__q[6]);
+        wbeats_6[2] = (deg_last_192 > deg_last_64) | ((deg_last_192 == deg_last_64) & older_2__q[6]);
+        wbeats_6[3] = (deg_last_192 > deg_last_96) | ((deg_last_192 == deg_last_96) & older_3__q[6]);
+        wbeats_6[4] = (deg_last_192 > deg_last_128) | ((deg_last_192 == deg_last_128) & older_4__q[6]);
+        wbeats_6[5] = (deg_last_192 > deg_last_160) | ((deg_last_192 == deg_last_160) & older_5__q[6]);
+        wbeats_6[6] = (deg_last_192 > deg_last_192) | ((deg_last_192 == deg_last_192) & older_6__q[6]);
+        wbeats_6[7] = (deg_last_192 > deg_last_224) | ((deg_last_192 == deg_last_224) & older_7__q[6]);
+        wbeats_6[8] = (deg_last_192 > deg_last_256) | ((deg_last_192 == deg_last_256) & older_8__q[6]);
+        wbeats_6[9] = (deg_last_192 > deg_last_288) | ((deg_last_192 == deg_last_288) & older_9__q[6]);
+        wbeats_6[10] = (deg_last_192 > deg_last_320) | ((deg_last_192 == deg_last_320) & older_10__q[6]);
+        wbeats_6[11] = (deg_last_192 > deg_last_352) | ((deg_last_192 == deg_last_352) & older_11__q[6]);
+        wbeats_6[12] = (deg_last_192 > deg_last_384) | ((deg_last_192 == deg_last_384) & older_12__q[6]);
+        wbeats_6[13] = (deg_last_192 > deg_last_416) | ((deg_last_192 == deg_last_416) & older_13__q[6]);
+        wbeats_6[14] = (deg_last_192 > deg_last_448) | ((deg_last_192 == deg_last_448) & older_14__q[6]);
+        wbeats_6[15] = (deg_last_192 > deg_last_480) | ((deg_last_192 == deg_last_480) & older_15__q[6]);
+        wbeats_6[16] = (deg_last_192 > deg_last_512) | ((deg_last_192 == deg_last_512) & older_16__q[6]);
+        wbeats_6[17] = (deg_last_192 > deg_last_544) | ((deg_last_192 == deg_last_544) & older_17__q[6]);
+        wbeats_6[18] = (deg_last_192 > deg_last_576) | ((deg_last_192 == deg_last_576) & older_18__q[6]);
+        wbeats_6[19] = (deg_last_192 > deg_last_608) | ((deg_last_192 == deg_last_608) & older_19__q[6]);
+        wbeats_6[20] = (deg_last_192 > deg_last_640) | ((deg_last_192 == deg_last_640) & older_20__q[6]);
+        wbeats_6[21] = (deg_last_192 > deg_last_672) | ((deg_last_192 == deg_last_672) & older_21__q[6]);
+        wbeats_6[22] = (deg_last_192 > deg_last_704) | ((deg_last_192 == deg_last_704) & older_22__q[6]);
+        wbeats_6[23] = (deg_last_192 > deg_last_736) | ((deg_last_192 == deg_last_736) & older_23__q[6]);
         wbeats_7 = zero_n;
-        wbeats_7[0] = (deg_last_7 > deg_last_0) | ((deg_last_7 == deg_last_0) & older_0__q[7]);
-        wbeats_7[1] = (deg_last_7 > deg_last_1) | ((deg_last_7 == deg_last_1) & older_1__q[7]);
-        wbeats_7[2] = (deg_last_7 > deg_last_2) | ((deg_last_7 == deg_last_2) & older_2__q[7]);
-        wbeats_7[3] = (deg_last_7 > deg_last_3) | ((deg_last_7 == deg_last_3) & older_3__q[7]);
-        wbeats_7[4] = (deg_last_7 > deg_last_4) | ((deg_last_7 == deg_last_4) & older_4__q[7]);
-        wbeats_7[5] = (deg_last_7 > deg_last_5) | ((deg_last_7 == deg_last_5) & older_5__q[7]);
-        wbeats_7[6] = (deg_last_7 > deg_last_6) | ((deg_last_7 == deg_last_6) & older_6__q[7]);
-        wbeats_7[7] = (deg_last_7 > deg_last_7) | ((deg_last_7 == deg_last_7) & older_7__q[7]);
-        wbeats_7[8] = (deg_last_7 > deg_last_8) | ((deg_last_7 == deg_last_8) & older_8__q[7]);
-        wbeats_7[9] = (deg_last_7 > deg_last_9) | ((deg_last_7 == deg_last_9) & older_9__q[7]);
-        wbeats_7[10] = (deg_last_7 > deg_last_10) | ((deg_last_7 == deg_last_10) & older_10__q[7]);
-        wbeats_7[11] = (deg_last_7 > deg_last_11) | ((deg_last_7 == deg_last_11) & older_11__q[7]);
-        wbeats_7[12] = (deg_last_7 > deg_last_12) | ((deg_last_7 == deg_last_12) & older_12__q[7]);
-        wbeats_7[13] = (deg_last_7 > deg_last_13) | ((deg_last_7 == deg_last_13) & older_13__q[7]);
-        wbeats_7[14] = (deg_last_7 > deg_last_14) | ((deg_last_7 == deg_last_14) & older_14__q[7]);
-        wbeats_7[15] = (deg_last_7 > deg_last_15) | ((deg_last_7 == deg_last_15) & older_15__q[7]);
-        wbeats_7[16] = (deg_last_7 > deg_last_16) | ((deg_last_7 == deg_last_16) & older_16__q[7]);
-        wbeats_7[17] = (deg_last_7 > deg_last_17) | ((deg_last_7 == deg_last_17) & older_17__q[7]);
-        wbeats_7[18] = (deg_last_7 > deg_last_18) | ((deg_last_7 == deg_last_18) & older_18__q[7]);
-        wbeats_7[19] = (deg_last_7 > deg_last_19) | ((deg_last_7 == deg_last_19) & older_19__q[7]);
-        wbeats_7[20] = (deg_last_7 > deg_last_20) | ((deg_last_7 == deg_last_20) & older_20__q[7]);
-        wbeats_7[21] = (deg_last_7 > deg_last_21) | ((deg_last_7 == deg_last_21) & older_21__q[7]);
-        wbeats_7[22] = (deg_last_7 > deg_last_22) | ((deg_last_7 == deg_last_22) & older_22__q[7]);
-        wbeats_7[23] = (deg_last_7 > deg_last_23) | ((deg_last_7 == deg_last_23) & older_23__q[7]);
+        wbeats_7[0] = (deg_last_224 > deg_last_0) | ((deg_last_224 == deg_last_0) & older_0__q[7]);
+        wbeats_7[1] = (deg_last_224 > deg_last_32) | ((deg_last_224 == deg_last_32) & older_1__q[7]);
+        wbeats_7[2] = (deg_last_224 > deg_last_64) | ((deg_last_224 == deg_last_64) & older_2__q[7]);
+        wbeats_7[3] = (deg_last_224 > deg_last_96) | ((deg_last_224 == deg_last_96) & older_3__q[7]);
+        wbeats_7[4] = (deg_last_224 > deg_last_128) | ((deg_last_224 == deg_last_128) & older_4__q[7]);
+        wbeats_7[5] = (deg_last_224 > deg_last_160) | ((deg_last_224 == deg_last_160) & older_5__q[7]);
+        wbeats_7[6] = (deg_last_224 > deg_last_192) | ((deg_last_224 == deg_last_192) & older_6__q[7]);
+        wbeats_7[7] = (deg_last_224 > deg_last_224) | ((deg_last_224 == deg_last_224) & older_7__q[7]);
+        wbeats_7[8] = (deg_last_224 > deg_last_256) | ((deg_last_224 == deg_last_256) & older_8__q[7]);
+        wbeats_7[9] = (deg_last_224 > deg_last_288) | ((deg_last_224 == deg_last_288) & older_9__q[7]);
+        wbeats_7[10] = (deg_last_224 > deg_last_320) | ((deg_last_224 == deg_last_320) & older_10__q[7]);
+        wbeats_7[11] = (deg_last_224 > deg_last_352) | ((deg_last_224 == deg_last_352) & older_11__q[7]);
+        wbeats_7[12] = (deg_last_224 > deg_last_384) | ((deg_last_224 == deg_last_384) & older_12__q[7]);
+        wbeats_7[13] = (deg_last_224 > deg_last_416) | ((deg_last_224 == deg_last_416) & older_13__q[7]);
+        wbeats_7[14] = (deg_last_224 > deg_last_448) | ((deg_last_224 == deg_last_448) & older_14__q[7]);
+        wbeats_7[15] = (deg_last_224 > deg_last_480) | ((deg_last_224 == deg_last_480) & older_15__q[7]);
+        wbeats_7[16] = (deg_last_224 > deg_last_512) | ((deg_last_224 == deg_last_512) & older_16__q[7]);
+        wbeats_7[17] = (deg_last_224 > deg_last_544) | ((deg_last_224 == deg_last_544) & older_17__q[7]);
+        wbeats_7[18] = (deg_last_224 > deg_last_576) | ((deg_last_224 == deg_last_576) & older_18__q[7]);
+        wbeats_7[19] = (deg_last_224 > deg_last_608) | ((deg_last_224 == deg_last_608) & older_19__q[7]);
+        wbeats_7[20] = (deg_last_224 > deg_last_640) | ((deg_last_224 == deg_last_640) & older_20__q[7]);
+        wbeats_7[21] = (deg_last_224 > deg_last_672) | ((deg_last_224 == deg_last_672) & older_21__q[7]);
+        wbeats_7[22] = (deg_last_224 > deg_last_704) | ((deg_last_224 == deg_last_704) & older_22__q[7]);
+        wbeats_7[23] = (deg_last_224 > deg_last_736) | ((deg_last_224 == deg_last_736) & older_23__q[7]);
         wbeats_8 = zero_n;
-        wbeats_8[0] = (deg_last_8 > deg_last_0) | ((deg_last_8 == deg_last_0) & older_0__q[8]);
-        wbeats_8[1] = (deg_last_8 > deg_last_1) | ((deg_last_8 == deg_last_1) & older_1__q[8]);
-        wbeats_8[2] = (deg_last_8 > deg_last_2) | ((deg_last_8 == deg_last_2) & older_2__q[8]);
-        wbeats_8[3] = (deg_last_8 > deg_last_3) | ((deg_last_8 == deg_last_3) & older_3__q[8]);
-        wbeats_8[4] = (deg_last_8 > deg_last_4) | ((deg_last_8 == deg_last_4) & older_4__q[8]);
-        wbeats_8[5] = (deg_last_8 > deg_last_5) | ((deg_last_8 == deg_last_5) & older_5__q[8]);
-        wbeats_8[6] = (deg_last_8 > deg_last_6) | ((deg_last_8 == deg_last_6) & older_6__q[8]);
-        wbeats_8[7] = (deg_last_8 > deg_last_7) | ((deg_last_8 == deg_last_7) & older_7__q[8]);
-        wbeats_8[8] = (deg_last_8 > deg_last_8) | ((deg_last_8 == deg_last_8) & older_8__q[8]);
-        wbeats_8[9] = (deg_last_8 > deg_last_9) | ((deg_last_8 == deg_last_9) & older_9__q[8]);
-        wbeats_8[10] = (deg_last_8 > deg_last_10) | ((deg_last_8 == deg_last_10) & older_10__q[8]);
-        wbeats_8[11] = (deg_last_8 > deg_last_11) | ((deg_last_8 == deg_last_11) & older_11__q[8]);
-        wbeats_8[12] = (deg_last_8 > deg_last_12) | ((deg_last_8 == deg_last_12) & older_12__q[8]);
-        wbeats_8[13] = (deg_last_8 > deg_last_13) | ((deg_last_8 == deg_last_13) & older_13__q[8]);
-        wbeats_8[14] = (deg_last_8 > deg_last_14) | ((deg_last_8 == deg_last_14) & older_14__q[8]);
-        wbeats_8[15] = (deg_last_8 > deg_last_15) | ((deg_last_8 == deg_last_15) & older_15__q[8]);
-        wbeats_8[16] = (deg_last_8 > deg_last_16) | ((deg_last_8 == deg_last_16) & older_16__q[8]);
-        wbeats_8[17] = (deg_last_8 > deg_last_17) | ((deg_last_8 == deg_last_17) & older_17__q[8]);
-        wbeats_8[18] = (deg_last_8 > deg_last_18) | ((deg_last_8 == deg_last_18) & older_18__q[8]);
-        wbeats_8[19] = (deg_last_8 > deg_last_19) | ((deg_last_8 == deg_last_19) & older_19__q[8]);
-        wbeats_8[20] = (deg_last_8 > deg_last_20) | ((deg_last_8 == deg_last_20) & older_20__q[8]);
-        wbeats_8[21] = (deg_last_8 > deg_last_21) | ((deg_last_8 == deg_last_21) & older_21__q[8]);
-        wbeats_8[22] = (deg_last_8 > deg_last_22) | ((deg_last_8 == deg_last_22) & older_22__q[8]);
-        wbeats_8[23] = (deg_last_8 > deg_last_23) | ((deg_last_8 == deg_last_23) & older_23__q[8]);
+        wbeats_8[0] = (deg_last_256 > deg_last_0) | ((deg_last_256 == deg_last_0) & older_0__q[8]);
+        wbeats_8[1] = (deg_last_256 > deg_last_32) | ((deg_last_256 == deg_last_32) & older_1__q[8]);
+        wbeats_8[2] = (deg_last_256 > deg_last_64) | ((deg_last_256 == deg_last_64) & older_2__q[8]);
+        wbeats_8[3] = (deg_last_256 > deg_last_96) | ((deg_last_256 == deg_last_96) & older_3__q[8]);
+        wbeats_8[4] = (deg_last_256 > deg_last_128) | ((deg_last_256 == deg_last_128) & older_4__q[8]);
+        wbeats_8[5] = (deg_last_256 > deg_last_160) | ((deg_last_256 == deg_last_160) & older_5__q[8]);
+        wbeats_8[6] = (deg_last_256 > deg_last_192) | ((deg_last_256 == deg_last_192) & older_6__q[8]);
+        wbeats_8[7] = (deg_last_256 > deg_last_224) | ((deg_last_256 == deg_last_224) & older_7__q[8]);
+        wbeats_8[8] = (deg_last_256 > deg_last_256) | ((deg_last_256 == deg_last_256) & older_8__q[8]);
+        wbeats_8[9] = (deg_last_256 > deg_last_288) | ((deg_last_256 == deg_last_288) & older_9__q[8]);
+        wbeats_8[10] = (deg_last_256 > deg_last_320) | ((deg_last_256 == deg_last_320) & older_10__q[8]);
+        wbeats_8[11] = (deg_last_256 > deg_last_352) | ((deg_last_256 == deg_last_352) & older_11__q[8]);
+        wbeats_8[12] = (deg_last_256 > deg_last_384) | ((deg_last_256 == deg_last_384) & older_12__q[8]);
+        wbeats_8[13] = (deg_last_256 > deg_last_416) | ((deg_last_256 == deg_last_416) & older_13__q[8]);
+        wbeats_8[14] = (deg_last_256 > deg_last_448) | ((deg_last_256 == deg_last_448) & older_14__q[8]);
+        wbeats_8[15] = (deg_last_256 > deg_last_480) | ((deg_last_256 == deg_last_480) & older_15__q[8]);
+        wbeats_8[16] = (deg_last_256 > deg_last_512) | ((deg_last_256 == deg_last_512) & older_16__q[8]);
+        wbeats_8[17] = (deg_last_256 > deg_last_544) | ((deg_last_256 == deg_last_544) & older_17__q[8]);
+        wbeats_8[18] = (deg_last_256 > deg_last_576) | ((deg_last_256 == deg_last_576) & older_18__q[8]);
+        wbeats_8[19] = (deg_last_256 > deg_last_608) | ((deg_last_256 == deg_last_608) & older_19__q[8]);
+        wbeats_8[20] = (deg_last_256 > deg_last_640) | ((deg_last_256 == deg_last_640) & older_20__q[8]);
+        wbeats_8[21] = (deg_last_256 > deg_last_672) | ((deg_last_256 == deg_last_672) & older_21__q[8]);
+        wbeats_8[22] = (deg_last_256 > deg_last_704) | ((deg_last_256 == deg_last_704) & older_22__q[8]);
+        wbeats_8[23] = (deg_last_256 > deg_last_736) | ((deg_last_256 == deg_last_736) & older_23__q[8]);
         wbeats_9 = zero_n;
-        wbeats_9[0] = (deg_last_9 > deg_last_0) | ((deg_last_9 == deg_last_0) & older_0__q[9]);
-        wbeats_9[1] = (deg_last_9 > deg_last_1) | ((deg_last_9 == deg_last_1) & older_1__q[9]);
-        wbeats_9[2] = (deg_last_9 > deg_last_2) | ((deg_last_9 == deg_last_2) & older_2__q[9]);
-        wbeats_9[3] = (deg_last_9 > deg_last_3) | ((deg_last_9 == deg_last_3) & older_3__q[9]);
-        wbeats_9[4] = (deg_last_9 > deg_last_4) | ((deg_last_9 == deg_last_4) & older_4__q[9]);
-        wbeats_9[5] = (deg_last_9 > deg_last_5) | ((deg_last_9 == deg_last_5) & older_5__q[9]);
-        wbeats_9[6] = (deg_last_9 > deg_last_6) | ((deg_last_9 == deg_last_6) & older_6__q[9]);
-        wbeats_9[7] = (deg_last_9 > deg_last_7) | ((deg_last_9 == deg_last_7) & older_7__q[9]);
-        wbeats_9[8] = (deg_last_9 > deg_last_8) | ((deg_last_9 == deg_last_8) & older_8__q[9]);
-        wbeats_9[9] = (deg_last_9 > deg_last_9) | ((deg_last_9 == deg_last_9) & older_9__q[9]);
-        wbeats_9[10] = (deg_last_9 > deg_last_10) | ((deg_last_9 == deg_last_10) & older_10__q[9]);
-        wbeats_9[11] = (deg_last_9 > deg_last_11) | ((deg_last_9 == deg_last_11) & older_11__q[9]);
-        wbeats_9[12] = (deg_last_9 > deg_last_12) | ((deg_last_9 == deg_last_12) & older_12__q[9]);
-        wbeats_9[13] = (deg_last_9 > deg_last_13) | ((deg_last_9 == deg_last_13) & older_13__q[9]);
-        wbeats_9[14] = (deg_last_9 > deg_last_14) | ((deg_last_9 == deg_last_14) & older_14__q[9]);
-        wbeats_9[15] = (deg_last_9 > deg_last_15) | ((deg_last_9 == deg_last_15) & older_15__q[9]);
-        wbeats_9[16] = (deg_last_9 > deg_last_16) | ((deg_last_9 == deg_last_16) & older_16__q[9]);
-        wbeats_9[17] = (deg_last_9 > deg_last_17) | ((deg_last_9 == deg_last_17) & older_17__q[9]);
-        wbeats_9[18] = (deg_last_9 > deg_last_18) | ((deg_last_9 == deg_last_18) & older_18__q[9]);
-        wbeats_9[19] = (deg_last_9 > deg_last_19) | ((deg_last_9 == deg_last_19) & older_19__q[9]);
-        wbeats_9[20] = (deg_last_9 > deg_last_20) | ((deg_last_9 == deg_last_20) & older_20__q[9]);
-        wbeats_9[21] = (deg_last_9 > deg_last_21) | ((deg_last_9 == deg_last_21) & older_21__q[9]);
-        wbeats_9[22] = (deg_last_9 > deg_last_22) | ((deg_last_9 == deg_last_22) & older_22__q[9]);
-        wbeats_9[23] = (deg_last_9 > deg_last_23) | ((deg_last_9 == deg_last_23) & older_23__q[9]);
+        wbeats_9[0] = (deg_last_288 > deg_last_0) | ((deg_last_288 == deg_last_0) & older_0__q[9]);
+        wbeats_9[1] = (deg_last_288 > deg_last_32) | ((deg_last_288 == deg_last_32) & older_1__q[9]);
+        wbeats_9[2] = (deg_last_288 > deg_last_64) | ((deg_last_288 == deg_last_64) & older_2__q[9]);
+        wbeats_9[3] = (deg_last_288 > deg_last_96) | ((deg_last_288 == deg_last_96) & older_3__q[9]);
+        wbeats_9[4] = (deg_last_288 > deg_last_128) | ((deg_last_288 == deg_last_128) & older_4__q[9]);
+        wbeats_9[5] = (deg_last_288 > deg_last_160) | ((deg_last_288 == deg_last_160) & older_5__q[9]);
+        wbeats_9[6] = (deg_last_288 > deg_last_192) | ((deg_last_288 == deg_last_192) & older_6__q[9]);
+        wbeats_9[7] = (deg_last_288 > deg_last_224) | ((deg_last_288 == deg_last_224) & older_7__q[9]);
+        wbeats_9[8] = (deg_last_288 > deg_last_256) | ((deg_last_288 == deg_last_256) & older_8__q[9]);
+        wbeats_9[9] = (deg_last_288 > deg_last_288) | ((deg_last_288 == deg_last_288) & older_9__q[9]);
+        wbeats_9[10] = (deg_last_288 > deg_last_320) | ((deg_last_288 == deg_last_320) & older_10__q[9]);
+        wbeats_9[11] = (deg_last_288 > deg_last_352) | ((deg_last_288 == deg_last_352) & older_11__q[9]);
+        wbeats_9[12] = (deg_last_288 > deg_last_384) | ((deg_last_288 == deg_last_384) & older_12__q[9]);
+        wbeats_9[13] = (deg_last_288 > deg_last_416) | ((deg_last_288 == deg_last_416) & older_13__q[9]);
+        wbeats_9[14] = (deg_last_288 > deg_last_448) | ((deg_last_288 == deg_last_448) & older_14__q[9]);
+        wbeats_9[15] = (deg_last_288 > deg_last_480) | ((deg_last_288 == deg_last_480) & older_15__q[9]);
+        wbeats_9[16] = (deg_last_288 > deg_last_512) | ((deg_last_288 == deg_last_512) & older_16__q[9]);
+        wbeats_9[17] = (deg_last_288 > deg_last_544) | ((deg_last_288 == deg_last_544) & older_17__q[9]);
+        wbeats_9[18] = (deg_last_288 > deg_last_576) | ((deg_last_288 == deg_last_576) & older_18__q[9]);
+        wbeats_9[19] = (deg_last_288 > deg_last_608) | ((deg_last_288 == deg_last_608) & older_19__q[9]);
+        wbeats_9[20] = (deg_last_288 > deg_last_640) | ((deg_last_288 == deg_last_640) & older_20__q[9]);
+        wbeats_9[21] = (deg_last_288 > deg_last_672) | ((deg_last_288 == deg_last_672) & older_21__q[9]);
+        wbeats_9[22] = (deg_last_288 > deg_last_704) | ((deg_last_288 == deg_last_704) & older_22__q[9]);
+        wbeats_9[23] = (deg_last_288 > deg_last_736) | ((deg_last_288 == deg_last_736) & older_23__q[9]);
         wbeats_10 = zero_n;
-        wbeats_10[0] = (deg_last_10 > deg_last_0) | ((deg_last_10 == deg_last_0) & older_0__q[10]);
-        wbeats_10[1] = (deg_last_10 > deg_last_1) | ((deg_last_10 == deg_last_1) & older_1__q[10]);
-        wbeats_10[2] = (deg_last_10 > deg_last_2) | ((deg_last_10 == deg_last_2) & older_2__q[10]);
-        wbeats_10[3] = (deg_last_10 > deg_last_3) | ((deg_last_10 == deg_last_3) & older_3__q[10]);
-        wbeats_10[4] = (deg_last_10 > deg_last_4) | ((deg_last_10 == deg_last_4) & older_4__q[10]);
-        wbeats_10[5] = (deg_last_10 > deg_last_5) | ((deg_last_10 == deg_last_5) & older_5__q[10]);
-        wbeats_10[6] = (deg_last_10 > deg_last_6) | ((deg_last_10 == deg_last_6) & older_6__q[10]);
-        wbeats_10[7] = (deg_last_10 > deg_last_7) | ((deg_last_10 == deg_last_7) & older_7__q[10]);
-        wbeats_10[8] = (deg_last_10 > deg_last_8) | ((deg_last_10 == deg_last_8) & older_8__q[10]);
-        wbeats_10[9] = (deg_last_10 > deg_last_9) | ((deg_last_10 == deg_last_9) & older_9__q[10]);
-        wbeats_10[10] = (deg_last_10 > deg_last_10) | ((deg_last_10 == deg_last_10) & older_10__q[10]);
-        wbeats_10[11] = (deg_last_10 > deg_last_11) | ((deg_last_10 == deg_last_11) & older_11__q[10]);
-        wbeats_10[12] = (deg_last_10 > deg_last_12) | ((deg_last_10 == deg_last_12) & older_12__q[10]);
-        wbeats_10[13] = (deg_last_10 > deg_last_13) | ((deg_last_10 == deg_last_13) & older_13__q[10]);
-        wbeats_10[14] = (deg_last_10 > deg_last_14) | ((deg_last_10 == deg_last_14) & older_14__q[10]);
-        wbeats_10[15] = (deg_last_10 > deg_last_15) | ((deg_last_10 == deg_last_15) & older_15__q[10]);
-        wbeats_10[16] = (deg_last_10 > deg_last_16) | ((deg_last_10 == deg_last_16) & older_16__q[10]);
-        wbeats_10[17] = (deg_last_10 > deg_last_17) | ((deg_last_10 == deg_last_17) & older_17__q[10]);
-        wbeats_10[18] = (deg_last_10 > deg_last_18) | ((deg_last_10 == deg_last_18) & older_18__q[10]);
-        wbeats_10[19] = (deg_last_10 > deg_last_19) | ((deg_last_10 == deg_last_19) & older_19__q[10]);
-        wbeats_10[20] = (deg_last_10 > deg_last_20) | ((deg_last_10 == deg_last_20) & older_20__q[10]);
-        wbeats_10[21] = (deg_last_10 > deg_last_21) | ((deg_last_10 == deg_last_21) & older_21__q[10]);
-        wbeats_10[22] = (deg_last_10 > deg_last_22) | ((deg_last_10 == deg_last_22) & older_22__q[10]);
-        wbeats_10[23] = (deg_last_10 > deg_last_23) | ((deg_last_10 == deg_last_23) & older_23__q[10]);
+        wbeats_10[0] = (deg_last_320 > deg_last_0) | ((deg_last_320 == deg_last_0) & older_0__q[10]);
+        wbeats_10[1] = (deg_last_320 > deg_last_32) | ((deg_last_320 == deg_last_32) & older_1__q[10]);
+        wbeats_10[2] = (deg_last_320 > deg_last_64) | ((deg_last_320 == deg_last_64) & older_2__q[10]);
+        wbeats_10[3] = (deg_last_320 > deg_last_96) | ((deg_last_320 == deg_last_96) & older_3__q[10]);
+        wbeats_10[4] = (deg_last_320 > deg_last_128) | ((deg_last_320 == deg_last_128) & older_4__q[10]);
+        wbeats_10[5] = (deg_last_320 > deg_last_160) | ((deg_last_320 == deg_last_160) & older_5__q[10]);
+        wbeats_10[6] = (deg_last_320 > deg_last_192) | ((deg_last_320 == deg_last_192) & older_6__q[10]);
+        wbeats_10[7] = (deg_last_320 > deg_last_224) | ((deg_last_320 == deg_last_224) & older_7__q[10]);
+        wbeats_10[8] = (deg_last_320 > deg_last_256) | ((deg_last_320 == deg_last_256) & older_8__q[10]);
+        wbeats_10[9] = (deg_last_320 > deg_last_288) | ((deg_last_320 == deg_last_288) & older_9__q[10]);
+        wbeats_10[10] = (deg_last_320 > deg_last_320) | ((deg_last_320 == deg_last_320) & older_10__q[10]);
+        wbeats_10[11] = (deg_last_320 > deg_last_352) | ((deg_last_320 == deg_last_352) & older_11__q[10]);
+        wbeats_10[12] = (deg_last_320 > deg_last_384) | ((deg_last_320 == deg_last_384) & older_12__q[10]);
+        wbeats_10[13] = (deg_last_320 > deg_last_416) | ((deg_last_320 == deg_last_416) & older_13__q[10]);
+        wbeats_10[14] = (deg_last_320 > deg_last_448) | ((deg_last_320 == deg_last_448) & older_14__q[10]);
+        wbeats_10[15] = (deg_last_320 > deg_last_480) | ((deg_last_320 == deg_last_480) & older_15__q[10]);
+        wbeats_10[16] = (deg_last_320 > deg_last_512) | ((deg_last_320 == deg_last_512) & older_16__q[10]);
+        wbeats_10[17] = (deg_last_320 > deg_last_544) | ((deg_last_320 == deg_last_544) & older_17__q[10]);
+        wbeats_10[18] = (deg_last_320 > deg_last_576) | ((deg_last_320 == deg_last_576) & older_18__q[10]);
+        wbeats_10[19] = (deg_last_320 > deg_last_608) | ((deg_last_320 == deg_last_608) & older_19__q[10]);
+        wbeats_10[20] = (deg_last_320 > deg_last_640) | ((deg_last_320 == deg_last_640) & older_20__q[10]);
+        wbeats_10[21] = (deg_last_320 > deg_last_672) | ((deg_last_320 == deg_last_672) & older_21__q[10]);
+        wbeats_10[22] = (deg_last_320 > deg_last_704) | ((deg_last_320 == deg_last_704) & older_22__q[10]);
+        wbeats_10[23] = (deg_last_320 > deg_last_736) | ((deg_last_320 == deg_last_736) & older_23__q[10]);
         wbeats_11 = zero_n;
-        wbeats_11[0] = (deg_last_11 > deg_last_0) | ((deg_last_11 == deg_last_0) & older_0__q[11]);
-        wbeats_11[1] = (deg_last_11 > deg_last_1) | ((deg_last_11 == deg_last_1) & older_1__q[11]);
-        wbeats_11[2] = (deg_last_11 > deg_last_2) | ((deg_last_11 == deg_last_2) & older_2__q[11]);
-        wbeats_11[3] = (deg_last_11 > deg_last_3) | ((deg_last_11 == deg_last_3) & older_3__q[11]);
-        wbeats_11[4] = (deg_last_11 > deg_last_4) | ((deg_last_11 == deg_last_4) & older_4__q[11]);
-        wbeats_11[5] = (deg_last_11 > deg_last_5) | ((deg_last_11 == deg_last_5) & older_5__q[11]);
-        wbeats_11[6] = (deg_last_11 > deg_last_6) | ((deg_last_11 == deg_last_6) & older_6__q[11]);
-        wbeats_11[7] = (deg_last_11 > deg_last_7) | ((deg_last_11 == deg_last_7) & older_7__q[11]);
-        wbeats_11[8] = (deg_last_11 > deg_last_8) | ((deg_last_11 == deg_last_8) & older_8__q[11]);
-        wbeats_11[9] = (deg_last_11 > deg_last_9) | ((deg_last_11 == deg_last_9) & older_9__q[11]);
-        wbeats_11[10] = (deg_last_11 > deg_last_10) | ((deg_last_11 == deg_last_10) & older_10__q[11]);
-        wbeats_11[11] = (deg_last_11 > deg_last_11) | ((deg_last_11 == deg_last_11) & older_11__q[11]);
-        wbeats_11[12] = (deg_last_11 > deg_last_12) | ((deg_last_11 == deg_last_12) & older_12__q[11]);
-        wbeats_11[13] = (deg_last_11 > deg_last_13) | ((deg_last_11 == deg_last_13) & older_13__q[11]);
-        wbeats_11[14] = (deg_last_11 > deg_last_14) | ((deg_last_11 == deg_last_14) & older_14__q[11]);
-        wbeats_11[15] = (deg_last_11 > deg_last_15) | ((deg_last_11 == deg_last_15) & older_15__q[11]);
-        wbeats_11[16] = (deg_last_11 > deg_last_16) | ((deg_last_11 == deg_last_16) & older_16__q[11]);
-        wbeats_11[17] = (deg_last_11 > deg_last_17) | ((deg_last_11 == deg_last_17) & older_17__q[11]);
-        wbeats_11[18] = (deg_last_11 > deg_last_18) | ((deg_last_11 == deg_last_18) & older_18__q[11]);
-        wbeats_11[19] = (deg_last_11 > deg_last_19) | ((deg_last_11 == deg_last_19) & older_19__q[11]);
-        wbeats_11[20] = (deg_last_11 > deg_last_20) | ((deg_last_11 == deg_last_20) & older_20__q[11]);
-        wbeats_11[21] = (deg_last_11 > deg_last_21) | ((deg_last_11 == deg_last_21) & older_21__q[11]);
-        wbeats_11[22] = (deg_last_11 > deg_last_22) | ((deg_last_11 == deg_last_22) & older_22__q[11]);
-        wbeats_11[23] = (deg_last_11 > deg_last_23) | ((deg_last_11 == deg_last_23) & older_23__q[11]);
+        wbeats_11[0] = (deg_last_352 > deg_last_0) | ((deg_last_352 == deg_last_0) & older_0__q[11]);
+        wbeats_11[1] = (deg_last_352 > deg_last_32) | ((deg_last_352 == deg_last_32) & older_1__q[11]);
+        wbeats_11[2] = (deg_last_352 > deg_last_64) | ((deg_last_352 == deg_last_64) & older_2__q[11]);
+        wbeats_11[3] = (deg_last_352 > deg_last_96) | ((deg_last_352 == deg_last_96) & older_3__q[11]);
+        wbeats_11[4] = (deg_last_352 > deg_last_128) | ((deg_last_352 == deg_last_128) & older_4__q[11]);
+        wbeats_11[5] = (deg_last_352 > deg_last_160) | ((deg_last_352 == deg_last_160) & older_5__q[11]);
+        wbeats_11[6] = (deg_last_352 > deg_last_192) | ((deg_last_352 == deg_last_192) & older_6__q[11]);
+        wbeats_11[7] = (deg_last_352 > deg_last_224) | ((deg_last_352 == deg_last_224) & older_7__q[11]);
+        wbeats_11[8] = (deg_last_352 > deg_last_256) | ((deg_last_352 == deg_last_256) & older_8__q[11]);
+        wbeats_11[9] = (deg_last_352 > deg_last_288) | ((deg_last_352 == deg_last_288) & older_9__q[11]);
+        wbeats_11[10] = (deg_last_352 > deg_last_320) | ((deg_last_352 == deg_last_320) & older_10__q[11]);
+        wbeats_11[11] = (deg_last_352 > deg_last_352) | ((deg_last_352 == deg_last_352) & older_11__q[11]);
+        wbeats_11[12] = (deg_last_352 > deg_last_384) | ((deg_last_352 == deg_last_384) & older_12__q[11]);
+        wbeats_11[13] = (deg_last_352 > deg_last_416) | ((deg_last_352 == deg_last_416) & older_13__q[11]);
+        wbeats_11[14] = (deg_last_352 > deg_last_448) | ((deg_last_352 == deg_last_448) & older_14__q[11]);
+        wbeats_11[15] = (deg_last_352 > deg_last_480) | ((deg_last_352 == deg_last_480) & older_15__q[11]);
+        wbeats_11[16] = (deg_last_352 > deg_last_512) | ((deg_last_352 == deg_last_512) & older_16__q[11]);
+        wbeats_11[17] = (deg_last_352 > deg_last_544) | ((deg_last_352 == deg_last_544) & older_17__q[11]);
+        wbeats_11[18] = (deg_last_352 > deg_last_576) | ((deg_last_352 == deg_last_576) & older_18__q[11]);
+        wbeats_11[19] = (deg_last_352 > deg_last_608) | ((deg_last_352 == deg_last_608) & older_19__q[11]);
+        wbeats_11[20] = (deg_last_352 > deg_last_640) | ((deg_last_352 == deg_last_640) & older_20__q[11]);
+        wbeats_11[21] = (deg_last_352 > deg_last_672) | ((deg_last_352 == deg_last_672) & older_21__q[11]);
+        wbeats_11[22] = (deg_last_352 > deg_last_704) | ((deg_last_352 == deg_last_704) & older_22__q[11]);
+        wbeats_11[23] = (deg_last_352 > deg_last_736) | ((deg_last_352 == deg_last_736) & older_23__q[11]);
         wbeats_12 = zero_n;
-        wbeats_12[0] = (deg_last_12 > deg_last_0) | ((deg_last_12 == deg_last_0) & older_0__q[12]);
-        wbeats_12[1] = (deg_last_12 > deg_last_1) | ((deg_last_12 == deg_last_1) & older_1__q[12]);
-        wbeats_12[2] = (deg_last_12 > deg_last_2) | ((deg_last_12 == deg_last_2) & older_2__q[12]);
-        wbeats_12[3] = (deg_last_12 > deg_last_3) | ((deg_last_12 == deg_last_3) & older_3__q[12]);
-        wbeats_12[4] = (deg_last_12 > deg_last_4) | ((deg_last_12 == deg_last_4) & older_4__q[12]);
-        wbeats_12[5] = (deg_last_12 > deg_last_5) | ((deg_last_12 == deg_last_5) & older_5__q[12]);
-        wbeats_12[6] = (deg_last_12 > deg_last_6) | ((deg_last_12 == deg_last_6) & older_6__q[12]);
-        wbeats_12[7] = (deg_last_12 > deg_last_7) | ((deg_last_12 == deg_last_7) & older_7__q[12]);
-        wbeats_12[8] = (deg_last_12 > deg_last_8) | ((deg_last_12 == deg_last_8) & older_8__q[12]);
-        wbeats_12[9] = (deg_last_12 > deg_last_9) | ((deg_last_12 == deg_last_9) & older_9__q[12]);
-        wbeats_12[10] = (deg_last_12 > deg_last_10) | ((deg_last_12 == deg_last_10) & older_10__q[12]);
-        wbeats_12[11] = (deg_last_12 > deg_last_11) | ((deg_last_12 == deg_last_11) & older_11__q[12]);
-        wbeats_12[12] = (deg_last_12 > deg_last_12) | ((deg_last_12 == deg_last_12) & older_12__q[12]);
-        wbeats_12[13] = (deg_last_12 > deg_last_13) | ((deg_last_12 == deg_last_13) & older_13__q[12]);
-        wbeats_12[14] = (deg_last_12 > deg_last_14) | ((deg_last_12 == deg_last_14) & older_14__q[12]);
-        wbeats_12[15] = (deg_last_12 > deg_last_15) | ((deg_last_12 == deg_last_15) & older_15__q[12]);
-        wbeats_12[16] = (deg_last_12 > deg_last_16) | ((deg_last_12 == deg_last_16) & older_16__q[12]);
-        wbeats_12[17] = (deg_last_12 > deg_last_17) | ((deg_last_12 == deg_last_17) & older_17__q[12]);
-        wbeats_12[18] = (deg_last_12 > deg_last_18) | ((deg_last_12 == deg_last_18) & older_18__q[12]);
-        wbeats_12[19] = (deg_last_12 > deg_last_19) | ((deg_last_12 == deg_last_19) & older_19__q[12]);
-        wbeats_12[20] = (deg_last_12 > deg_last_20) | ((deg_last_12 == deg_last_20) & older_20__q[12]);
-        wbeats_12[21] = (deg_last_12 > deg_last_21) | ((deg_last_12 == deg_last_21) & older_21__q[12]);
-        wbeats_12[22] = (deg_last_12 > deg_last_22) | ((deg_last_12 == deg_last_22) & older_22__q[12]);
-        wbeats_12[23] = (deg_last_12 > deg_last_23) | ((deg_last_12 == deg_last_23) & older_23__q[12]);
+        wbeats_12[0] = (deg_last_384 > deg_last_0) | ((deg_last_384 == deg_last_0) & older_0__q[12]);
+        wbeats_12[1] = (deg_last_384 > deg_last_32) | ((deg_last_384 == deg_last_32) & older_1__q[12]);
+        wbeats_12[2] = (deg_last_384 > deg_last_64) | ((deg_last_384 == deg_last_64) & older_2__q[12]);
+        wbeats_12[3] = (deg_last_384 > deg_last_96) | ((deg_last_384 == deg_last_96) & older_3__q[12]);
+        wbeats_12[4] = (deg_last_384 > deg_last_128) | ((deg_last_384 == deg_last_128) & older_4__q[12]);
+        wbeats_12[5] = (deg_last_384 > deg_last_160) | ((deg_last_384 == deg_last_160) & older_5__q[12]);
+        wbeats_12[6] = (deg_last_384 > deg_last_192) | ((deg_last_384 == deg_last_192) & older_6__q[12]);
+        wbeats_12[7] = (deg_last_384 > deg_last_224) | ((deg_last_384 == deg_last_224) & older_7__q[12]);
+        wbeats_12[8] = (deg_last_384 > deg_last_256) | ((deg_last_384 == deg_last_256) & older_8__q[12]);
+        wbeats_12[9] = (deg_last_384 > deg_last_288) | ((deg_last_384 == deg_last_288) & older_9__q[12]);
+        wbeats_12[10] = (deg_last_384 > deg_last_320) | ((deg_last_384 == deg_last_320) & older_10__q[12]);
+        wbeats_12[11] = (deg_last_384 > deg_last_352) | ((deg_last_384 == deg_last_352) & older_11__q[12]);
+        wbeats_12[12] = (deg_last_384 > deg_last_384) | ((deg_last_384 == deg_last_384) & older_12__q[12]);
+        wbeats_12[13] = (deg_last_384 > deg_last_416) | ((deg_last_384 == deg_last_416) & older_13__q[12]);
+        wbeats_12[14] = (deg_last_384 > deg_last_448) | ((deg_last_384 == deg_last_448) & older_14__q[12]);
+        wbeats_12[15] = (deg_last_384 > deg_last_480) | ((deg_last_384 == deg_last_480) & older_15__q[12]);
+        wbeats_12[16] = (deg_last_384 > deg_last_512) | ((deg_last_384 == deg_last_512) & older_16__q[12]);
+        wbeats_12[17] = (deg_last_384 > deg_last_544) | ((deg_last_384 == deg_last_544) & older_17__q[12]);
+        wbeats_12[18] = (deg_last_384 > deg_last_576) | ((deg_last_384 == deg_last_576) & older_18__q[12]);
+        wbeats_12[19] = (deg_last_384 > deg_last_608) | ((deg_last_384 == deg_last_608) & older_19__q[12]);
+        wbeats_12[20] = (deg_last_384 > deg_last_640) | ((deg_last_384 == deg_last_640) & older_20__q[12]);
+        wbeats_12[21] = (deg_last_384 > deg_last_672) | ((deg_last_384 == deg_last_672) & older_21__q[12]);
+        wbeats_12[22] = (deg_last_384 > deg_last_704) | ((deg_last_384 == deg_last_704) & older_22__q[12]);
+        wbeats_12[23] = (deg_last_384 > deg_last_736) | ((deg_last_384 == deg_last_736) & older_23__q[12]);
         wbeats_13 = zero_n;
-        wbeats_13[0] = (deg_last_13 > deg_last_0) | ((deg_last_13 == deg_last_0) & older_0__q[13]);
-        wbeats_13[1] = (deg_last_13 > deg_last_1) | ((deg_last_13 == deg_last_1) & older_1__q[13]);
-        wbeats_13[2] = (deg_last_13 > deg_last_2) | ((deg_last_13 == deg_last_2) & older_2__q[13]);
-        wbeats_13[3] = (deg_last_13 > deg_last_3) | ((deg_last_13 == deg_last_3) & older_3__q[13]);
-        wbeats_13[4] = (deg_last_13 > deg_last_4) | ((deg_last_13 == deg_last_4) & older_4__q[13]);
-        wbeats_13[5] = (deg_last_13 > deg_last_5) | ((deg_last_13 == deg_last_5) & older_5__q[13]);
-        wbeats_13[6] = (deg_last_13 > deg_last_6) | ((deg_last_13 == deg_last_6) & older_6__q[13]);
-        wbeats_13[7] = (deg_last_13 > deg_last_7) | ((deg_last_13 == deg_last_7) & older_7__q[13]);
-        wbeats_13[8] = (deg_last_13 > deg_last_8) | ((deg_last_13 == deg_last_8) & older_8__q[13]);
-        wbeats_13[9] = (deg_last_13 > deg_last_9) | ((deg_last_13 == deg_last_9) & older_9__q[13]);
-        wbeats_13[10] = (deg_last_13 > deg_last_10) | ((deg_last_13 == deg_last_10) & older_10__q[13]);
-        wbeats_13[11] = (deg_last_13 > deg_last_11) | ((deg_last_13 == deg_last_11) & older_11__q[13]);
-        wbeats_13[12] = (deg_last_13 > deg_last_12) | ((deg_last_13 == deg_last_12) & older_12__q[13]);
-        wbeats_13[13] = (deg_last_13 > deg_last_13) | ((deg_last_13 == deg_last_13) & older_13__q[13]);
-        wbeats_13[14] = (deg_last_13 > deg_last_14) | ((deg_last_13 == deg_last_14) & older_14__q[13]);
-        wbeats_13[15] = (deg_last_13 > deg_last_15) | ((deg_last_13 == deg_last_15) & older_15__q[13]);
-        wbeats_13[16] = (deg_last_13 > deg_last_16) | ((deg_last_13 == deg_last_16) & older_16__q[13]);
-        wbeats_13[17] = (deg_last_13 > deg_last_17) | ((deg_last_13 == deg_last_17) & older_17__q[13]);
-        wbeats_13[18] = (deg_last_13 > deg_last_18) | ((deg_last_13 == deg_last_18) & older_18__q[13]);
-        wbeats_13[19] = (deg_last_13 > deg_last_19) | ((deg_last_13 == deg_last_19) & older_19__q[13]);
-        wbeats_13[20] = (deg_last_13 > deg_last_20) | ((deg_last_13 == deg_last_20) & older_20__q[13]);
-        wbeats_13[21] = (deg_last_13 > deg_last_21) | ((deg_last_13 == deg_last_21) & older_21__q[13]);
-        wbeats_13[22] = (deg_last_13 > deg_last_22) | ((deg_last_13 == deg_last_22) & older_22__q[13]);
-        wbeats_13[23] = (deg_last_13 > deg_last_23) | ((deg_last_13 == deg_last_23) & older_23__q[13]);
+        wbeats_13[0] = (deg_last_416 > deg_last_0) | ((deg_last_416 == deg_last_0) & older_0__q[13]);
+        wbeats_13[1] = (deg_last_416 > deg_last_32) | ((deg_last_416 == deg_last_32) & older_1__q[13]);
+        wbeats_13[2] = (deg_last_416 > deg_last_64) | ((deg_last_416 == deg_last_64) & older_2__q[13]);
+        wbeats_13[3] = (deg_last_416 > deg_last_96) | ((deg_last_416 == deg_last_96) & older_3__q[13]);
+        wbeats_13[4] = (deg_last_416 > deg_last_128) | ((deg_last_416 == deg_last_128) & older_4__q[13]);
+        wbeats_13[5] = (deg_last_416 > deg_last_160) | ((deg_last_416 == deg_last_160) & older_5__q[13]);
+        wbeats_13[6] = (deg_last_416 > deg_last_192) | ((deg_last_416 == deg_last_192) & older_6__q[13]);
+        wbeats_13[7] = (deg_last_416 > deg_last_224) | ((deg_last_416 == deg_last_224) & older_7__q[13]);
+        wbeats_13[8] = (deg_last_416 > deg_last_256) | ((deg_last_416 == deg_last_256) & older_8__q[13]);
+        wbeats_13[9] = (deg_last_416 > deg_last_288) | ((deg_last_416 == deg_last_288) & older_9__q[13]);
+        wbeats_13[10] = (deg_last_416 > deg_last_320) | ((deg_last_416 == deg_last_320) & older_10__q[13]);
+        wbeats_13[11] = (deg_last_416 > deg_last_352) | ((deg_last_416 == deg_last_352) & older_11__q[13]);
+        wbeats_13[12] = (deg_last_416 > deg_last_384) | ((deg_last_416 == deg_last_384) & older_12__q[13]);
+        wbeats_13[13] = (deg_last_416 > deg_last_416) | ((deg_last_416 == deg_last_416) & older_13__q[13]);
+        wbeats_13[14] = (deg_last_416 > deg_last_448) | ((deg_last_416 == deg_last_448) & older_14__q[13]);
+        wbeats_13[15] = (deg_last_416 > deg_last_480) | ((deg_last_416 == deg_last_480) & older_15__q[13]);
+        wbeats_13[16] = (deg_last_416 > deg_last_512) | ((deg_last_416 == deg_last_512) & older_16__q[13]);
+        wbeats_13[17] = (deg_last_416 > deg_last_544) | ((deg_last_416 == deg_last_544) & older_17__q[13]);
+        wbeats_13[18] = (deg_last_416 > deg_last_576) | ((deg_last_416 == deg_last_576) & older_18__q[13]);
+        wbeats_13[19] = (deg_last_416 > deg_last_608) | ((deg_last_416 == deg_last_608) & older_19__q[13]);
+        wbeats_13[20] = (deg_last_416 > deg_last_640) | ((deg_last_416 == deg_last_640) & older_20__q[13]);
+        wbeats_13[21] = (deg_last_416 > deg_last_672) | ((deg_last_416 == deg_last_672) & older_21__q[13]);
+        wbeats_13[22] = (deg_last_416 > deg_last_704) | ((deg_last_416 == deg_last_704) & older_22__q[13]);
+        wbeats_13[23] = (deg_last_416 > deg_last_736) | ((deg_last_416 == deg_last_736) & older_23__q[13]);
         wbeats_14 = zero_n;
-        wbeats_14[0] = (deg_last_14 > deg_last_0) | ((deg_last_14 == deg_last_0) & older_0__q[14]);
-        wbeats_14[1] = (deg_last_14 > deg_last_1) | ((deg_last_14 == deg_last_1) & older_1__q[14]);
-        wbeats_14[2] = (deg_last_14 > deg_last_2) | ((deg_last_14 == deg_last_2) & older_2__q[14]);
-        wbeats_14[3] = (deg_last_14 > deg_last_3) | ((deg_last_14 == deg_last_3) & older_3__q[14]);
-        wbeats_14[4] = (deg_last_14 > deg_last_4) | ((deg_last_14 == deg_last_4) & older_4__q[14]);
-        wbeats_14[5] = (deg_last_14 > deg_last_5) | ((deg_last_14 == deg_last_5) & older_5__q[14]);
-        wbeats_14[6] = (deg_last_14 > deg_last_6) | ((deg_last_14 == deg_last_6) & older_6__q[14]);
-        wbeats_14[7] = (deg_last_14 > deg_last_7) | ((deg_last_14 == deg_last_7) & older_7__q[14]);
-        wbeats_14[8] = (deg_last_14 > deg_last_8) | ((deg_last_14 == deg_last_8) & older_8__q[14]);
-        wbeats_14[9] = (deg_last_14 > deg_last_9) | ((deg_last_14 == deg_last_9) & older_9__q[14]);
-        wbeats_14[10] = (deg_last_14 > deg_last_10) | ((deg_last_14 == deg_last_10) & older_10__q[14]);
-        wbeats_14[11] = (deg_last_14 > deg_last_11) | ((deg_last_14 == deg_last_11) & older_11__q[14]);
-        wbeats_14[12] = (deg_last_14 > deg_last_12) | ((deg_last_14 == deg_last_12) & older_12__q[14]);
-        wbeats_14[13] = (deg_last_14 > deg_last_13) | ((deg_last_14 == deg_last_13) & older_13__q[14]);
-        wbeats_14[14] = (deg_last_14 > deg_last_14) | ((deg_last_14 == deg_last_14) & older_14__q[14]);
-        wbeats_14[15] = (deg_last_14 > deg_last_15) | ((deg_last_14 == deg_last_15) & older_15__q[14]);
-        wbeats_14[16] = (deg_last_14 > deg_last_16) | ((deg_last_14 == deg_last_16) & older_16__q[14]);
-        wbeats_14[17] = (deg_last_14 > deg_last_17) | ((deg_last_14 == deg_last_17) & older_17__q[14]);
-        wbeats_14[18] = (deg_last_14 > deg_last_18) | ((deg_last_14 == deg_last_18) & older_18__q[14]);
-        wbeats_14[19] = (deg_last_14 > deg_last_19) | ((deg_last_14 == deg_last_19) & older_19__q[14]);
-        wbeats_14[20] = (deg_last_14 > deg_last_20) | ((deg_last_14 == deg_last_20) & older_20__q[14]);
-        wbeats_14[21] = (deg_last_14 > deg_last_21) | ((deg_last_14 == deg_last_21) & older_21__q[14]);
-        wbeats_14[22] = (deg_last_14 > deg_last_22) | ((deg_last_14 == deg_last_22) & older_22__q[14]);
-        wbeats_14[23] = (deg_last_14 > deg_last_23) | ((deg_last_14 == deg_last_23) & older_23__q[14]);
+        wbeats_14[0] = (deg_last_448 > deg_last_0) | ((deg_last_448 == deg_last_0) & older_0__q[14]);
+        wbeats_14[1] = (deg_last_448 > deg_last_32) | ((deg_last_448 == deg_last_32) & older_1__q[14]);
+        wbeats_14[2] = (deg_last_448 > deg_last_64) | ((deg_last_448 == deg_last_64) & older_2__q[14]);
+        wbeats_14[3] = (deg_last_448 > deg_last_96) | ((deg_last_448 == deg_last_96) & older_3__q[14]);
+        wbeats_14[4] = (deg_last_448 > deg_last_128) | ((deg_last_448 == deg_last_128) & older_4__q[14]);
+        wbeats_14[5] = (deg_last_448 > deg_last_160) | ((deg_last_448 == deg_last_160) & older_5__q[14]);
+        wbeats_14[6] = (deg_last_448 > deg_last_192) | ((deg_last_448 == deg_last_192) & older_6__q[14]);
+        wbeats_14[7] = (deg_last_448 > deg_last_224) | ((deg_last_448 == deg_last_224) & older_7__q[14]);
+        wbeats_14[8] = (deg_last_448 > deg_last_256) | ((deg_last_448 == deg_last_256) & older_8__q[14]);
+        wbeats_14[9] = (deg_last_448 > deg_last_288) | ((deg_last_448 == deg_last_288) & older_9__q[14]);
+        wbeats_14[10] = (deg_last_448 > deg_last_320) | ((deg_last_448 == deg_last_320) & older_10__q[14]);
+        wbeats_14[11] = (deg_last_448 > deg_last_352) | ((deg_last_448 == deg_last_352) & older_11__q[14]);
+        wbeats_14[12] = (deg_last_448 > deg_last_384) | ((deg_last_448 == deg_last_384) & older_12__q[14]);
+        wbeats_14[13] = (deg_last_448 > deg_last_416) | ((deg_last_448 == deg_last_416) & older_13__q[14]);
+        wbeats_14[14] = (deg_last_448 > deg_last_448) | ((deg_last_448 == deg_last_448) & older_14__q[14]);
+        wbeats_14[15] = (deg_last_448 > deg_last_480) | ((deg_last_448 == deg_last_480) & older_15__q[14]);
+        wbeats_14[16] = (deg_last_448 > deg_last_512) | ((deg_last_448 == deg_last_512) & older_16__q[14]);
+        wbeats_14[17] = (deg_last_448 > deg_last_544) | ((deg_last_448 == deg_last_544) & older_17__q[14]);
+        wbeats_14[18] = (deg_last_448 > deg_last_576) | ((deg_last_448 == deg_last_576) & older_18__q[14]);
+        wbeats_14[19] = (deg_last_448 > deg_last_608) | ((deg_last_448 == deg_last_608) & older_19__q[14]);
+        wbeats_14[20] = (deg_last_448 > deg_last_640) | ((deg_last_448 == deg_last_640) & older_20__q[14]);
+        wbeats_14[21] = (deg_last_448 > deg_last_672) | ((deg_last_448 == deg_last_672) & older_21__q[14]);
+        wbeats_14[22] = (deg_last_448 > deg_last_704) | ((deg_last_448 == deg_last_704) & older_22__q[14]);
+        wbeats_14[23] = (deg_last_448 > deg_last_736) | ((deg_last_448 == deg_last_736) & older_23__q[14]);
         wbeats_15 = zero_n;
-        wbeats_15[0] = (deg_last_15 > deg_last_0) | ((deg_last_15 == deg_last_0) & older_0__q[15]);
-        wbeats_15[1] = (deg_last_15 > deg_last_1) | ((deg_last_15 == deg_last_1) & older_1__q[15]);
-        wbeats_15[2] = (deg_last_15 > deg_last_2) | ((deg_last_15 == deg_last_2) & older_2__q[15]);
-        wbeats_15[3] = (deg_last_15 > deg_last_3) | ((deg_last_15 == deg_last_3) & older_3__q[15]);
-        wbeats_15[4] = (deg_last_15 > deg_last_4) | ((deg_last_15 == deg_last_4) & older_4__q[15]);
-        wbeats_15[5] = (deg_last_15 > deg_last_5) | ((deg_last_15 == deg_last_5) & older_5__q[15]);
-        wbeats_15[6] = (deg_last_15 > deg_last_6) | ((deg_last_15 == deg_last_6) & older_6__q[15]);
-        wbeats_15[7] = (deg_last_15 > deg_last_7) | ((deg_last_15 == deg_last_7) & older_7__q[15]);
-        wbeats_15[8] = (deg_last_15 > deg_last_8) | ((deg_last_15 == deg_last_8) & older_8__q[15]);
-        wbeats_15[9] = (deg_last_15 > deg_last_9) | ((deg_last_15 == deg_last_9) & older_9__q[15]);
-        wbeats_15[10] = (deg_last_15 > deg_last_10) | ((deg_last_15 == deg_last_10) & older_10__q[15]);
-        wbeats_15[11] = (deg_last_15 > deg_last_11) | ((deg_last_15 == deg_last_11) & older_11__q[15]);
-        wbeats_15[12] = (deg_last_15 > deg_last_12) | ((deg_last_15 == deg_last_12) & older_12__q[15]);
-        wbeats_15[13] = (deg_last_15 > deg_last_13) | ((deg_last_15 == deg_last_13) & older_13__q[15]);
-        wbeats_15[14] = (deg_last_15 > deg_last_14) | ((deg_last_15 == deg_last_14) & older_14__q[15]);
-        wbeats_15[15] = (deg_last_15 > deg_last_15) | ((deg_last_15 == deg_last_15) & older_15__q[15]);
-        wbeats_15[16] = (deg_last_15 > deg_last_16) | ((deg_last_15 == deg_last_16) & older_16__q[15]);
-        wbeats_15[17] = (deg_last_15 > deg_last_17) | ((deg_last_15 == deg_last_17) & older_17__q[15]);
-        wbeats_15[18] = (deg_last_15 > deg_last_18) | ((deg_last_15 == deg_last_18) & older_18__q[15]);
-        wbeats_15[19] = (deg_last_15 > deg_last_19) | ((deg_last_15 == deg_last_19) & older_19__q[15]);
-        wbeats_15[20] = (deg_last_15 > deg_last_20) | ((deg_last_15 == deg_last_20) & older_20__q[15]);
-        wbeats_15[21] = (deg_last_15 > deg_last_21) | ((deg_last_15 == deg_last_21) & older_21__q[15]);
-        wbeats_15[22] = (deg_last_15 > deg_last_22) | ((deg_last_15 == deg_last_22) & older_22__q[15]);
-        wbeats_15[23] = (deg_last_15 > deg_last_23) | ((deg_last_15 == deg_last_23) & older_23__q[15]);
+        wbeats_15[0] = (deg_last_480 > deg_last_0) | ((deg_last_480 == deg_last_0) & older_0__q[15]);
+        wbeats_15[1] = (deg_last_480 > deg_last_32) | ((deg_last_480 == deg_last_32) & older_1__q[15]);
+        wbeats_15[2] = (deg_last_480 > deg_last_64) | ((deg_last_480 == deg_last_64) & older_2__q[15]);
+        wbeats_15[3] = (deg_last_480 > deg_last_96) | ((deg_last_480 == deg_last_96) & older_3__q[15]);
+        wbeats_15[4] = (deg_last_480 > deg_last_128) | ((deg_last_480 == deg_last_128) & older_4__q[15]);
+        wbeats_15[5] = (deg_last_480 > deg_last_160) | ((deg_last_480 == deg_last_160) & older_5__q[15]);
+        wbeats_15[6] = (deg_last_480 > deg_last_192) | ((deg_last_480 == deg_last_192) & older_6__q[15]);
+        wbeats_15[7] = (deg_last_480 > deg_last_224) | ((deg_last_480 == deg_last_224) & older_7__q[15]);
+        wbeats_15[8] = (deg_last_480 > deg_last_256) | ((deg_last_480 == deg_last_256) & older_8__q[15]);
+        wbeats_15[9] = (deg_last_480 > deg_last_288) | ((deg_last_480 == deg_last_288) & older_9__q[15]);
+        wbeats_15[10] = (deg_last_480 > deg_last_320) | ((deg_last_480 == deg_last_320) & older_10__q[15]);
+        wbeats_15[11] = (deg_last_480 > deg_last_352) | ((deg_last_480 == deg_last_352) & older_11__q[15]);
+        wbeats_15[12] = (deg_last_480 > deg_last_384) | ((deg_last_480 == deg_last_384) & older_12__q[15]);
+        wbeats_15[13] = (deg_last_480 > deg_last_416) | ((deg_last_480 == deg_last_416) & older_13__q[15]);
+        wbeats_15[14] = (deg_last_480 > deg_last_448) | ((deg_last_480 == deg_last_448) & older_14__q[15]);
+        wbeats_15[15] = (deg_last_480 > deg_last_480) | ((deg_last_480 == deg_last_480) & older_15__q[15]);
+        wbeats_15[16] = (deg_last_480 > deg_last_512) | ((deg_last_480 == deg_last_512) & older_16__q[15]);
+        wbeats_15[17] = (deg_last_480 > deg_last_544) | ((deg_last_480 == deg_last_544) & older_17__q[15]);
+        wbeats_15[18] = (deg_last_480 > deg_last_576) | ((deg_last_480 == deg_last_576) & older_18__q[15]);
+        wbeats_15[19] = (deg_last_480 > deg_last_608) | ((deg_last_480 == deg_last_608) & older_19__q[15]);
+        wbeats_15[20] = (deg_last_480 > deg_last_640) | ((deg_last_480 == deg_last_640) & older_20__q[15]);
+        wbeats_15[21] = (deg_last_480 > deg_last_672) | ((deg_last_480 == deg_last_672) & older_21__q[15]);
+        wbeats_15[22] = (deg_last_480 > deg_last_704) | ((deg_last_480 == deg_last_704) & older_22__q[15]);
+        wbeats_15[23] = (deg_last_480 > deg_last_736) | ((deg_last_480 == deg_last_736) & older_23__q[15]);
         wbeats_16 = zero_n;
-        wbeats_16[0] = (deg_last_16 > deg_last_0) | ((deg_last_16 == deg_last_0) & older_0__q[16]);
-        wbeats_16[1] = (deg_last_16 > deg_last_1) | ((deg_last_16 == deg_last_1) & older_1__q[16]);
-        wbeats_16[2] = (deg_last_16 > deg_last_2) | ((deg_last_16 == deg_last_2) & older_2__q[16]);
-        wbeats_16[3] = (deg_last_16 > deg_last_3) | ((deg_last_16 == deg_last_3) & older_3__q[16]);
-        wbeats_16[4] = (deg_last_16 > deg_last_4) | ((deg_last_16 == deg_last_4) & older_4__q[16]);
-        wbeats_16[5] = (deg_last_16 > deg_last_5) | ((deg_last_16 == deg_last_5) & older_5__q[16]);
-        wbeats_16[6] = (deg_last_16 > deg_last_6) | ((deg_last_16 == deg_last_6) & older_6__q[16]);
-        wbeats_16[7] = (deg_last_16 > deg_last_7) | ((deg_last_16 == deg_last_7) & older_7__q[16]);
-        wbeats_16[8] = (deg_last_16 > deg_last_8) | ((deg_last_16 == deg_last_8) & older_8__q[16]);
-        wbeats_16[9] = (deg_last_16 > deg_last_9) | ((deg_last_16 == deg_last_9) & older_9__q[16]);
-        wbeats_16[10] = (deg_last_16 > deg_last_10) | ((deg_last_16 == deg_last_10) & older_10__q[16]);
-        wbeats_16[11] = (deg_last_16 > deg_last_11) | ((deg_last_16 == deg_last_11) & older_11__q[16]);
-        wbeats_16[12] = (deg_last_16 > deg_last_12) | ((deg_last_16 == deg_last_12) & older_12__q[16]);
-        wbeats_16[13] = (deg_last_16 > deg_last_13) | ((deg_last_16 == deg_last_13) & older_13__q[16]);
-        wbeats_16[14] = (deg_last_16 > deg_last_14) | ((deg_last_16 == deg_last_14) & older_14__q[16]);
-        wbeats_16[15] = (deg_last_16 > deg_last_15) | ((deg_last_16 == deg_last_15) & older_15__q[16]);
-        wbeats_16[16] = (deg_last_16 > deg_last_16) | ((deg_last_16 == deg_last_16) & older_16__q[16]);
-        wbeats_16[17] = (deg_last_16 > deg_last_17) | ((deg_last_16 == deg_last_17) & older_17__q[16]);
-        wbeats_16[18] = (deg_last_16 > deg_last_18) | ((deg_last_16 == deg_last_18) & older_18__q[16]);
-        wbeats_16[19] = (deg_last_16 > deg_last_19) | ((deg_last_16 == deg_last_19) & older_19__q[16]);
-        wbeats_16[20] = (deg_last_16 > deg_last_20) | ((deg_last_16 == deg_last_20) & older_20__q[16]);
-        wbeats_16[21] = (deg_last_16 > deg_last_21) | ((deg_last_16 == deg_last_21) & older_21__q[16]);
-        wbeats_16[22] = (deg_last_16 > deg_last_22) | ((deg_last_16 == deg_last_22) & older_22__q[16]);
-        wbeats_16[23] = (deg_last_16 > deg_last_23) | ((deg_last_16 == deg_last_23) & older_23__q[16]);
+        wbeats_16[0] = (deg_last_512 > deg_last_0) | ((deg_last_512 == deg_last_0) & older_0__q[16]);
+        wbeats_16[1] = (deg_last_512 > deg_last_32) | ((deg_last_512 == deg_last_32) & older_1__q[16]);
+        wbeats_16[2] = (deg_last_512 > deg_last_64) | ((deg_last_512 == deg_last_64) & older_2__q[16]);
+        wbeats_16[3] = (deg_last_512 > deg_last_96) | ((deg_last_512 == deg_last_96) & older_3__q[16]);
+        wbeats_16[4] = (deg_last_512 > deg_last_128) | ((deg_last_512 == deg_last_128) & older_4__q[16]);
+        wbeats_16[5] = (deg_last_512 > deg_last_160) | ((deg_last_512 == deg_last_160) & older_5__q[16]);
+        wbeats_16[6] = (deg_last_512 > deg_last_192) | ((deg_last_512 == deg_last_192) & older_6__q[16]);
+        wbeats_16[7] = (deg_last_512 > deg_last_224) | ((deg_last_512 == deg_last_224) & older_7__q[16]);
+        wbeats_16[8] = (deg_last_512 > deg_last_256) | ((deg_last_512 == deg_last_256) & older_8__q[16]);
+        wbeats_16[9] = (deg_last_512 > deg_last_288) | ((deg_last_512 == deg_last_288) & older_9__q[16]);
+        wbeats_16[10] = (deg_last_512 > deg_last_320) | ((deg_last_512 == deg_last_320) & older_10__q[16]);
+        wbeats_16[11] = (deg_last_512 > deg_last_352) | ((deg_last_512 == deg_last_352) & older_11__q[16]);
+        wbeats_16[12] = (deg_last_512 > deg_last_384) | ((deg_last_512 == deg_last_384) & older_12__q[16]);
+        wbeats_16[13] = (deg_last_512 > deg_last_416) | ((deg_last_512 == deg_last_416) & older_13__q[16]);
+        wbeats_16[14] = (deg_last_512 > deg_last_448) | ((deg_last_512 == deg_last_448) & older_14__q[16]);
+        wbeats_16[15] = (deg_last_512 > deg_last_480) | ((deg_last_512 == deg_last_480) & older_15__q[16]);
+        wbeats_16[16] = (deg_last_512 > deg_last_512) | ((deg_last_512 == deg_last_512) & older_16__q[16]);
+        wbeats_16[17] = (deg_last_512 > deg_last_544) | ((deg_last_512 == deg_last_544) & older_17__q[16]);
+        wbeats_16[18] = (deg_last_512 > deg_last_576) | ((deg_last_512 == deg_last_576) & older_18__q[16]);
+        wbeats_16[19] = (deg_last_512 > deg_last_608) | ((deg_last_512 == deg_last_608) & older_19__q[16]);
+        wbeats_16[20] = (deg_last_512 > deg_last_640) | ((deg_last_512 == deg_last_640) & older_20__q[16]);
+        wbeats_16[21] = (deg_last_512 > deg_last_672) | ((deg_last_512 == deg_last_672) & older_21__q[16]);
+        wbeats_16[22] = (deg_last_512 > deg_last_704) | ((deg_last_512 == deg_last_704) & older_22__q[16]);
+        wbeats_16[23] = (deg_last_512 > deg_last_736) | ((deg_last_512 == deg_last_736) & older_23__q[16]);
         wbeats_17 = zero_n;
-        wbeats_17[0] = (deg_last_17 > deg_last_0) | ((deg_last_17 == deg_last_0) & older_0__q[17]);
-        wbeats_17[1] = (deg_last_17 > deg_last_1) | ((deg_last_17 == deg_last_1) & older_1__q[17]);
-        wbeats_17[2] = (deg_last_17 > deg_last_2) | ((deg_last_17 == deg_last_2) & older_2__q[17]);
-        wbeats_17[3] = (deg_last_17 > deg_last_3) | ((deg_last_17 == deg_last_3) & older_3__q[17]);
-        wbeats_17[4] = (deg_last_17 > deg_last_4) | ((deg_last_17 == deg_last_4) & older_4__q[17]);
-        wbeats_17[5] = (deg_last_17 > deg_last_5) | ((deg_last_17 == deg_last_5) & older_5__q[17]);
-        wbeats_17[6] = (deg_last_17 > deg_last_6) | ((deg_last_17 == deg_last_6) & older_6__q[17]);
-        wbeats_17[7] = (deg_last_17 > deg_last_7) | ((deg_last_17 == deg_last_7) & older_7__q[17]);
-        wbeats_17[8] = (deg_last_17 > deg_last_8) | ((deg_last_17 == deg_last_8) & older_8__q[17]);
-        wbeats_17[9] = (deg_last_17 > deg_last_9) | ((deg_last_17 == deg_last_9) & older_9__q[17]);
-        wbeats_17[10] = (deg_last_17 > deg_last_10) | ((deg_last_17 == deg_last_10) & older_10__q[17]);
-        wbeats_17[11] = (deg_last_17 > deg_last_11) | ((deg_last_17 == deg_last_11) & older_11__q[17]);
-        wbeats_17[12] = (deg_last_17 > deg_last_12) | ((deg_last_17 == deg_last_12) & older_12__q[17]);
-        wbeats_17[13] = (deg_last_17 > deg_last_13) | ((deg_last_17 == deg_last_13) & older_13__q[17]);
-        wbeats_17[14] = (deg_last_17 > deg_last_14) | ((deg_last_17 == deg_last_14) & older_14__q[17]);
-        wbeats_17[15] = (deg_last_17 > deg_last_15) | ((deg_last_17 == deg_last_15) & older_15__q[17]);
-        wbeats_17[16] = (deg_last_17 > deg_last_16) | ((deg_last_17 == deg_last_16) & older_16__q[17]);
-        wbeats_17[17] = (deg_last_17 > deg_last_17) | ((deg_last_17 == deg_last_17) & older_17__q[17]);
-        wbeats_17[18] = (deg_last_17 > deg_last_18) | ((deg_last_17 == deg_last_18) & older_18__q[17]);
-        wbeats_17[19] = (deg_last_17 > deg_last_19) | ((deg_last_17 == deg_last_19) & older_19__q[17]);
-        wbeats_17[20] = (deg_last_17 > deg_last_20) | ((deg_last_17 == deg_last_20) & older_20__q[17]);
-        wbeats_17[21] = (deg_last_17 > deg_last_21) | ((deg_last_17 == deg_last_21) & older_21__q[17]);
-        wbeats_17[22] = (deg_last_17 > deg_last_22) | ((deg_last_17 == deg_last_22) & older_22__q[17]);
-        wbeats_17[23] = (deg_last_17 > deg_last_23) | ((deg_last_17 == deg_last_23) & older_23__q[17]);
+        wbeats_17[0] = (deg_last_544 > deg_last_0) | ((deg_last_544 == deg_last_0) & older_0__q[17]);
+        wbeats_17[1] = (deg_last_544 > deg_last_32) | ((deg_last_544 == deg_last_32) & older_1__q[17]);
+        wbeats_17[2] = (deg_last_544 > deg_last_64) | ((deg_last_544 == deg_last_64) & older_2__q[17]);
+        wbeats_17[3] = (deg_last_544 > deg_last_96) | ((deg_last_544 == deg_last_96) & older_3__q[17]);
+        wbeats_17[4] = (deg_last_544 > deg_last_128) | ((deg_last_544 == deg_last_128) & older_4__q[17]);
+        wbeats_17[5] = (deg_last_544 > deg_last_160) | ((deg_last_544 == deg_last_160) & older_5__q[17]);
+        wbeats_17[6] = (deg_last_544 > deg_last_192) | ((deg_last_544 == deg_last_192) & older_6__q[17]);
+        wbeats_17[7] = (deg_last_544 > deg_last_224) | ((deg_last_544 == deg_last_224) & older_7__q[17]);
+        wbeats_17[8] = (deg_last_544 > deg_last_256) | ((deg_last_544 == deg_last_256) & older_8__q[17]);
+        wbeats_17[9] = (deg_last_544 > deg_last_288) | ((deg_last_544 == deg_last_288) & older_9__q[17]);
+        wbeats_17[10] = (deg_last_544 > deg_last_320) | ((deg_last_544 == deg_last_320) & older_10__q[17]);
+        wbeats_17[11] = (deg_last_544 > deg_last_352) | ((deg_last_544 == deg_last_352) & older_11__q[17]);
+        wbeats_17[12] = (deg_last_544 > deg_last_384) | ((deg_last_544 == deg_last_384) & older_12__q[17]);
+        wbeats_17[13] = (deg_last_544 > deg_last_416) | ((deg_last_544 == deg_last_416) & older_13__q[17]);
+        wbeats_17[14] = (deg_last_544 > deg_last_448) | ((deg_last_544 == deg_last_448) & older_14__q[17]);
+        wbeats_17[15] = (deg_last_544 > deg_last_480) | ((deg_last_544 == deg_last_480) & older_15__q[17]);
+        wbeats_17[16] = (deg_last_544 > deg_last_512) | ((deg_last_544 == deg_last_512) & older_16__q[17]);
+        wbeats_17[17] = (deg_last_544 > deg_last_544) | ((deg_last_544 == deg_last_544) & older_17__q[17]);
+        wbeats_17[18] = (deg_last_544 > deg_last_576) | ((deg_last_544 == deg_last_576) & older_18__q[17]);
+        wbeats_17[19] = (deg_last_544 > deg_last_608) | ((deg_last_544 == deg_last_608) & older_19__q[17]);
+        wbeats_17[20] = (deg_last_544 > deg_last_640) | ((deg_last_544 == deg_last_640) & older_20__q[17]);
+        wbeats_17[21] = (deg_last_544 > deg_last_672) | ((deg_last_544 == deg_last_672) & older_21__q[17]);
+        wbeats_17[22] = (deg_last_544 > deg_last_704) | ((deg_last_544 == deg_last_704) & older_22__q[17]);
+        wbeats_17[23] = (deg_last_544 > deg_last_736) | ((deg_last_544 == deg_last_736) & older_23__q[17]);
         wbeats_18 = zero_n;
-        wbeats_18[0] = (deg_last_18 > deg_last_0) | ((deg_last_18 == deg_last_0) & older_0__q[18]);
-        wbeats_18[1] = (deg_last_18 > deg_last_1) | ((deg_last_18 == deg_last_1) & older_1__q[18]);
-        wbeats_18[2] = (deg_last_18 > deg_last_2) | ((deg_last_18 == deg_last_2) & older_2__q[18]);
-        wbeats_18[3] = (deg_last_18 > deg_last_3) | ((deg_last_18 == deg_last_3) & older_3__q[18]);
-        wbeats_18[4] = (deg_last_18 > deg_last_4) | ((deg_last_18 == deg_last_4) & older_4__q[18]);
-        wbeats_18[5] = (deg_last_18 > deg_last_5) | ((deg_last_18 == deg_last_5) & older_5__q[18]);
-        wbeats_18[6] = (deg_last_18 > deg_last_6) | ((deg_last_18 == deg_last_6) & older_6__q[18]);
-        wbeats_18[7] = (deg_last_18 > deg_last_7) | ((deg_last_18 == deg_last_7) & older_7__q[18]);
-        wbeats_18[8] = (deg_last_18 > deg_last_8) | ((deg_last_18 == deg_last_8) & older_8__q[18]);
-        wbeats_18[9] = (deg_last_18 > deg_last_9) | ((deg_last_18 == deg_last_9) & older_9__q[18]);
-        wbeats_18[10] = (deg_last_18 > deg_last_10) | ((deg_last_18 == deg_last_10) & older_10__q[18]);
-        wbeats_18[11] = (deg_last_18 > deg_last_11) | ((deg_last_18 == deg_last_11) & older_11__q[18]);
-        wbeats_18[12] = (deg_last_18 > deg_last_12) | ((deg_last_18 == deg_last_12) & older_12__q[18]);
-        wbeats_18[13] = (deg_last_18 > deg_last_13) | ((deg_last_18 == deg_last_13) & older_13__q[18]);
-        wbeats_18[14] = (deg_last_18 > deg_last_14) | ((deg_last_18 == deg_last_14) & older_14__q[18]);
-        wbeats_18[15] = (deg_last_18 > deg_last_15) | ((deg_last_18 == deg_last_15) & older_15__q[18]);
-        wbeats_18[16] = (deg_last_18 > deg_last_16) | ((deg_last_18 == deg_last_16) & older_16__q[18]);
-        wbeats_18[17] = (deg_last_18 > deg_last_17) | ((deg_last_18 == deg_last_17) & older_17__q[18]);
-        wbeats_18[18] = (deg_last_18 > deg_last_18) | ((deg_last_18 == deg_last_18) & older_18__q[18]);
-        wbeats_18[19] = (deg_last_18 > deg_last_19) | ((deg_last_18 == deg_last_19) & older_19__q[18]);
-        wbeats_18[20] = (deg_last_18 > deg_last_20) | ((deg_last_18 == deg_last_20) & older_20__q[18]);
-        wbeats_18[21] = (deg_last_18 > deg_last_21) | ((deg_last_18 == deg_last_21) & older_21__q[18]);
-        wbeats_18[22] = (deg_last_18 > deg_last_22) | ((deg_last_18 == deg_last_22) & older_22__q[18]);
-        wbeats_18[23] = (deg_last_18 > deg_last_23) | ((deg_last_18 == deg_last_23) & older_23__q[18]);
+        wbeats_18[0] = (deg_last_576 > deg_last_0) | ((deg_last_576 == deg_last_0) & older_0__q[18]);
+        wbeats_18[1] = (deg_last_576 > deg_last_32) | ((deg_last_576 == deg_last_32) & older_1__q[18]);
+        wbeats_18[2] = (deg_last_576 > deg_last_64) | ((deg_last_576 == deg_last_64) & older_2__q[18]);
+        wbeats_18[3] = (deg_last_576 > deg_last_96) | ((deg_last_576 == deg_last_96) & older_3__q[18]);
+        wbeats_18[4] = (deg_last_576 > deg_last_128) | ((deg_last_576 == deg_last_128) & older_4__q[18]);
+        wbeats_18[5] = (deg_last_576 > deg_last_160) | ((deg_last_576 == deg_last_160) & older_5__q[18]);
+        wbeats_18[6] = (deg_last_576 > deg_last_192) | ((deg_last_576 == deg_last_192) & older_6__q[18]);
+        wbeats_18[7] = (deg_last_576 > deg_last_224) | ((deg_last_576 == deg_last_224) & older_7__q[18]);
+        wbeats_18[8] = (deg_last_576 > deg_last_256) | ((deg_last_576 == deg_last_256) & older_8__q[18]);
+        wbeats_18[9] = (deg_last_576 > deg_last_288) | ((deg_last_576 == deg_last_288) & older_9__q[18]);
+        wbeats_18[10] = (deg_last_576 > deg_last_320) | ((deg_last_576 == deg_last_320) & older_10__q[18]);
+        wbeats_18[11] = (deg_last_576 > deg_last_352) | ((deg_last_576 == deg_last_352) & older_11__q[18]);
+        wbeats_18[12] = (deg_last_576 > deg_last_384) | ((deg_last_576 == deg_last_384) & older_12__q[18]);
+        wbeats_18[13] = (deg_last_576 > deg_last_416) | ((deg_last_576 == deg_last_416) & older_13__q[18]);
+        wbeats_18[14] = (deg_last_576 > deg_last_448) | ((deg_last_576 == deg_last_448) & older_14__q[18]);
+        wbeats_18[15] = (deg_last_576 > deg_last_480) | ((deg_last_576 == deg_last_480) & older_15__q[18]);
+        wbeats_18[16] = (deg_last_576 > deg_last_512) | ((deg_last_576 == deg_last_512) & older_16__q[18]);
+        wbeats_18[17] = (deg_last_576 > deg_last_544) | ((deg_last_576 == deg_last_544) & older_17__q[18]);
+        wbeats_18[18] = (deg_last_576 > deg_last_576) | ((deg_last_576 == deg_last_576) & older_18__q[18]);
+        wbeats_18[19] = (deg_last_576 > deg_last_608) | ((deg_last_576 == deg_last_608) & older_19__q[18]);
+        wbeats_18[20] = (deg_last_576 > deg_last_640) | ((deg_last_576 == deg_last_640) & older_20__q[18]);
+        wbeats_18[21] = (deg_last_576 > deg_last_672) | ((deg_last_576 == deg_last_672) & older_21__q[18]);
+        wbeats_18[22] = (deg_last_576 > deg_last_704) | ((deg_last_576 == deg_last_704) & older_22__q[18]);
+        wbeats_18[23] = (deg_last_576 > deg_last_736) | ((deg_last_576 == deg_last_736) & older_23__q[18]);
         wbeats_19 = zero_n;
-        wbeats_19[0] = (deg_last_19 > deg_last_0) | ((deg_last_19 == deg_last_0) & older_0__q[19]);
-        wbeats_19[1] = (deg_last_19 > deg_last_1) | ((deg_last_19 == deg_last_1) & older_1__q[19]);
-        wbeats_19[2] = (deg_last_19 > deg_last_2) | ((deg_last_19 == deg_last_2) & older_2__q[19]);
-        wbeats_19[3] = (deg_last_19 > deg_last_3) | ((deg_last_19 == deg_last_3) & older_3__q[19]);
-        wbeats_19[4] = (deg_last_19 > deg_last_4) | ((deg_last_19 == deg_last_4) & older_4__q[19]);
-        wbeats_19[5] = (deg_last_19 > deg_last_5) | ((deg_last_19 == deg_last_5) & older_5__q[19]);
-        wbeats_19[6] = (deg_last_19 > deg_last_6) | ((deg_last_19 == deg_last_6) & older_6__q[19]);
-        wbeats_19[7] = (deg_last_19 > deg_last_7) | ((deg_last_19 == deg_last_7) & older_7__q[19]);
-        wbeats_19[8] = (deg_last_19 > deg_last_8) | ((deg_last_19 == deg_last_8) & older_8__q[19]);
-        wbeats_19[9] = (deg_last_19 > deg_last_9) | ((deg_last_19 == deg_last_9) & older_9__q[19]);
-        wbeats_19[10] = (deg_last_19 > deg_last_10) | ((deg_last_19 == deg_last_10) & older_10__q[19]);
-        wbeats_19[11] = (deg_last_19 > deg_last_11) | ((deg_last_19 == deg_last_11) & older_11__q[19]);
-        wbeats_19[12] = (deg_last_19 > deg_last_12) | ((deg_last_19 == deg_last_12) & older_12__q[19]);
-        wbeats_19[13] = (deg_last_19 > deg_last_13) | ((deg_last_19 == deg_last_13) & older_13__q[19]);
-        wbeats_19[14] = (deg_last_19 > deg_last_14) | ((deg_last_19 == deg_last_14) & older_14__q[19]);
-        wbeats_19[15] = (deg_last_19 > deg_last_15) | ((deg_last_19 == deg_last_15) & older_15__q[19]);
-        wbeats_19[16] = (deg_last_19 > deg_last_16) | ((deg_last_19 == deg_last_16) & older_16__q[19]);
-        wbeats_19[17] = (deg_last_19 > deg_last_17) | ((deg_last_19 == deg_last_17) & older_17__q[19]);
-        wbeats_19[18] = (deg_last_19 > deg_last_18) | ((deg_last_19 == deg_last_18) & older_18__q[19]);
-        wbeats_19[19] = (deg_last_19 > deg_last_19) | ((deg_last_19 == deg_last_19) & older_19__q[19]);
-        wbeats_19[20] = (deg_last_19 > deg_last_20) | ((deg_last_19 == deg_last_20) & older_20__q[19]);
-        wbeats_19[21] = (deg_last_19 > deg_last_21) | ((deg_last_19 == deg_last_21) & older_21__q[19]);
-        wbeats_19[22] = (deg_last_19 > deg_last_22) | ((deg_last_19 == deg_last_22) & older_22__q[19]);
-        wbeats_19[23] = (deg_last_19 > deg_last_23) | ((deg_last_19 == deg_last_23) & older_23__q[19]);
+        wbeats_19[0] = (deg_last_608 > deg_last_0) | ((deg_last_608 == deg_last_0) & older_0__q[19]);
+        wbeats_19[1] = (deg_last_608 > deg_last_32) | ((deg_last_608 == deg_last_32) & older_1__q[19]);
+        wbeats_19[2] = (deg_last_608 > deg_last_64) | ((deg_last_608 == deg_last_64) & older_2__q[19]);
+        wbeats_19[3] = (deg_last_608 > deg_last_96) | ((deg_last_608 == deg_last_96) & older_3__q[19]);
+        wbeats_19[4] = (deg_last_608 > deg_last_128) | ((deg_last_608 == deg_last_128) & older_4__q[19]);
+        wbeats_19[5] = (deg_last_608 > deg_last_160) | ((deg_last_608 == deg_last_160) & older_5__q[19]);
+        wbeats_19[6] = (deg_last_608 > deg_last_192) | ((deg_last_608 == deg_last_192) & older_6__q[19]);
+        wbeats_19[7] = (deg_last_608 > deg_last_224) | ((deg_last_608 == deg_last_224) & older_7__q[19]);
+        wbeats_19[8] = (deg_last_608 > deg_last_256) | ((deg_last_608 == deg_last_256) & older_8__q[19]);
+        wbeats_19[9] = (deg_last_608 > deg_last_288) | ((deg_last_608 == deg_last_288) & older_9__q[19]);
+        wbeats_19[10] = (deg_last_608 > deg_last_320) | ((deg_last_608 == deg_last_320) & older_10__q[19]);
+        wbeats_19[11] = (deg_last_608 > deg_last_352) | ((deg_last_608 == deg_last_352) & older_11__q[19]);
+        wbeats_19[12] = (deg_last_608 > deg_last_384) | ((deg_last_608 == deg_last_384) & older_12__q[19]);
+        wbeats_19[13] = (deg_last_608 > deg_last_416) | ((deg_last_608 == deg_last_416) & older_13__q[19]);
+        wbeats_19[14] = (deg_last_608 > deg_last_448) | ((deg_last_608 == deg_last_448) & older_14__q[19]);
+        wbeats_19[15] = (deg_last_608 > deg_last_480) | ((deg_last_608 == deg_last_480) & older_15__q[19]);
+        wbeats_19[16] = (deg_last_608 > deg_last_512) | ((deg_last_608 == deg_last_512) & older_16__q[19]);
+        wbeats_19[17] = (deg_last_608 > deg_last_544) | ((deg_last_608 == deg_last_544) & older_17__q[19]);
+        wbeats_19[18] = (deg_last_608 > deg_last_576) | ((deg_last_608 == deg_last_576) & older_18__q[19]);
+        wbeats_19[19] = (deg_last_608 > deg_last_608) | ((deg_last_608 == deg_last_608) & older_19__q[19]);
+        wbeats_19[20] = (deg_last_608 > deg_last_640) | ((deg_last_608 == deg_last_640) & older_20__q[19]);
+        wbeats_19[21] = (deg_last_608 > deg_last_672) | ((deg_last_608 == deg_last_672) & older_21__q[19]);
+        wbeats_19[22] = (deg_last_608 > deg_last_704) | ((deg_last_608 == deg_last_704) & older_22__q[19]);
+        wbeats_19[23] = (deg_last_608 > deg_last_736) | ((deg_last_608 == deg_last_736) & older_23__q[19]);
         wbeats_20 = zero_n;
-        wbeats_20[0] = (deg_last_20 > deg_last_0) | ((deg_last_20 == deg_last_0) & older_0__q[20]);
-        wbeats_20[1] = (deg_last_20 > deg_last_1) | ((deg_last_20 == deg_last_1) & older_1__q[20]);
-        wbeats_20[2] = (deg_last_20 > deg_last_2) | ((deg_last_20 == deg_last_2) & older_2__q[20]);
-        wbeats_20[3] = (deg_last_20 > deg_last_3) | ((deg_last_20 == deg_last_3) & older_3__q[20]);
-        wbeats_20[4] = (deg_last_20 > deg_last_4) | ((deg_last_20 == deg_last_4) & older_4__q[20]);
-        wbeats_20[5] = (deg_last_20 > deg_last_5) | ((deg_last_20 == deg_last_5) & older_5__q[20]);
-        wbeats_20[6] = (deg_last_20 > deg_last_6) | ((deg_last_20 == deg_last_6) & older_6__q[20]);
-        wbeats_20[7] = (deg_last_20 > deg_last_7) | ((deg_last_20 == deg_last_7) & older_7__q[20]);
-        wbeats_20[8] = (deg_last_20 > deg_last_8) | ((deg_last_20 == deg_last_8) & older_8__q[20]);
-        wbeats_20[9] = (deg_last_20 > deg_last_9) | ((deg_last_20 == deg_last_9) & older_9__q[20]);
-        wbeats_20[10] = (deg_last_20 > deg_last_10) | ((deg_last_20 == deg_last_10) & older_10__q[20]);
-        wbeats_20[11] = (deg_last_20 > deg_last_11) | ((deg_last_20 == deg_last_11) & older_11__q[20]);
-        wbeats_20[12] = (deg_last_20 > deg_last_12) | ((deg_last_20 == deg_last_12) & older_12__q[20]);
-        wbeats_20[13] = (deg_last_20 > deg_last_13) | ((deg_last_20 == deg_last_13) & older_13__q[20]);
-        wbeats_20[14] = (deg_last_20 > deg_last_14) | ((deg_last_20 == deg_last_14) & older_14__q[20]);
-        wbeats_20[15] = (deg_last_20 > deg_last_15) | ((deg_last_20 == deg_last_15) & older_15__q[20]);
-        wbeats_20[16] = (deg_last_20 > deg_last_16) | ((deg_last_20 == deg_last_16) & older_16__q[20]);
-        wbeats_20[17] = (deg_last_20 > deg_last_17) | ((deg_last_20 == deg_last_17) & older_17__q[20]);
-        wbeats_20[18] = (deg_last_20 > deg_last_18) | ((deg_last_20 == deg_last_18) & older_18__q[20]);
-        wbeats_20[19] = (deg_last_20 > deg_last_19) | ((deg_last_20 == deg_last_19) & older_19__q[20]);
-        wbeats_20[20] = (deg_last_20 > deg_last_20) | ((deg_last_20 == deg_last_20) & older_20__q[20]);
-        wbeats_20[21] = (deg_last_20 > deg_last_21) | ((deg_last_20 == deg_last_21) & older_21__q[20]);
-        wbeats_20[22] = (deg_last_20 > deg_last_22) | ((deg_last_20 == deg_last_22) & older_22__q[20]);
-        wbeats_20[23] = (deg_last_20 > deg_last_23) | ((deg_last_20 == deg_last_23) & older_23__q[20]);
+        wbeats_20[0] = (deg_last_640 > deg_last_0) | ((deg_last_640 == deg_last_0) & older_0__q[20]);
+        wbeats_20[1] = (deg_last_640 > deg_last_32) | ((deg_last_640 == deg_last_32) & older_1__q[20]);
+        wbeats_20[2] = (deg_last_640 > deg_last_64) | ((deg_last_640 == deg_last_64) & older_2__q[20]);
+        wbeats_20[3] = (deg_last_640 > deg_last_96) | ((deg_last_640 == deg_last_96) & older_3__q[20]);
+        wbeats_20[4] = (deg_last_640 > deg_last_128) | ((deg_last_640 == deg_last_128) & older_4__q[20]);
+        wbeats_20[5] = (deg_last_640 > deg_last_160) | ((deg_last_640 == deg_last_160) & older_5__q[20]);
+        wbeats_20[6] = (deg_last_640 > deg_last_192) | ((deg_last_640 == deg_last_192) & older_6__q[20]);
+        wbeats_20[7] = (deg_last_640 > deg_last_224) | ((deg_last_640 == deg_last_224) & older_7__q[20]);
+        wbeats_20[8] = (deg_last_640 > deg_last_256) | ((deg_last_640 == deg_last_256) & older_8__q[20]);
+        wbeats_20[9] = (deg_last_640 > deg_last_288) | ((deg_last_640 == deg_last_288) & older_9__q[20]);
+        wbeats_20[10] = (deg_last_640 > deg_last_320) | ((deg_last_640 == deg_last_320) & older_10__q[20]);
+        wbeats_20[11] = (deg_last_640 > deg_last_352) | ((deg_last_640 == deg_last_352) & older_11__q[20]);
+        wbeats_20[12] = (deg_last_640 > deg_last_384) | ((deg_last_640 == deg_last_384) & older_12__q[20]);
+        wbeats_20[13] = (deg_last_640 > deg_last_416) | ((deg_last_640 == deg_last_416) & older_13__q[20]);
+        wbeats_20[14] = (deg_last_640 > deg_last_448) | ((deg_last_640 == deg_last_448) & older_14__q[20]);
+        wbeats_20[15] = (deg_last_640 > deg_last_480) | ((deg_last_640 == deg_last_480) & older_15__q[20]);
+        wbeats_20[16] = (deg_last_640 > deg_last_512) | ((deg_last_640 == deg_last_512) & older_16__q[20]);
+        wbeats_20[17] = (deg_last_640 > deg_last_544) | ((deg_last_640 == deg_last_544) & older_17__q[20]);
+        wbeats_20[18] = (deg_last_640 > deg_last_576) | ((deg_last_640 == deg_last_576) & older_18__q[20]);
+        wbeats_20[19] = (deg_last_640 > deg_last_608) | ((deg_last_640 == deg_last_608) & older_19__q[20]);
+        wbeats_20[20] = (deg_last_640 > deg_last_640) | ((deg_last_640 == deg_last_640) & older_20__q[20]);
+        wbeats_20[21] = (deg_last_640 > deg_last_672) | ((deg_last_640 == deg_last_672) & older_21__q[20]);
+        wbeats_20[22] = (deg_last_640 > deg_last_704) | ((deg_last_640 == deg_last_704) & older_22__q[20]);
+        wbeats_20[23] = (deg_last_640 > deg_last_736) | ((deg_last_640 == deg_last_736) & older_23__q[20]);
         wbeats_21 = zero_n;
-        wbeats_21[0] = (deg_last_21 > deg_last_0) | ((deg_last_21 == deg_last_0) & older_0__q[21]);
-        wbeats_21[1] = (deg_last_21 > deg_last_1) | ((deg_last_21 == deg_last_1) & older_1__q[21]);
-        wbeats_21[2] = (deg_last_21 > deg_last_2) | ((deg_last_21 == deg_last_2) & older_2__q[21]);
-        wbeats_21[3] = (deg_last_21 > deg_last_3) | ((deg_last_21 == deg_last_3) & older_3__q[21]);
-        wbeats_21[4] = (deg_last_21 > deg_last_4) | ((deg_last_21 == deg_last_4) & older_4__q[21]);
-        wbeats_21[5] = (deg_last_21 > deg_last_5) | ((deg_last_21 == deg_last_5) & older_5__q[21]);
-        wbeats_21[6] = (deg_last_21 > deg_last_6) | ((deg_last_21 == deg_last_6) & older_6__q[21]);
-        wbeats_21[7] = (deg_last_21 > deg_last_7) | ((deg_last_21 == deg_last_7) & older_7__q[21]);
-        wbeats_21[8] = (deg_last_21 > deg_last_8) | ((deg_last_21 == deg_last_8) & older_8__q[21]);
-        wbeats_21[9] = (deg_last_21 > deg_last_9) | ((deg_last_21 == deg_last_9) & older_9__q[21]);
-        wbeats_21[10] = (deg_last_21 > deg_last_10) | ((deg_last_21 == deg_last_10) & older_10__q[21]);
-        wbeats_21[11] = (deg_last_21 > deg_last_11) | ((deg_last_21 == deg_last_11) & older_11__q[21]);
-        wbeats_21[12] = (deg_last_21 > deg_last_12) | ((deg_last_21 == deg_last_12) & older_12__q[21]);
-        wbeats_21[13] = (deg_last_21 > deg_last_13) | ((deg_last_21 == deg_last_13) & older_13__q[21]);
-        wbeats_21[14] = (deg_last_21 > deg_last_14) | ((deg_last_21 == deg_last_14) & older_14__q[21]);
-        wbeats_21[15] = (deg_last_21 > deg_last_15) | ((deg_last_21 == deg_last_15) & older_15__q[21]);
-        wbeats_21[16] = (deg_last_21 > deg_last_16) | ((deg_last_21 == deg_last_16) & older_16__q[21]);
-        wbeats_21[17] = (deg_last_21 > deg_last_17) | ((deg_last_21 == deg_last_17) & older_17__q[21]);
-        wbeats_21[18] = (deg_last_21 > deg_last_18) | ((deg_last_21 == deg_last_18) & older_18__q[21]);
-        wbeats_21[19] = (deg_last_21 > deg_last_19) | ((deg_last_21 == deg_last_19) & older_19__q[21]);
-        wbeats_21[20] = (deg_last_21 > deg_last_20) | ((deg_last_21 == deg_last_20) & older_20__q[21]);
-        wbeats_21[21] = (deg_last_21 > deg_last_21) | ((deg_last_21 == deg_last_21) & older_21__q[21]);
-        wbeats_21[22] = (deg_last_21 > deg_last_22) | ((deg_last_21 == deg_last_22) & older_22__q[21]);
-        wbeats_21[23] = (deg_last_21 > deg_last_23) | ((deg_last_21 == deg_last_23) & older_23__q[21]);
+        wbeats_21[0] = (deg_last_672 > deg_last_0) | ((deg_last_672 == deg_last_0) & older_0__q[21]);
+        wbeats_21[1] = (deg_last_672 > deg_last_32) | ((deg_last_672 == deg_last_32) & older_1__q[21]);
+        wbeats_21[2] = (deg_last_672 > deg_last_64) | ((deg_last_672 == deg_last_64) & older_2__q[21]);
+        wbeats_21[3] = (deg_last_672 > deg_last_96) | ((deg_last_672 == deg_last_96) & older_3__q[21]);
+        wbeats_21[4] = (deg_last_672 > deg_last_128) | ((deg_last_672 == deg_last_128) & older_4__q[21]);
+        wbeats_21[5] = (deg_last_672 > deg_last_160) | ((deg_last_672 == deg_last_160) & older_5__q[21]);
+        wbeats_21[6] = (deg_last_672 > deg_last_192) | ((deg_last_672 == deg_last_192) & older_6__q[21]);
+        wbeats_21[7] = (deg_last_672 > deg_last_224) | ((deg_last_672 == deg_last_224) & older_7__q[21]);
+        wbeats_21[8] = (deg_last_672 > deg_last_256) | ((deg_last_672 == deg_last_256) & older_8__q[21]);
+        wbeats_21[9] = (deg_last_672 > deg_last_288) | ((deg_last_672 == deg_last_288) & older_9__q[21]);
+        wbeats_21[10] = (deg_last_672 > deg_last_320) | ((deg_last_672 == deg_last_320) & older_10__q[21]);
+        wbeats_21[11] = (deg_last_672 > deg_last_352) | ((deg_last_672 == deg_last_352) & older_11__q[21]);
+        wbeats_21[12] = (deg_last_672 > deg_last_384) | ((deg_last_672 == deg_last_384) & older_12__q[21]);
+        wbeats_21[13] = (deg_last_672 > deg_last_416) | ((deg_last_672 == deg_last_416) & older_13__q[21]);
+        wbeats_21[14] = (deg_last_672 > deg_last_448) | ((deg_last_672 == deg_last_448) & older_14__q[21]);
+        wbeats_21[15] = (deg_last_672 > deg_last_480) | ((deg_last_672 == deg_last_480) & older_15__q[21]);
+        wbeats_21[16] = (deg_last_672 > deg_last_512) | ((deg_last_672 == deg_last_512) & older_16__q[21]);
+        wbeats_21[17] = (deg_last_672 > deg_last_544) | ((deg_last_672 == deg_last_544) & older_17__q[21]);
+        wbeats_21[18] = (deg_last_672 > deg_last_576) | ((deg_last_672 == deg_last_576) & older_18__q[21]);
+        wbeats_21[19] = (deg_last_672 > deg_last_608) | ((deg_last_672 == deg_last_608) & older_19__q[21]);
+        wbeats_21[20] = (deg_last_672 > deg_last_640) | ((deg_last_672 == deg_last_640) & older_20__q[21]);
+        wbeats_21[21] = (deg_last_672 > deg_last_672) | ((deg_last_672 == deg_last_672) & older_21__q[21]);
+        wbeats_21[22] = (deg_last_672 > deg_last_704) | ((deg_last_672 == deg_last_704) & older_22__q[21]);
+        wbeats_21[23] = (deg_last_672 > deg_last_736) | ((deg_last_672 == deg_last_736) & older_23__q[21]);
         wbeats_22 = zero_n;
-        wbeats_22[0] = (deg_last_22 > deg_last_0) | ((deg_last_22 == deg_last_0) & older_0__q[22]);
-        wbeats_22[1] = (deg_last_22 > deg_last_1) | ((deg_last_22 == deg_last_1) & older_1__q[22]);
-        wbeats_22[2] = (deg_last_22 > deg_last_2) | ((deg_last_22 == deg_last_2) & older_2__q[22]);
-        wbeats_22[3] = (deg_last_22 > deg_last_3) | ((deg_last_22 == deg_last_3) & older_3__q[22]);
-        wbeats_22[4] = (deg_last_22 > deg_last_4) | ((deg_last_22 == deg_last_4) & older_4__q[22]);
-        wbeats_22[5] = (deg_last_22 > deg_last_5) | ((deg_last_22 == deg_last_5) & older_5__q[22]);
-        wbeats_22[6] = (deg_last_22 > deg_last_6) | ((deg_last_22 == deg_last_6) & older_6__q[22]);
-        wbeats_22[7] = (deg_last_22 > deg_last_7) | ((deg_last_22 == deg_last_7) & older_7__q[22]);
-        wbeats_22[8] = (deg_last_22 > deg_last_8) | ((deg_last_22 == deg_last_8) & older_8__q[22]);
-        wbeats_22[9] = (deg_last_22 > deg_last_9) | ((deg_last_22 == deg_last_9) & older_9__q[22]);
-        wbeats_22[10] = (deg_last_22 > deg_last_10) | ((deg_last_22 == deg_last_10) & older_10__q[22]);
-        wbeats_22[11] = (deg_last_22 > deg_last_11) | ((deg_last_22 == deg_last_11) & older_11__q[22]);
-        wbeats_22[12] = (deg_last_22 > deg_last_12) | ((deg_last_22 == deg_last_12) & older_12__q[22]);
-        wbeats_22[13] = (deg_last_22 > deg_last_13) | ((deg_last_22 == deg_last_13) & older_13__q[22]);
-        wbeats_22[14] = (deg_last_22 > deg_last_14) | ((deg_last_22 == deg_last_14) & older_14__q[22]);
-        wbeats_22[15] = (deg_last_22 > deg_last_15) | ((deg_last_22 == deg_last_15) & older_15__q[22]);
-        wbeats_22[16] = (deg_last_22 > deg_last_16) | ((deg_last_22 == deg_last_16) & older_16__q[22]);
-        wbeats_22[17] = (deg_last_22 > deg_last_17) | ((deg_last_22 == deg_last_17) & older_17__q[22]);
-        wbeats_22[18] = (deg_last_22 > deg_last_18) | ((deg_last_22 == deg_last_18) & older_18__q[22]);
-        wbeats_22[19] = (deg_last_22 > deg_last_19) | ((deg_last_22 == deg_last_19) & older_19__q[22]);
-        wbeats_22[20] = (deg_last_22 > deg_last_20) | ((deg_last_22 == deg_last_20) & older_20__q[22]);
-        wbeats_22[21] = (deg_last_22 > deg_last_21) | ((deg_last_22 == deg_last_21) & older_21__q[22]);
-        wbeats_22[22] = (deg_last_22 > deg_last_22) | ((deg_last_22 == deg_last_22) & older_22__q[22]);
-        wbeats_22[23] = (deg_last_22 > deg_last_23) | ((deg_last_22 == deg_last_23) & older_23__q[22]);
+        wbeats_22[0] = (deg_last_704 > deg_last_0) | ((deg_last_704 == deg_last_0) & older_0__q[22]);
+        wbeats_22[1] = (deg_last_704 > deg_last_32) | ((deg_last_704 == deg_last_32) & older_1__q[22]);
+        wbeats_22[2] = (deg_last_704 > deg_last_64) | ((deg_last_704 == deg_last_64) & older_2__q[22]);
+        wbeats_22[3] = (deg_last_704 > deg_last_96) | ((deg_last_704 == deg_last_96) & older_3__q[22]);
+        wbeats_22[4] = (deg_last_704 > deg_last_128) | ((deg_last_704 == deg_last_128) & older_4__q[22]);
+        wbeats_22[5] = (deg_last_704 > deg_last_160) | ((deg_last_704 == deg_last_160) & older_5__q[22]);
+        wbeats_22[6] = (deg_last_704 > deg_last_192) | ((deg_last_704 == deg_last_192) & older_6__q[22]);
+        wbeats_22[7] = (deg_last_704 > deg_last_224) | ((deg_last_704 == deg_last_224) & older_7__q[22]);
+        wbeats_22[8] = (deg_last_704 > deg_last_256) | ((deg_last_704 == deg_last_256) & older_8__q[22]);
+        wbeats_22[9] = (deg_last_704 > deg_last_288) | ((deg_last_704 == deg_last_288) & older_9__q[22]);
+        wbeats_22[10] = (deg_last_704 > deg_last_320) | ((deg_last_704 == deg_last_320) & older_10__q[22]);
+        wbeats_22[11] = (deg_last_704 > deg_last_352) | ((deg_last_704 == deg_last_352) & older_11__q[22]);
+        wbeats_22[12] = (deg_last_704 > deg_last_384) | ((deg_last_704 == deg_last_384) & older_12__q[22]);
+        wbeats_22[13] = (deg_last_704 > deg_last_416) | ((deg_last_704 == deg_last_416) & older_13__q[22]);
+        wbeats_22[14] = (deg_last_704 > deg_last_448) | ((deg_last_704 == deg_last_448) & older_14__q[22]);
+        wbeats_22[15] = (deg_last_704 > deg_last_480) | ((deg_last_704 == deg_last_480) & older_15__q[22]);
+        wbeats_22[16] = (deg_last_704 > deg_last_512) | ((deg_last_704 == deg_last_512) & older_16__q[22]);
+        wbeats_22[17] = (deg_last_704 > deg_last_544) | ((deg_last_704 == deg_last_544) & older_17__q[22]);
+        wbeats_22[18] = (deg_last_704 > deg_last_576) | ((deg_last_704 == deg_last_576) & older_18__q[22]);
+        wbeats_22[19] = (deg_last_704 > deg_last_608) | ((deg_last_704 == deg_last_608) & older_19__q[22]);
+        wbeats_22[20] = (deg_last_704 > deg_last_640) | ((deg_last_704 == deg_last_640) & older_20__q[22]);
+        wbeats_22[21] = (deg_last_704 > deg_last_672) | ((deg_last_704 == deg_last_672) & older_21__q[22]);
+        wbeats_22[22] = (deg_last_704 > deg_last_704) | ((deg_last_704 == deg_last_704) & older_22__q[22]);
+        wbeats_22[23] = (deg_last_704 > deg_last_736) | ((deg_last_704 == deg_last_736) & older_23__q[22]);
         wbeats_23 = zero_n;
-        wbeats_23[0] = (deg_last_23 > deg_last_0) | ((deg_last_23 == deg_last_0) & older_0__q[23]);
-        wbeats_23[1] = (deg_last_23 > deg_last_1) | ((deg_last_23 == deg_last_1) & older_1__q[23]);
-        wbeats_23[2] = (deg_last_23 > deg_last_2) | ((deg_last_23 == deg_last_2) & older_2__q[23]);
-        wbeats_23[3] = (deg_last_23 > deg_last_3) | ((deg_last_23 == deg_last_3) & older_3__q[23]);
-        wbeats_23[4] = (deg_last_23 > deg_last_4) | ((deg_last_23 == deg_last_4) & older_4__q[23]);
-        wbeats_23[5] = (deg_last_23 > deg_last_5) | ((deg_last_23 == deg_last_5) & older_5__q[23]);
-        wbeats_23[6] = (deg_last_23 > deg_last_6) | ((deg_last_23 == deg_last_6) & older_6__q[23]);
-        wbeats_23[7] = (deg_last_23 > deg_last_7) | ((deg_last_23 == deg_last_7) & older_7__q[23]);
-        wbeats_23[8] = (deg_last_23 > deg_last_8) | ((deg_last_23 == deg_last_8) & older_8__q[23]);
-        wbeats_23[9] = (deg_last_23 > deg_last_9) | ((deg_last_23 == deg_last_9) & older_9__q[23]);
-        wbeats_23[10] = (deg_last_23 > deg_last_10) | ((deg_last_23 == deg_last_10) & older_10__q[23]);
-        wbeats_23[11] = (deg_last_23 > deg_last_11) | ((deg_last_23 == deg_last_11) & older_11__q[23]);
-        wbeats_23[12] = (deg_last_23 > deg_last_12) | ((deg_last_23 == deg_last_12) & older_12__q[23]);
-        wbeats_23[13] = (deg_last_23 > deg_last_13) | ((deg_last_23 == deg_last_13) & older_13__q[23]);
-        wbeats_23[14] = (deg_last_23 > deg_last_14) | ((deg_last_23 == deg_last_14) & older_14__q[23]);
-        wbeats_23[15] = (deg_last_23 > deg_last_15) | ((deg_last_23 == deg_last_15) & older_15__q[23]);
-        wbeats_23[16] = (deg_last_23 > deg_last_16) | ((deg_last_23 == deg_last_16) & older_16__q[23]);
-        wbeats_23[17] = (deg_last_23 > deg_last_17) | ((deg_last_23 == deg_last_17) & older_17__q[23]);
-        wbeats_23[18] = (deg_last_23 > deg_last_18) | ((deg_last_23 == deg_last_18) & older_18__q[23]);
-        wbeats_23[19] = (deg_last_23 > deg_last_19) | ((deg_last_23 == deg_last_19) & older_19__q[23]);
-        wbeats_23[20] = (deg_last_23 > deg_last_20) | ((deg_last_23 == deg_last_20) & older_20__q[23]);
-        wbeats_23[21] = (deg_last_23 > deg_last_21) | ((deg_last_23 == deg_last_21) & older_21__q[23]);
-        wbeats_23[22] = (deg_last_23 > deg_last_22) | ((deg_last_23 == deg_last_22) & older_22__q[23]);
-        wbeats_23[23] = (deg_last_23 > deg_last_23) | ((deg_last_23 == deg_last_23) & older_23__q[23]);
+        wbeats_23[0] = (deg_last_736 > deg_last_0) | ((deg_last_736 == deg_last_0) & older_0__q[23]);
+        wbeats_23[1] = (deg_last_736 > deg_last_32) | ((deg_last_736 == deg_last_32) & older_1__q[23]);
+        wbeats_23[2] = (deg_last_736 > deg_last_64) | ((deg_last_736 == deg_last_64) & older_2__q[23]);
+        wbeats_23[3] = (deg_last_736 > deg_last_96) | ((deg_last_736 == deg_last_96) & older_3__q[23]);
+        wbeats_23[4] = (deg_last_736 > deg_last_128) | ((deg_last_736 == deg_last_128) & older_4__q[23]);
+        wbeats_23[5] = (deg_last_736 > deg_last_160) | ((deg_last_736 == deg_last_160) & older_5__q[23]);
+        wbeats_23[6] = (deg_last_736 > deg_last_192) | ((deg_last_736 == deg_last_192) & older_6__q[23]);
+        wbeats_23[7] = (deg_last_736 > deg_last_224) | ((deg_last_736 == deg_last_224) & older_7__q[23]);
+        wbeats_23[8] = (deg_last_736 > deg_last_256) | ((deg_last_736 == deg_last_256) & older_8__q[23]);
+        wbeats_23[9] = (deg_last_736 > deg_last_288) | ((deg_last_736 == deg_last_288) & older_9__q[23]);
+        wbeats_23[10] = (deg_last_736 > deg_last_320) | ((deg_last_736 == deg_last_320) & older_10__q[23]);
+        wbeats_23[11] = (deg_last_736 > deg_last_352) | ((deg_last_736 == deg_last_352) & older_11__q[23]);
+        wbeats_23[12] = (deg_last_736 > deg_last_384) | ((deg_last_736 == deg_last_384) & older_12__q[23]);
+        wbeats_23[13] = (deg_last_736 > deg_last_416) | ((deg_last_736 == deg_last_416) & older_13__q[23]);
+        wbeats_23[14] = (deg_last_736 > deg_last_448) | ((deg_last_736 == deg_last_448) & older_14__q[23]);
+        wbeats_23[15] = (deg_last_736 > deg_last_480) | ((deg_last_736 == deg_last_480) & older_15__q[23]);
+        wbeats_23[16] = (deg_last_736 > deg_last_512) | ((deg_last_736 == deg_last_512) & older_16__q[23]);
+        wbeats_23[17] = (deg_last_736 > deg_last_544) | ((deg_last_736 == deg_last_544) & older_17__q[23]);
+        wbeats_23[18] = (deg_last_736 > deg_last_576) | ((deg_last_736 == deg_last_576) & older_18__q[23]);
+        wbeats_23[19] = (deg_last_736 > deg_last_608) | ((deg_last_736 == deg_last_608) & older_19__q[23]);
+        wbeats_23[20] = (deg_last_736 > deg_last_640) | ((deg_last_736 == deg_last_640) & older_20__q[23]);
+        wbeats_23[21] = (deg_last_736 > deg_last_672) | ((deg_last_736 == deg_last_672) & older_21__q[23]);
+        wbeats_23[22] = (deg_last_736 > deg_last_704) | ((deg_last_736 == deg_last_704) & older_22__q[23]);
+        wbeats_23[23] = (deg_last_736 > deg_last_736) | ((deg_last_736 == deg_last_736) & older_23__q[23]);
         lpick = zero_n;
         lpick[0] = ready_e[0] & ~|(ready_e & ~wbeats_0 & ~onehot_n_0);
         lpick[1] = ready_e[1] & ~|(ready_e & ~wbeats_1 & ~onehot_n_1);
@@ -19287,7 +26863,6 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         grant_valid = |ready_e;
         grant_warp = grant_index__index;
         active = act__q;
-        staying = act__q & ~long_stall;
         cands = live__q & ~act__q & ~long_stall;
         beaten_0 = zero_n;
         beaten_0[0] = (starved[0] & ~starved[0]) | (starved[0] & starved[0] & older_0__q[0]) | (~starved[0] & ~starved[0] & ((score_0__q > score_0__q) | ((score_0__q == score_0__q) & older_0__q[0])));
@@ -23290,4164 +30865,151 @@ module locality_degree_base_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         promoted[21] = cands[21] & (cnt_672 < free);
         promoted[22] = cands[22] & (cnt_704 < free);
         promoted[23] = cands[23] & (cnt_736 < free);
-        acc_leaf = zero7;
-        acc_0 = zero_sb;
-        acc_1 = zero_sb;
-        acc_2 = zero_sb;
-        acc_3 = zero_sb;
-        acc_4 = zero_sb;
-        acc_5 = zero_sb;
-        acc_6 = zero_sb;
-        acc_7 = zero_sb;
-        acc_8 = zero_sb;
-        acc_9 = zero_sb;
-        acc_10 = zero_sb;
-        acc_11 = zero_sb;
-        acc_12 = zero_sb;
-        acc_13 = zero_sb;
-        acc_14 = zero_sb;
-        acc_15 = zero_sb;
-        acc_16 = zero_sb;
-        acc_17 = zero_sb;
-        acc_18 = zero_sb;
-        acc_19 = zero_sb;
-        acc_20 = zero_sb;
-        acc_21 = zero_sb;
-        acc_22 = zero_sb;
-        acc_23 = zero_sb;
-        acc_24 = zero_sb;
-        acc_25 = zero_sb;
-        acc_26 = zero_sb;
-        acc_27 = zero_sb;
-        acc_28 = zero_sb;
-        acc_29 = zero_sb;
-        acc_30 = zero_sb;
-        acc_31 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_0;
-            acc_0 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_1;
-            acc_1 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_2;
-            acc_2 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_3;
-            acc_3 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_4;
-            acc_4 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_5;
-            acc_5 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_6;
-            acc_6 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_7;
-            acc_7 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_8;
-            acc_8 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_9;
-            acc_9 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_10;
-            acc_10 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_11;
-            acc_11 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_12;
-            acc_12 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_13;
-            acc_13 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_14;
-            acc_14 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_15;
-            acc_15 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_16;
-            acc_16 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_17;
-            acc_17 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_18;
-            acc_18 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_19;
-            acc_19 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_20;
-            acc_20 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_21;
-            acc_21 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_22;
-            acc_22 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_23;
-            acc_23 = {2'd0, acc_leaf};
-        end
-        acc_0 = acc_0 + acc_1;
-        acc_1 = acc_2 + acc_3;
-        acc_2 = acc_4 + acc_5;
-        acc_3 = acc_6 + acc_7;
-        acc_4 = acc_8 + acc_9;
-        acc_5 = acc_10 + acc_11;
-        acc_6 = acc_12 + acc_13;
-        acc_7 = acc_14 + acc_15;
-        acc_8 = acc_16 + acc_17;
-        acc_9 = acc_18 + acc_19;
-        acc_10 = acc_20 + acc_21;
-        acc_11 = acc_22 + acc_23;
-        acc_12 = acc_24 + acc_25;
-        acc_13 = acc_26 + acc_27;
-        acc_14 = acc_28 + acc_29;
-        acc_15 = acc_30 + acc_31;
-        acc_0 = acc_0 + acc_1;
-        acc_1 = acc_2 + acc_3;
-        acc_2 = acc_4 + acc_5;
-        acc_3 = acc_6 + acc_7;
-        acc_4 = acc_8 + acc_9;
-        acc_5 = acc_10 + acc_11;
-        acc_6 = acc_12 + acc_13;
-        acc_7 = acc_14 + acc_15;
-        acc_0 = acc_0 + acc_1;
-        acc_1 = acc_2 + acc_3;
-        acc_2 = acc_4 + acc_5;
-        acc_3 = acc_6 + acc_7;
-        acc_0 = acc_0 + acc_1;
-        acc_1 = acc_2 + acc_3;
-        acc_0 = acc_0 + acc_1;
-        score_0__d = acc_0;
-        acc_32 = zero_sb;
-        acc_33 = zero_sb;
-        acc_34 = zero_sb;
-        acc_35 = zero_sb;
-        acc_36 = zero_sb;
-        acc_37 = zero_sb;
-        acc_38 = zero_sb;
-        acc_39 = zero_sb;
-        acc_40 = zero_sb;
-        acc_41 = zero_sb;
-        acc_42 = zero_sb;
-        acc_43 = zero_sb;
-        acc_44 = zero_sb;
-        acc_45 = zero_sb;
-        acc_46 = zero_sb;
-        acc_47 = zero_sb;
-        acc_48 = zero_sb;
-        acc_49 = zero_sb;
-        acc_50 = zero_sb;
-        acc_51 = zero_sb;
-        acc_52 = zero_sb;
-        acc_53 = zero_sb;
-        acc_54 = zero_sb;
-        acc_55 = zero_sb;
-        acc_56 = zero_sb;
-        acc_57 = zero_sb;
-        acc_58 = zero_sb;
-        acc_59 = zero_sb;
-        acc_60 = zero_sb;
-        acc_61 = zero_sb;
-        acc_62 = zero_sb;
-        acc_63 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_24;
-            acc_32 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_25;
-            acc_33 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_26;
-            acc_34 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_27;
-            acc_35 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_28;
-            acc_36 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_29;
-            acc_37 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_30;
-            acc_38 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_31;
-            acc_39 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_32;
-            acc_40 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_33;
-            acc_41 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_34;
-            acc_42 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_35;
-            acc_43 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_36;
-            acc_44 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_37;
-            acc_45 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_38;
-            acc_46 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_39;
-            acc_47 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_40;
-            acc_48 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_41;
-            acc_49 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_42;
-            acc_50 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_43;
-            acc_51 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_44;
-            acc_52 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_45;
-            acc_53 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_46;
-            acc_54 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_47;
-            acc_55 = {2'd0, acc_leaf};
-        end
-        acc_32 = acc_32 + acc_33;
-        acc_33 = acc_34 + acc_35;
-        acc_34 = acc_36 + acc_37;
-        acc_35 = acc_38 + acc_39;
-        acc_36 = acc_40 + acc_41;
-        acc_37 = acc_42 + acc_43;
-        acc_38 = acc_44 + acc_45;
-        acc_39 = acc_46 + acc_47;
-        acc_40 = acc_48 + acc_49;
-        acc_41 = acc_50 + acc_51;
-        acc_42 = acc_52 + acc_53;
-        acc_43 = acc_54 + acc_55;
-        acc_44 = acc_56 + acc_57;
-        acc_45 = acc_58 + acc_59;
-        acc_46 = acc_60 + acc_61;
-        acc_47 = acc_62 + acc_63;
-        acc_32 = acc_32 + acc_33;
-        acc_33 = acc_34 + acc_35;
-        acc_34 = acc_36 + acc_37;
-        acc_35 = acc_38 + acc_39;
-        acc_36 = acc_40 + acc_41;
-        acc_37 = acc_42 + acc_43;
-        acc_38 = acc_44 + acc_45;
-        acc_39 = acc_46 + acc_47;
-        acc_32 = acc_32 + acc_33;
-        acc_33 = acc_34 + acc_35;
-        acc_34 = acc_36 + acc_37;
-        acc_35 = acc_38 + acc_39;
-        acc_32 = acc_32 + acc_33;
-        acc_33 = acc_34 + acc_35;
-        acc_32 = acc_32 + acc_33;
-        score_1__d = acc_32;
-        acc_64 = zero_sb;
-        acc_65 = zero_sb;
-        acc_66 = zero_sb;
-        acc_67 = zero_sb;
-        acc_68 = zero_sb;
-        acc_69 = zero_sb;
-        acc_70 = zero_sb;
-        acc_71 = zero_sb;
-        acc_72 = zero_sb;
-        acc_73 = zero_sb;
-        acc_74 = zero_sb;
-        acc_75 = zero_sb;
-        acc_76 = zero_sb;
-        acc_77 = zero_sb;
-        acc_78 = zero_sb;
-        acc_79 = zero_sb;
-        acc_80 = zero_sb;
-        acc_81 = zero_sb;
-        acc_82 = zero_sb;
-        acc_83 = zero_sb;
-        acc_84 = zero_sb;
-        acc_85 = zero_sb;
-        acc_86 = zero_sb;
-        acc_87 = zero_sb;
-        acc_88 = zero_sb;
-        acc_89 = zero_sb;
-        acc_90 = zero_sb;
-        acc_91 = zero_sb;
-        acc_92 = zero_sb;
-        acc_93 = zero_sb;
-        acc_94 = zero_sb;
-        acc_95 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_48;
-            acc_64 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_49;
-            acc_65 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_50;
-            acc_66 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_51;
-            acc_67 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_52;
-            acc_68 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_53;
-            acc_69 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_54;
-            acc_70 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_55;
-            acc_71 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_56;
-            acc_72 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_57;
-            acc_73 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_58;
-            acc_74 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_59;
-            acc_75 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_60;
-            acc_76 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_61;
-            acc_77 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_62;
-            acc_78 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_63;
-            acc_79 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_64;
-            acc_80 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_65;
-            acc_81 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_66;
-            acc_82 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_67;
-            acc_83 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_68;
-            acc_84 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_69;
-            acc_85 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_70;
-            acc_86 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_71;
-            acc_87 = {2'd0, acc_leaf};
-        end
-        acc_64 = acc_64 + acc_65;
-        acc_65 = acc_66 + acc_67;
-        acc_66 = acc_68 + acc_69;
-        acc_67 = acc_70 + acc_71;
-        acc_68 = acc_72 + acc_73;
-        acc_69 = acc_74 + acc_75;
-        acc_70 = acc_76 + acc_77;
-        acc_71 = acc_78 + acc_79;
-        acc_72 = acc_80 + acc_81;
-        acc_73 = acc_82 + acc_83;
-        acc_74 = acc_84 + acc_85;
-        acc_75 = acc_86 + acc_87;
-        acc_76 = acc_88 + acc_89;
-        acc_77 = acc_90 + acc_91;
-        acc_78 = acc_92 + acc_93;
-        acc_79 = acc_94 + acc_95;
-        acc_64 = acc_64 + acc_65;
-        acc_65 = acc_66 + acc_67;
-        acc_66 = acc_68 + acc_69;
-        acc_67 = acc_70 + acc_71;
-        acc_68 = acc_72 + acc_73;
-        acc_69 = acc_74 + acc_75;
-        acc_70 = acc_76 + acc_77;
-        acc_71 = acc_78 + acc_79;
-        acc_64 = acc_64 + acc_65;
-        acc_65 = acc_66 + acc_67;
-        acc_66 = acc_68 + acc_69;
-        acc_67 = acc_70 + acc_71;
-        acc_64 = acc_64 + acc_65;
-        acc_65 = acc_66 + acc_67;
-        acc_64 = acc_64 + acc_65;
-        score_2__d = acc_64;
-        acc_96 = zero_sb;
-        acc_97 = zero_sb;
-        acc_98 = zero_sb;
-        acc_99 = zero_sb;
-        acc_100 = zero_sb;
-        acc_101 = zero_sb;
-        acc_102 = zero_sb;
-        acc_103 = zero_sb;
-        acc_104 = zero_sb;
-        acc_105 = zero_sb;
-        acc_106 = zero_sb;
-        acc_107 = zero_sb;
-        acc_108 = zero_sb;
-        acc_109 = zero_sb;
-        acc_110 = zero_sb;
-        acc_111 = zero_sb;
-        acc_112 = zero_sb;
-        acc_113 = zero_sb;
-        acc_114 = zero_sb;
-        acc_115 = zero_sb;
-        acc_116 = zero_sb;
-        acc_117 = zero_sb;
-        acc_118 = zero_sb;
-        acc_119 = zero_sb;
-        acc_120 = zero_sb;
-        acc_121 = zero_sb;
-        acc_122 = zero_sb;
-        acc_123 = zero_sb;
-        acc_124 = zero_sb;
-        acc_125 = zero_sb;
-        acc_126 = zero_sb;
-        acc_127 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_72;
-            acc_96 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_73;
-            acc_97 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_74;
-            acc_98 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_75;
-            acc_99 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_76;
-            acc_100 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_77;
-            acc_101 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_78;
-            acc_102 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_79;
-            acc_103 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_80;
-            acc_104 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_81;
-            acc_105 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_82;
-            acc_106 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_83;
-            acc_107 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_84;
-            acc_108 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_85;
-            acc_109 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_86;
-            acc_110 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_87;
-            acc_111 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_88;
-            acc_112 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_89;
-            acc_113 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_90;
-            acc_114 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_91;
-            acc_115 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_92;
-            acc_116 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_93;
-            acc_117 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_94;
-            acc_118 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_95;
-            acc_119 = {2'd0, acc_leaf};
-        end
-        acc_96 = acc_96 + acc_97;
-        acc_97 = acc_98 + acc_99;
-        acc_98 = acc_100 + acc_101;
-        acc_99 = acc_102 + acc_103;
-        acc_100 = acc_104 + acc_105;
-        acc_101 = acc_106 + acc_107;
-        acc_102 = acc_108 + acc_109;
-        acc_103 = acc_110 + acc_111;
-        acc_104 = acc_112 + acc_113;
-        acc_105 = acc_114 + acc_115;
-        acc_106 = acc_116 + acc_117;
-        acc_107 = acc_118 + acc_119;
-        acc_108 = acc_120 + acc_121;
-        acc_109 = acc_122 + acc_123;
-        acc_110 = acc_124 + acc_125;
-        acc_111 = acc_126 + acc_127;
-        acc_96 = acc_96 + acc_97;
-        acc_97 = acc_98 + acc_99;
-        acc_98 = acc_100 + acc_101;
-        acc_99 = acc_102 + acc_103;
-        acc_100 = acc_104 + acc_105;
-        acc_101 = acc_106 + acc_107;
-        acc_102 = acc_108 + acc_109;
-        acc_103 = acc_110 + acc_111;
-        acc_96 = acc_96 + acc_97;
-        acc_97 = acc_98 + acc_99;
-        acc_98 = acc_100 + acc_101;
-        acc_99 = acc_102 + acc_103;
-        acc_96 = acc_96 + acc_97;
-        acc_97 = acc_98 + acc_99;
-        acc_96 = acc_96 + acc_97;
-        score_3__d = acc_96;
-        acc_128 = zero_sb;
-        acc_129 = zero_sb;
-        acc_130 = zero_sb;
-        acc_131 = zero_sb;
-        acc_132 = zero_sb;
-        acc_133 = zero_sb;
-        acc_134 = zero_sb;
-        acc_135 = zero_sb;
-        acc_136 = zero_sb;
-        acc_137 = zero_sb;
-        acc_138 = zero_sb;
-        acc_139 = zero_sb;
-        acc_140 = zero_sb;
-        acc_141 = zero_sb;
-        acc_142 = zero_sb;
-        acc_143 = zero_sb;
-        acc_144 = zero_sb;
-        acc_145 = zero_sb;
-        acc_146 = zero_sb;
-        acc_147 = zero_sb;
-        acc_148 = zero_sb;
-        acc_149 = zero_sb;
-        acc_150 = zero_sb;
-        acc_151 = zero_sb;
-        acc_152 = zero_sb;
-        acc_153 = zero_sb;
-        acc_154 = zero_sb;
-        acc_155 = zero_sb;
-        acc_156 = zero_sb;
-        acc_157 = zero_sb;
-        acc_158 = zero_sb;
-        acc_159 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_96;
-            acc_128 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_97;
-            acc_129 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_98;
-            acc_130 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_99;
-            acc_131 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_100;
-            acc_132 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_101;
-            acc_133 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_102;
-            acc_134 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_103;
-            acc_135 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_104;
-            acc_136 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_105;
-            acc_137 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_106;
-            acc_138 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_107;
-            acc_139 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_108;
-            acc_140 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_109;
-            acc_141 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_110;
-            acc_142 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_111;
-            acc_143 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_112;
-            acc_144 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_113;
-            acc_145 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_114;
-            acc_146 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_115;
-            acc_147 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_116;
-            acc_148 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_117;
-            acc_149 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_118;
-            acc_150 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_119;
-            acc_151 = {2'd0, acc_leaf};
-        end
-        acc_128 = acc_128 + acc_129;
-        acc_129 = acc_130 + acc_131;
-        acc_130 = acc_132 + acc_133;
-        acc_131 = acc_134 + acc_135;
-        acc_132 = acc_136 + acc_137;
-        acc_133 = acc_138 + acc_139;
-        acc_134 = acc_140 + acc_141;
-        acc_135 = acc_142 + acc_143;
-        acc_136 = acc_144 + acc_145;
-        acc_137 = acc_146 + acc_147;
-        acc_138 = acc_148 + acc_149;
-        acc_139 = acc_150 + acc_151;
-        acc_140 = acc_152 + acc_153;
-        acc_141 = acc_154 + acc_155;
-        acc_142 = acc_156 + acc_157;
-        acc_143 = acc_158 + acc_159;
-        acc_128 = acc_128 + acc_129;
-        acc_129 = acc_130 + acc_131;
-        acc_130 = acc_132 + acc_133;
-        acc_131 = acc_134 + acc_135;
-        acc_132 = acc_136 + acc_137;
-        acc_133 = acc_138 + acc_139;
-        acc_134 = acc_140 + acc_141;
-        acc_135 = acc_142 + acc_143;
-        acc_128 = acc_128 + acc_129;
-        acc_129 = acc_130 + acc_131;
-        acc_130 = acc_132 + acc_133;
-        acc_131 = acc_134 + acc_135;
-        acc_128 = acc_128 + acc_129;
-        acc_129 = acc_130 + acc_131;
-        acc_128 = acc_128 + acc_129;
-        score_4__d = acc_128;
-        acc_160 = zero_sb;
-        acc_161 = zero_sb;
-        acc_162 = zero_sb;
-        acc_163 = zero_sb;
-        acc_164 = zero_sb;
-        acc_165 = zero_sb;
-        acc_166 = zero_sb;
-        acc_167 = zero_sb;
-        acc_168 = zero_sb;
-        acc_169 = zero_sb;
-        acc_170 = zero_sb;
-        acc_171 = zero_sb;
-        acc_172 = zero_sb;
-        acc_173 = zero_sb;
-        acc_174 = zero_sb;
-        acc_175 = zero_sb;
-        acc_176 = zero_sb;
-        acc_177 = zero_sb;
-        acc_178 = zero_sb;
-        acc_179 = zero_sb;
-        acc_180 = zero_sb;
-        acc_181 = zero_sb;
-        acc_182 = zero_sb;
-        acc_183 = zero_sb;
-        acc_184 = zero_sb;
-        acc_185 = zero_sb;
-        acc_186 = zero_sb;
-        acc_187 = zero_sb;
-        acc_188 = zero_sb;
-        acc_189 = zero_sb;
-        acc_190 = zero_sb;
-        acc_191 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_120;
-            acc_160 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_121;
-            acc_161 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_122;
-            acc_162 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_123;
-            acc_163 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_124;
-            acc_164 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_125;
-            acc_165 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_126;
-            acc_166 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_127;
-            acc_167 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_128;
-            acc_168 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_129;
-            acc_169 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_130;
-            acc_170 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_131;
-            acc_171 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_132;
-            acc_172 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_133;
-            acc_173 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_134;
-            acc_174 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_135;
-            acc_175 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_136;
-            acc_176 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_137;
-            acc_177 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_138;
-            acc_178 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_139;
-            acc_179 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_140;
-            acc_180 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_141;
-            acc_181 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_142;
-            acc_182 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_143;
-            acc_183 = {2'd0, acc_leaf};
-        end
-        acc_160 = acc_160 + acc_161;
-        acc_161 = acc_162 + acc_163;
-        acc_162 = acc_164 + acc_165;
-        acc_163 = acc_166 + acc_167;
-        acc_164 = acc_168 + acc_169;
-        acc_165 = acc_170 + acc_171;
-        acc_166 = acc_172 + acc_173;
-        acc_167 = acc_174 + acc_175;
-        acc_168 = acc_176 + acc_177;
-        acc_169 = acc_178 + acc_179;
-        acc_170 = acc_180 + acc_181;
-        acc_171 = acc_182 + acc_183;
-        acc_172 = acc_184 + acc_185;
-        acc_173 = acc_186 + acc_187;
-        acc_174 = acc_188 + acc_189;
-        acc_175 = acc_190 + acc_191;
-        acc_160 = acc_160 + acc_161;
-        acc_161 = acc_162 + acc_163;
-        acc_162 = acc_164 + acc_165;
-        acc_163 = acc_166 + acc_167;
-        acc_164 = acc_168 + acc_169;
-        acc_165 = acc_170 + acc_171;
-        acc_166 = acc_172 + acc_173;
-        acc_167 = acc_174 + acc_175;
-        acc_160 = acc_160 + acc_161;
-        acc_161 = acc_162 + acc_163;
-        acc_162 = acc_164 + acc_165;
-        acc_163 = acc_166 + acc_167;
-        acc_160 = acc_160 + acc_161;
-        acc_161 = acc_162 + acc_163;
-        acc_160 = acc_160 + acc_161;
-        score_5__d = acc_160;
-        acc_192 = zero_sb;
-        acc_193 = zero_sb;
-        acc_194 = zero_sb;
-        acc_195 = zero_sb;
-        acc_196 = zero_sb;
-        acc_197 = zero_sb;
-        acc_198 = zero_sb;
-        acc_199 = zero_sb;
-        acc_200 = zero_sb;
-        acc_201 = zero_sb;
-        acc_202 = zero_sb;
-        acc_203 = zero_sb;
-        acc_204 = zero_sb;
-        acc_205 = zero_sb;
-        acc_206 = zero_sb;
-        acc_207 = zero_sb;
-        acc_208 = zero_sb;
-        acc_209 = zero_sb;
-        acc_210 = zero_sb;
-        acc_211 = zero_sb;
-        acc_212 = zero_sb;
-        acc_213 = zero_sb;
-        acc_214 = zero_sb;
-        acc_215 = zero_sb;
-        acc_216 = zero_sb;
-        acc_217 = zero_sb;
-        acc_218 = zero_sb;
-        acc_219 = zero_sb;
-        acc_220 = zero_sb;
-        acc_221 = zero_sb;
-        acc_222 = zero_sb;
-        acc_223 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_144;
-            acc_192 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_145;
-            acc_193 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_146;
-            acc_194 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_147;
-            acc_195 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_148;
-            acc_196 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_149;
-            acc_197 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_150;
-            acc_198 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_151;
-            acc_199 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_152;
-            acc_200 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_153;
-            acc_201 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_154;
-            acc_202 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_155;
-            acc_203 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_156;
-            acc_204 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_157;
-            acc_205 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_158;
-            acc_206 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_159;
-            acc_207 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_160;
-            acc_208 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_161;
-            acc_209 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_162;
-            acc_210 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_163;
-            acc_211 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_164;
-            acc_212 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_165;
-            acc_213 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_166;
-            acc_214 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_167;
-            acc_215 = {2'd0, acc_leaf};
-        end
-        acc_192 = acc_192 + acc_193;
-        acc_193 = acc_194 + acc_195;
-        acc_194 = acc_196 + acc_197;
-        acc_195 = acc_198 + acc_199;
-        acc_196 = acc_200 + acc_201;
-        acc_197 = acc_202 + acc_203;
-        acc_198 = acc_204 + acc_205;
-        acc_199 = acc_206 + acc_207;
-        acc_200 = acc_208 + acc_209;
-        acc_201 = acc_210 + acc_211;
-        acc_202 = acc_212 + acc_213;
-        acc_203 = acc_214 + acc_215;
-        acc_204 = acc_216 + acc_217;
-        acc_205 = acc_218 + acc_219;
-        acc_206 = acc_220 + acc_221;
-        acc_207 = acc_222 + acc_223;
-        acc_192 = acc_192 + acc_193;
-        acc_193 = acc_194 + acc_195;
-        acc_194 = acc_196 + acc_197;
-        acc_195 = acc_198 + acc_199;
-        acc_196 = acc_200 + acc_201;
-        acc_197 = acc_202 + acc_203;
-        acc_198 = acc_204 + acc_205;
-        acc_199 = acc_206 + acc_207;
-        acc_192 = acc_192 + acc_193;
-        acc_193 = acc_194 + acc_195;
-        acc_194 = acc_196 + acc_197;
-        acc_195 = acc_198 + acc_199;
-        acc_192 = acc_192 + acc_193;
-        acc_193 = acc_194 + acc_195;
-        acc_192 = acc_192 + acc_193;
-        score_6__d = acc_192;
-        acc_224 = zero_sb;
-        acc_225 = zero_sb;
-        acc_226 = zero_sb;
-        acc_227 = zero_sb;
-        acc_228 = zero_sb;
-        acc_229 = zero_sb;
-        acc_230 = zero_sb;
-        acc_231 = zero_sb;
-        acc_232 = zero_sb;
-        acc_233 = zero_sb;
-        acc_234 = zero_sb;
-        acc_235 = zero_sb;
-        acc_236 = zero_sb;
-        acc_237 = zero_sb;
-        acc_238 = zero_sb;
-        acc_239 = zero_sb;
-        acc_240 = zero_sb;
-        acc_241 = zero_sb;
-        acc_242 = zero_sb;
-        acc_243 = zero_sb;
-        acc_244 = zero_sb;
-        acc_245 = zero_sb;
-        acc_246 = zero_sb;
-        acc_247 = zero_sb;
-        acc_248 = zero_sb;
-        acc_249 = zero_sb;
-        acc_250 = zero_sb;
-        acc_251 = zero_sb;
-        acc_252 = zero_sb;
-        acc_253 = zero_sb;
-        acc_254 = zero_sb;
-        acc_255 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_168;
-            acc_224 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_169;
-            acc_225 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_170;
-            acc_226 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_171;
-            acc_227 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_172;
-            acc_228 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_173;
-            acc_229 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_174;
-            acc_230 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_175;
-            acc_231 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_176;
-            acc_232 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_177;
-            acc_233 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_178;
-            acc_234 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_179;
-            acc_235 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_180;
-            acc_236 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_181;
-            acc_237 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_182;
-            acc_238 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_183;
-            acc_239 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_184;
-            acc_240 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_185;
-            acc_241 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_186;
-            acc_242 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_187;
-            acc_243 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_188;
-            acc_244 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_189;
-            acc_245 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_190;
-            acc_246 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_191;
-            acc_247 = {2'd0, acc_leaf};
-        end
-        acc_224 = acc_224 + acc_225;
-        acc_225 = acc_226 + acc_227;
-        acc_226 = acc_228 + acc_229;
-        acc_227 = acc_230 + acc_231;
-        acc_228 = acc_232 + acc_233;
-        acc_229 = acc_234 + acc_235;
-        acc_230 = acc_236 + acc_237;
-        acc_231 = acc_238 + acc_239;
-        acc_232 = acc_240 + acc_241;
-        acc_233 = acc_242 + acc_243;
-        acc_234 = acc_244 + acc_245;
-        acc_235 = acc_246 + acc_247;
-        acc_236 = acc_248 + acc_249;
-        acc_237 = acc_250 + acc_251;
-        acc_238 = acc_252 + acc_253;
-        acc_239 = acc_254 + acc_255;
-        acc_224 = acc_224 + acc_225;
-        acc_225 = acc_226 + acc_227;
-        acc_226 = acc_228 + acc_229;
-        acc_227 = acc_230 + acc_231;
-        acc_228 = acc_232 + acc_233;
-        acc_229 = acc_234 + acc_235;
-        acc_230 = acc_236 + acc_237;
-        acc_231 = acc_238 + acc_239;
-        acc_224 = acc_224 + acc_225;
-        acc_225 = acc_226 + acc_227;
-        acc_226 = acc_228 + acc_229;
-        acc_227 = acc_230 + acc_231;
-        acc_224 = acc_224 + acc_225;
-        acc_225 = acc_226 + acc_227;
-        acc_224 = acc_224 + acc_225;
-        score_7__d = acc_224;
-        acc_256 = zero_sb;
-        acc_257 = zero_sb;
-        acc_258 = zero_sb;
-        acc_259 = zero_sb;
-        acc_260 = zero_sb;
-        acc_261 = zero_sb;
-        acc_262 = zero_sb;
-        acc_263 = zero_sb;
-        acc_264 = zero_sb;
-        acc_265 = zero_sb;
-        acc_266 = zero_sb;
-        acc_267 = zero_sb;
-        acc_268 = zero_sb;
-        acc_269 = zero_sb;
-        acc_270 = zero_sb;
-        acc_271 = zero_sb;
-        acc_272 = zero_sb;
-        acc_273 = zero_sb;
-        acc_274 = zero_sb;
-        acc_275 = zero_sb;
-        acc_276 = zero_sb;
-        acc_277 = zero_sb;
-        acc_278 = zero_sb;
-        acc_279 = zero_sb;
-        acc_280 = zero_sb;
-        acc_281 = zero_sb;
-        acc_282 = zero_sb;
-        acc_283 = zero_sb;
-        acc_284 = zero_sb;
-        acc_285 = zero_sb;
-        acc_286 = zero_sb;
-        acc_287 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_192;
-            acc_256 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_193;
-            acc_257 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_194;
-            acc_258 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_195;
-            acc_259 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_196;
-            acc_260 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_197;
-            acc_261 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_198;
-            acc_262 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_199;
-            acc_263 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_200;
-            acc_264 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_201;
-            acc_265 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_202;
-            acc_266 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_203;
-            acc_267 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_204;
-            acc_268 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_205;
-            acc_269 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_206;
-            acc_270 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_207;
-            acc_271 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_208;
-            acc_272 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_209;
-            acc_273 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_210;
-            acc_274 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_211;
-            acc_275 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_212;
-            acc_276 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_213;
-            acc_277 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_214;
-            acc_278 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_215;
-            acc_279 = {2'd0, acc_leaf};
-        end
-        acc_256 = acc_256 + acc_257;
-        acc_257 = acc_258 + acc_259;
-        acc_258 = acc_260 + acc_261;
-        acc_259 = acc_262 + acc_263;
-        acc_260 = acc_264 + acc_265;
-        acc_261 = acc_266 + acc_267;
-        acc_262 = acc_268 + acc_269;
-        acc_263 = acc_270 + acc_271;
-        acc_264 = acc_272 + acc_273;
-        acc_265 = acc_274 + acc_275;
-        acc_266 = acc_276 + acc_277;
-        acc_267 = acc_278 + acc_279;
-        acc_268 = acc_280 + acc_281;
-        acc_269 = acc_282 + acc_283;
-        acc_270 = acc_284 + acc_285;
-        acc_271 = acc_286 + acc_287;
-        acc_256 = acc_256 + acc_257;
-        acc_257 = acc_258 + acc_259;
-        acc_258 = acc_260 + acc_261;
-        acc_259 = acc_262 + acc_263;
-        acc_260 = acc_264 + acc_265;
-        acc_261 = acc_266 + acc_267;
-        acc_262 = acc_268 + acc_269;
-        acc_263 = acc_270 + acc_271;
-        acc_256 = acc_256 + acc_257;
-        acc_257 = acc_258 + acc_259;
-        acc_258 = acc_260 + acc_261;
-        acc_259 = acc_262 + acc_263;
-        acc_256 = acc_256 + acc_257;
-        acc_257 = acc_258 + acc_259;
-        acc_256 = acc_256 + acc_257;
-        score_8__d = acc_256;
-        acc_288 = zero_sb;
-        acc_289 = zero_sb;
-        acc_290 = zero_sb;
-        acc_291 = zero_sb;
-        acc_292 = zero_sb;
-        acc_293 = zero_sb;
-        acc_294 = zero_sb;
-        acc_295 = zero_sb;
-        acc_296 = zero_sb;
-        acc_297 = zero_sb;
-        acc_298 = zero_sb;
-        acc_299 = zero_sb;
-        acc_300 = zero_sb;
-        acc_301 = zero_sb;
-        acc_302 = zero_sb;
-        acc_303 = zero_sb;
-        acc_304 = zero_sb;
-        acc_305 = zero_sb;
-        acc_306 = zero_sb;
-        acc_307 = zero_sb;
-        acc_308 = zero_sb;
-        acc_309 = zero_sb;
-        acc_310 = zero_sb;
-        acc_311 = zero_sb;
-        acc_312 = zero_sb;
-        acc_313 = zero_sb;
-        acc_314 = zero_sb;
-        acc_315 = zero_sb;
-        acc_316 = zero_sb;
-        acc_317 = zero_sb;
-        acc_318 = zero_sb;
-        acc_319 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_216;
-            acc_288 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_217;
-            acc_289 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_218;
-            acc_290 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_219;
-            acc_291 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_220;
-            acc_292 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_221;
-            acc_293 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_222;
-            acc_294 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_223;
-            acc_295 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_224;
-            acc_296 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_225;
-            acc_297 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_226;
-            acc_298 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_227;
-            acc_299 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_228;
-            acc_300 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_229;
-            acc_301 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_230;
-            acc_302 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_231;
-            acc_303 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_232;
-            acc_304 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_233;
-            acc_305 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_234;
-            acc_306 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_235;
-            acc_307 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_236;
-            acc_308 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_237;
-            acc_309 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_238;
-            acc_310 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_239;
-            acc_311 = {2'd0, acc_leaf};
-        end
-        acc_288 = acc_288 + acc_289;
-        acc_289 = acc_290 + acc_291;
-        acc_290 = acc_292 + acc_293;
-        acc_291 = acc_294 + acc_295;
-        acc_292 = acc_296 + acc_297;
-        acc_293 = acc_298 + acc_299;
-        acc_294 = acc_300 + acc_301;
-        acc_295 = acc_302 + acc_303;
-        acc_296 = acc_304 + acc_305;
-        acc_297 = acc_306 + acc_307;
-        acc_298 = acc_308 + acc_309;
-        acc_299 = acc_310 + acc_311;
-        acc_300 = acc_312 + acc_313;
-        acc_301 = acc_314 + acc_315;
-        acc_302 = acc_316 + acc_317;
-        acc_303 = acc_318 + acc_319;
-        acc_288 = acc_288 + acc_289;
-        acc_289 = acc_290 + acc_291;
-        acc_290 = acc_292 + acc_293;
-        acc_291 = acc_294 + acc_295;
-        acc_292 = acc_296 + acc_297;
-        acc_293 = acc_298 + acc_299;
-        acc_294 = acc_300 + acc_301;
-        acc_295 = acc_302 + acc_303;
-        acc_288 = acc_288 + acc_289;
-        acc_289 = acc_290 + acc_291;
-        acc_290 = acc_292 + acc_293;
-        acc_291 = acc_294 + acc_295;
-        acc_288 = acc_288 + acc_289;
-        acc_289 = acc_290 + acc_291;
-        acc_288 = acc_288 + acc_289;
-        score_9__d = acc_288;
-        acc_320 = zero_sb;
-        acc_321 = zero_sb;
-        acc_322 = zero_sb;
-        acc_323 = zero_sb;
-        acc_324 = zero_sb;
-        acc_325 = zero_sb;
-        acc_326 = zero_sb;
-        acc_327 = zero_sb;
-        acc_328 = zero_sb;
-        acc_329 = zero_sb;
-        acc_330 = zero_sb;
-        acc_331 = zero_sb;
-        acc_332 = zero_sb;
-        acc_333 = zero_sb;
-        acc_334 = zero_sb;
-        acc_335 = zero_sb;
-        acc_336 = zero_sb;
-        acc_337 = zero_sb;
-        acc_338 = zero_sb;
-        acc_339 = zero_sb;
-        acc_340 = zero_sb;
-        acc_341 = zero_sb;
-        acc_342 = zero_sb;
-        acc_343 = zero_sb;
-        acc_344 = zero_sb;
-        acc_345 = zero_sb;
-        acc_346 = zero_sb;
-        acc_347 = zero_sb;
-        acc_348 = zero_sb;
-        acc_349 = zero_sb;
-        acc_350 = zero_sb;
-        acc_351 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_240;
-            acc_320 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_241;
-            acc_321 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_242;
-            acc_322 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_243;
-            acc_323 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_244;
-            acc_324 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_245;
-            acc_325 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_246;
-            acc_326 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_247;
-            acc_327 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_248;
-            acc_328 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_249;
-            acc_329 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_250;
-            acc_330 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_251;
-            acc_331 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_252;
-            acc_332 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_253;
-            acc_333 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_254;
-            acc_334 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_255;
-            acc_335 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_256;
-            acc_336 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_257;
-            acc_337 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_258;
-            acc_338 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_259;
-            acc_339 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_260;
-            acc_340 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_261;
-            acc_341 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_262;
-            acc_342 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_263;
-            acc_343 = {2'd0, acc_leaf};
-        end
-        acc_320 = acc_320 + acc_321;
-        acc_321 = acc_322 + acc_323;
-        acc_322 = acc_324 + acc_325;
-        acc_323 = acc_326 + acc_327;
-        acc_324 = acc_328 + acc_329;
-        acc_325 = acc_330 + acc_331;
-        acc_326 = acc_332 + acc_333;
-        acc_327 = acc_334 + acc_335;
-        acc_328 = acc_336 + acc_337;
-        acc_329 = acc_338 + acc_339;
-        acc_330 = acc_340 + acc_341;
-        acc_331 = acc_342 + acc_343;
-        acc_332 = acc_344 + acc_345;
-        acc_333 = acc_346 + acc_347;
-        acc_334 = acc_348 + acc_349;
-        acc_335 = acc_350 + acc_351;
-        acc_320 = acc_320 + acc_321;
-        acc_321 = acc_322 + acc_323;
-        acc_322 = acc_324 + acc_325;
-        acc_323 = acc_326 + acc_327;
-        acc_324 = acc_328 + acc_329;
-        acc_325 = acc_330 + acc_331;
-        acc_326 = acc_332 + acc_333;
-        acc_327 = acc_334 + acc_335;
-        acc_320 = acc_320 + acc_321;
-        acc_321 = acc_322 + acc_323;
-        acc_322 = acc_324 + acc_325;
-        acc_323 = acc_326 + acc_327;
-        acc_320 = acc_320 + acc_321;
-        acc_321 = acc_322 + acc_323;
-        acc_320 = acc_320 + acc_321;
-        score_10__d = acc_320;
-        acc_352 = zero_sb;
-        acc_353 = zero_sb;
-        acc_354 = zero_sb;
-        acc_355 = zero_sb;
-        acc_356 = zero_sb;
-        acc_357 = zero_sb;
-        acc_358 = zero_sb;
-        acc_359 = zero_sb;
-        acc_360 = zero_sb;
-        acc_361 = zero_sb;
-        acc_362 = zero_sb;
-        acc_363 = zero_sb;
-        acc_364 = zero_sb;
-        acc_365 = zero_sb;
-        acc_366 = zero_sb;
-        acc_367 = zero_sb;
-        acc_368 = zero_sb;
-        acc_369 = zero_sb;
-        acc_370 = zero_sb;
-        acc_371 = zero_sb;
-        acc_372 = zero_sb;
-        acc_373 = zero_sb;
-        acc_374 = zero_sb;
-        acc_375 = zero_sb;
-        acc_376 = zero_sb;
-        acc_377 = zero_sb;
-        acc_378 = zero_sb;
-        acc_379 = zero_sb;
-        acc_380 = zero_sb;
-        acc_381 = zero_sb;
-        acc_382 = zero_sb;
-        acc_383 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_264;
-            acc_352 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_265;
-            acc_353 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_266;
-            acc_354 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_267;
-            acc_355 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_268;
-            acc_356 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_269;
-            acc_357 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_270;
-            acc_358 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_271;
-            acc_359 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_272;
-            acc_360 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_273;
-            acc_361 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_274;
-            acc_362 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_275;
-            acc_363 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_276;
-            acc_364 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_277;
-            acc_365 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_278;
-            acc_366 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_279;
-            acc_367 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_280;
-            acc_368 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_281;
-            acc_369 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_282;
-            acc_370 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_283;
-            acc_371 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_284;
-            acc_372 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_285;
-            acc_373 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_286;
-            acc_374 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_287;
-            acc_375 = {2'd0, acc_leaf};
-        end
-        acc_352 = acc_352 + acc_353;
-        acc_353 = acc_354 + acc_355;
-        acc_354 = acc_356 + acc_357;
-        acc_355 = acc_358 + acc_359;
-        acc_356 = acc_360 + acc_361;
-        acc_357 = acc_362 + acc_363;
-        acc_358 = acc_364 + acc_365;
-        acc_359 = acc_366 + acc_367;
-        acc_360 = acc_368 + acc_369;
-        acc_361 = acc_370 + acc_371;
-        acc_362 = acc_372 + acc_373;
-        acc_363 = acc_374 + acc_375;
-        acc_364 = acc_376 + acc_377;
-        acc_365 = acc_378 + acc_379;
-        acc_366 = acc_380 + acc_381;
-        acc_367 = acc_382 + acc_383;
-        acc_352 = acc_352 + acc_353;
-        acc_353 = acc_354 + acc_355;
-        acc_354 = acc_356 + acc_357;
-        acc_355 = acc_358 + acc_359;
-        acc_356 = acc_360 + acc_361;
-        acc_357 = acc_362 + acc_363;
-        acc_358 = acc_364 + acc_365;
-        acc_359 = acc_366 + acc_367;
-        acc_352 = acc_352 + acc_353;
-        acc_353 = acc_354 + acc_355;
-        acc_354 = acc_356 + acc_357;
-        acc_355 = acc_358 + acc_359;
-        acc_352 = acc_352 + acc_353;
-        acc_353 = acc_354 + acc_355;
-        acc_352 = acc_352 + acc_353;
-        score_11__d = acc_352;
-        acc_384 = zero_sb;
-        acc_385 = zero_sb;
-        acc_386 = zero_sb;
-        acc_387 = zero_sb;
-        acc_388 = zero_sb;
-        acc_389 = zero_sb;
-        acc_390 = zero_sb;
-        acc_391 = zero_sb;
-        acc_392 = zero_sb;
-        acc_393 = zero_sb;
-        acc_394 = zero_sb;
-        acc_395 = zero_sb;
-        acc_396 = zero_sb;
-        acc_397 = zero_sb;
-        acc_398 = zero_sb;
-        acc_399 = zero_sb;
-        acc_400 = zero_sb;
-        acc_401 = zero_sb;
-        acc_402 = zero_sb;
-        acc_403 = zero_sb;
-        acc_404 = zero_sb;
-        acc_405 = zero_sb;
-        acc_406 = zero_sb;
-        acc_407 = zero_sb;
-        acc_408 = zero_sb;
-        acc_409 = zero_sb;
-        acc_410 = zero_sb;
-        acc_411 = zero_sb;
-        acc_412 = zero_sb;
-        acc_413 = zero_sb;
-        acc_414 = zero_sb;
-        acc_415 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_288;
-            acc_384 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_289;
-            acc_385 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_290;
-            acc_386 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_291;
-            acc_387 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_292;
-            acc_388 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_293;
-            acc_389 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_294;
-            acc_390 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_295;
-            acc_391 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_296;
-            acc_392 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_297;
-            acc_393 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_298;
-            acc_394 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_299;
-            acc_395 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_300;
-            acc_396 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_301;
-            acc_397 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_302;
-            acc_398 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_303;
-            acc_399 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_304;
-            acc_400 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_305;
-            acc_401 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_306;
-            acc_402 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_307;
-            acc_403 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_308;
-            acc_404 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_309;
-            acc_405 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_310;
-            acc_406 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_311;
-            acc_407 = {2'd0, acc_leaf};
-        end
-        acc_384 = acc_384 + acc_385;
-        acc_385 = acc_386 + acc_387;
-        acc_386 = acc_388 + acc_389;
-        acc_387 = acc_390 + acc_391;
-        acc_388 = acc_392 + acc_393;
-        acc_389 = acc_394 + acc_395;
-        acc_390 = acc_396 + acc_397;
-        acc_391 = acc_398 + acc_399;
-        acc_392 = acc_400 + acc_401;
-        acc_393 = acc_402 + acc_403;
-        acc_394 = acc_404 + acc_405;
-        acc_395 = acc_406 + acc_407;
-        acc_396 = acc_408 + acc_409;
-        acc_397 = acc_410 + acc_411;
-        acc_398 = acc_412 + acc_413;
-        acc_399 = acc_414 + acc_415;
-        acc_384 = acc_384 + acc_385;
-        acc_385 = acc_386 + acc_387;
-        acc_386 = acc_388 + acc_389;
-        acc_387 = acc_390 + acc_391;
-        acc_388 = acc_392 + acc_393;
-        acc_389 = acc_394 + acc_395;
-        acc_390 = acc_396 + acc_397;
-        acc_391 = acc_398 + acc_399;
-        acc_384 = acc_384 + acc_385;
-        acc_385 = acc_386 + acc_387;
-        acc_386 = acc_388 + acc_389;
-        acc_387 = acc_390 + acc_391;
-        acc_384 = acc_384 + acc_385;
-        acc_385 = acc_386 + acc_387;
-        acc_384 = acc_384 + acc_385;
-        score_12__d = acc_384;
-        acc_416 = zero_sb;
-        acc_417 = zero_sb;
-        acc_418 = zero_sb;
-        acc_419 = zero_sb;
-        acc_420 = zero_sb;
-        acc_421 = zero_sb;
-        acc_422 = zero_sb;
-        acc_423 = zero_sb;
-        acc_424 = zero_sb;
-        acc_425 = zero_sb;
-        acc_426 = zero_sb;
-        acc_427 = zero_sb;
-        acc_428 = zero_sb;
-        acc_429 = zero_sb;
-        acc_430 = zero_sb;
-        acc_431 = zero_sb;
-        acc_432 = zero_sb;
-        acc_433 = zero_sb;
-        acc_434 = zero_sb;
-        acc_435 = zero_sb;
-        acc_436 = zero_sb;
-        acc_437 = zero_sb;
-        acc_438 = zero_sb;
-        acc_439 = zero_sb;
-        acc_440 = zero_sb;
-        acc_441 = zero_sb;
-        acc_442 = zero_sb;
-        acc_443 = zero_sb;
-        acc_444 = zero_sb;
-        acc_445 = zero_sb;
-        acc_446 = zero_sb;
-        acc_447 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_312;
-            acc_416 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_313;
-            acc_417 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_314;
-            acc_418 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_315;
-            acc_419 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_316;
-            acc_420 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_317;
-            acc_421 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_318;
-            acc_422 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_319;
-            acc_423 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_320;
-            acc_424 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_321;
-            acc_425 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_322;
-            acc_426 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_323;
-            acc_427 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_324;
-            acc_428 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_325;
-            acc_429 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_326;
-            acc_430 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_327;
-            acc_431 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_328;
-            acc_432 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_329;
-            acc_433 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_330;
-            acc_434 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_331;
-            acc_435 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_332;
-            acc_436 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_333;
-            acc_437 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_334;
-            acc_438 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_335;
-            acc_439 = {2'd0, acc_leaf};
-        end
-        acc_416 = acc_416 + acc_417;
-        acc_417 = acc_418 + acc_419;
-        acc_418 = acc_420 + acc_421;
-        acc_419 = acc_422 + acc_423;
-        acc_420 = acc_424 + acc_425;
-        acc_421 = acc_426 + acc_427;
-        acc_422 = acc_428 + acc_429;
-        acc_423 = acc_430 + acc_431;
-        acc_424 = acc_432 + acc_433;
-        acc_425 = acc_434 + acc_435;
-        acc_426 = acc_436 + acc_437;
-        acc_427 = acc_438 + acc_439;
-        acc_428 = acc_440 + acc_441;
-        acc_429 = acc_442 + acc_443;
-        acc_430 = acc_444 + acc_445;
-        acc_431 = acc_446 + acc_447;
-        acc_416 = acc_416 + acc_417;
-        acc_417 = acc_418 + acc_419;
-        acc_418 = acc_420 + acc_421;
-        acc_419 = acc_422 + acc_423;
-        acc_420 = acc_424 + acc_425;
-        acc_421 = acc_426 + acc_427;
-        acc_422 = acc_428 + acc_429;
-        acc_423 = acc_430 + acc_431;
-        acc_416 = acc_416 + acc_417;
-        acc_417 = acc_418 + acc_419;
-        acc_418 = acc_420 + acc_421;
-        acc_419 = acc_422 + acc_423;
-        acc_416 = acc_416 + acc_417;
-        acc_417 = acc_418 + acc_419;
-        acc_416 = acc_416 + acc_417;
-        score_13__d = acc_416;
-        acc_448 = zero_sb;
-        acc_449 = zero_sb;
-        acc_450 = zero_sb;
-        acc_451 = zero_sb;
-        acc_452 = zero_sb;
-        acc_453 = zero_sb;
-        acc_454 = zero_sb;
-        acc_455 = zero_sb;
-        acc_456 = zero_sb;
-        acc_457 = zero_sb;
-        acc_458 = zero_sb;
-        acc_459 = zero_sb;
-        acc_460 = zero_sb;
-        acc_461 = zero_sb;
-        acc_462 = zero_sb;
-        acc_463 = zero_sb;
-        acc_464 = zero_sb;
-        acc_465 = zero_sb;
-        acc_466 = zero_sb;
-        acc_467 = zero_sb;
-        acc_468 = zero_sb;
-        acc_469 = zero_sb;
-        acc_470 = zero_sb;
-        acc_471 = zero_sb;
-        acc_472 = zero_sb;
-        acc_473 = zero_sb;
-        acc_474 = zero_sb;
-        acc_475 = zero_sb;
-        acc_476 = zero_sb;
-        acc_477 = zero_sb;
-        acc_478 = zero_sb;
-        acc_479 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_336;
-            acc_448 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_337;
-            acc_449 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_338;
-            acc_450 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_339;
-            acc_451 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_340;
-            acc_452 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_341;
-            acc_453 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_342;
-            acc_454 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_343;
-            acc_455 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_344;
-            acc_456 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_345;
-            acc_457 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_346;
-            acc_458 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_347;
-            acc_459 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_348;
-            acc_460 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_349;
-            acc_461 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_350;
-            acc_462 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_351;
-            acc_463 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_352;
-            acc_464 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_353;
-            acc_465 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_354;
-            acc_466 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_355;
-            acc_467 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_356;
-            acc_468 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_357;
-            acc_469 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_358;
-            acc_470 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_359;
-            acc_471 = {2'd0, acc_leaf};
-        end
-        acc_448 = acc_448 + acc_449;
-        acc_449 = acc_450 + acc_451;
-        acc_450 = acc_452 + acc_453;
-        acc_451 = acc_454 + acc_455;
-        acc_452 = acc_456 + acc_457;
-        acc_453 = acc_458 + acc_459;
-        acc_454 = acc_460 + acc_461;
-        acc_455 = acc_462 + acc_463;
-        acc_456 = acc_464 + acc_465;
-        acc_457 = acc_466 + acc_467;
-        acc_458 = acc_468 + acc_469;
-        acc_459 = acc_470 + acc_471;
-        acc_460 = acc_472 + acc_473;
-        acc_461 = acc_474 + acc_475;
-        acc_462 = acc_476 + acc_477;
-        acc_463 = acc_478 + acc_479;
-        acc_448 = acc_448 + acc_449;
-        acc_449 = acc_450 + acc_451;
-        acc_450 = acc_452 + acc_453;
-        acc_451 = acc_454 + acc_455;
-        acc_452 = acc_456 + acc_457;
-        acc_453 = acc_458 + acc_459;
-        acc_454 = acc_460 + acc_461;
-        acc_455 = acc_462 + acc_463;
-        acc_448 = acc_448 + acc_449;
-        acc_449 = acc_450 + acc_451;
-        acc_450 = acc_452 + acc_453;
-        acc_451 = acc_454 + acc_455;
-        acc_448 = acc_448 + acc_449;
-        acc_449 = acc_450 + acc_451;
-        acc_448 = acc_448 + acc_449;
-        score_14__d = acc_448;
-        acc_480 = zero_sb;
-        acc_481 = zero_sb;
-        acc_482 = zero_sb;
-        acc_483 = zero_sb;
-        acc_484 = zero_sb;
-        acc_485 = zero_sb;
-        acc_486 = zero_sb;
-        acc_487 = zero_sb;
-        acc_488 = zero_sb;
-        acc_489 = zero_sb;
-        acc_490 = zero_sb;
-        acc_491 = zero_sb;
-        acc_492 = zero_sb;
-        acc_493 = zero_sb;
-        acc_494 = zero_sb;
-        acc_495 = zero_sb;
-        acc_496 = zero_sb;
-        acc_497 = zero_sb;
-        acc_498 = zero_sb;
-        acc_499 = zero_sb;
-        acc_500 = zero_sb;
-        acc_501 = zero_sb;
-        acc_502 = zero_sb;
-        acc_503 = zero_sb;
-        acc_504 = zero_sb;
-        acc_505 = zero_sb;
-        acc_506 = zero_sb;
-        acc_507 = zero_sb;
-        acc_508 = zero_sb;
-        acc_509 = zero_sb;
-        acc_510 = zero_sb;
-        acc_511 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_360;
-            acc_480 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_361;
-            acc_481 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_362;
-            acc_482 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_363;
-            acc_483 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_364;
-            acc_484 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_365;
-            acc_485 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_366;
-            acc_486 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_367;
-            acc_487 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_368;
-            acc_488 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_369;
-            acc_489 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_370;
-            acc_490 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_371;
-            acc_491 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_372;
-            acc_492 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_373;
-            acc_493 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_374;
-            acc_494 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_375;
-            acc_495 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_376;
-            acc_496 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_377;
-            acc_497 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_378;
-            acc_498 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_379;
-            acc_499 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_380;
-            acc_500 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_381;
-            acc_501 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_382;
-            acc_502 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_383;
-            acc_503 = {2'd0, acc_leaf};
-        end
-        acc_480 = acc_480 + acc_481;
-        acc_481 = acc_482 + acc_483;
-        acc_482 = acc_484 + acc_485;
-        acc_483 = acc_486 + acc_487;
-        acc_484 = acc_488 + acc_489;
-        acc_485 = acc_490 + acc_491;
-        acc_486 = acc_492 + acc_493;
-        acc_487 = acc_494 + acc_495;
-        acc_488 = acc_496 + acc_497;
-        acc_489 = acc_498 + acc_499;
-        acc_490 = acc_500 + acc_501;
-        acc_491 = acc_502 + acc_503;
-        acc_492 = acc_504 + acc_505;
-        acc_493 = acc_506 + acc_507;
-        acc_494 = acc_508 + acc_509;
-        acc_495 = acc_510 + acc_511;
-        acc_480 = acc_480 + acc_481;
-        acc_481 = acc_482 + acc_483;
-        acc_482 = acc_484 + acc_485;
-        acc_483 = acc_486 + acc_487;
-        acc_484 = acc_488 + acc_489;
-        acc_485 = acc_490 + acc_491;
-        acc_486 = acc_492 + acc_493;
-        acc_487 = acc_494 + acc_495;
-        acc_480 = acc_480 + acc_481;
-        acc_481 = acc_482 + acc_483;
-        acc_482 = acc_484 + acc_485;
-        acc_483 = acc_486 + acc_487;
-        acc_480 = acc_480 + acc_481;
-        acc_481 = acc_482 + acc_483;
-        acc_480 = acc_480 + acc_481;
-        score_15__d = acc_480;
-        acc_512 = zero_sb;
-        acc_513 = zero_sb;
-        acc_514 = zero_sb;
-        acc_515 = zero_sb;
-        acc_516 = zero_sb;
-        acc_517 = zero_sb;
-        acc_518 = zero_sb;
-        acc_519 = zero_sb;
-        acc_520 = zero_sb;
-        acc_521 = zero_sb;
-        acc_522 = zero_sb;
-        acc_523 = zero_sb;
-        acc_524 = zero_sb;
-        acc_525 = zero_sb;
-        acc_526 = zero_sb;
-        acc_527 = zero_sb;
-        acc_528 = zero_sb;
-        acc_529 = zero_sb;
-        acc_530 = zero_sb;
-        acc_531 = zero_sb;
-        acc_532 = zero_sb;
-        acc_533 = zero_sb;
-        acc_534 = zero_sb;
-        acc_535 = zero_sb;
-        acc_536 = zero_sb;
-        acc_537 = zero_sb;
-        acc_538 = zero_sb;
-        acc_539 = zero_sb;
-        acc_540 = zero_sb;
-        acc_541 = zero_sb;
-        acc_542 = zero_sb;
-        acc_543 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_384;
-            acc_512 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_385;
-            acc_513 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_386;
-            acc_514 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_387;
-            acc_515 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_388;
-            acc_516 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_389;
-            acc_517 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_390;
-            acc_518 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_391;
-            acc_519 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_392;
-            acc_520 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_393;
-            acc_521 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_394;
-            acc_522 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_395;
-            acc_523 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_396;
-            acc_524 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_397;
-            acc_525 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_398;
-            acc_526 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_399;
-            acc_527 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_400;
-            acc_528 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_401;
-            acc_529 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_402;
-            acc_530 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_403;
-            acc_531 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_404;
-            acc_532 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_405;
-            acc_533 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_406;
-            acc_534 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_407;
-            acc_535 = {2'd0, acc_leaf};
-        end
-        acc_512 = acc_512 + acc_513;
-        acc_513 = acc_514 + acc_515;
-        acc_514 = acc_516 + acc_517;
-        acc_515 = acc_518 + acc_519;
-        acc_516 = acc_520 + acc_521;
-        acc_517 = acc_522 + acc_523;
-        acc_518 = acc_524 + acc_525;
-        acc_519 = acc_526 + acc_527;
-        acc_520 = acc_528 + acc_529;
-        acc_521 = acc_530 + acc_531;
-        acc_522 = acc_532 + acc_533;
-        acc_523 = acc_534 + acc_535;
-        acc_524 = acc_536 + acc_537;
-        acc_525 = acc_538 + acc_539;
-        acc_526 = acc_540 + acc_541;
-        acc_527 = acc_542 + acc_543;
-        acc_512 = acc_512 + acc_513;
-        acc_513 = acc_514 + acc_515;
-        acc_514 = acc_516 + acc_517;
-        acc_515 = acc_518 + acc_519;
-        acc_516 = acc_520 + acc_521;
-        acc_517 = acc_522 + acc_523;
-        acc_518 = acc_524 + acc_525;
-        acc_519 = acc_526 + acc_527;
-        acc_512 = acc_512 + acc_513;
-        acc_513 = acc_514 + acc_515;
-        acc_514 = acc_516 + acc_517;
-        acc_515 = acc_518 + acc_519;
-        acc_512 = acc_512 + acc_513;
-        acc_513 = acc_514 + acc_515;
-        acc_512 = acc_512 + acc_513;
-        score_16__d = acc_512;
-        acc_544 = zero_sb;
-        acc_545 = zero_sb;
-        acc_546 = zero_sb;
-        acc_547 = zero_sb;
-        acc_548 = zero_sb;
-        acc_549 = zero_sb;
-        acc_550 = zero_sb;
-        acc_551 = zero_sb;
-        acc_552 = zero_sb;
-        acc_553 = zero_sb;
-        acc_554 = zero_sb;
-        acc_555 = zero_sb;
-        acc_556 = zero_sb;
-        acc_557 = zero_sb;
-        acc_558 = zero_sb;
-        acc_559 = zero_sb;
-        acc_560 = zero_sb;
-        acc_561 = zero_sb;
-        acc_562 = zero_sb;
-        acc_563 = zero_sb;
-        acc_564 = zero_sb;
-        acc_565 = zero_sb;
-        acc_566 = zero_sb;
-        acc_567 = zero_sb;
-        acc_568 = zero_sb;
-        acc_569 = zero_sb;
-        acc_570 = zero_sb;
-        acc_571 = zero_sb;
-        acc_572 = zero_sb;
-        acc_573 = zero_sb;
-        acc_574 = zero_sb;
-        acc_575 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_408;
-            acc_544 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_409;
-            acc_545 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_410;
-            acc_546 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_411;
-            acc_547 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_412;
-            acc_548 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_413;
-            acc_549 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_414;
-            acc_550 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_415;
-            acc_551 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_416;
-            acc_552 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_417;
-            acc_553 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_418;
-            acc_554 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_419;
-            acc_555 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_420;
-            acc_556 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_421;
-            acc_557 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_422;
-            acc_558 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_423;
-            acc_559 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_424;
-            acc_560 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_425;
-            acc_561 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_426;
-            acc_562 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_427;
-            acc_563 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_428;
-            acc_564 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_429;
-            acc_565 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_430;
-            acc_566 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_431;
-            acc_567 = {2'd0, acc_leaf};
-        end
-        acc_544 = acc_544 + acc_545;
-        acc_545 = acc_546 + acc_547;
-        acc_546 = acc_548 + acc_549;
-        acc_547 = acc_550 + acc_551;
-        acc_548 = acc_552 + acc_553;
-        acc_549 = acc_554 + acc_555;
-        acc_550 = acc_556 + acc_557;
-        acc_551 = acc_558 + acc_559;
-        acc_552 = acc_560 + acc_561;
-        acc_553 = acc_562 + acc_563;
-        acc_554 = acc_564 + acc_565;
-        acc_555 = acc_566 + acc_567;
-        acc_556 = acc_568 + acc_569;
-        acc_557 = acc_570 + acc_571;
-        acc_558 = acc_572 + acc_573;
-        acc_559 = acc_574 + acc_575;
-        acc_544 = acc_544 + acc_545;
-        acc_545 = acc_546 + acc_547;
-        acc_546 = acc_548 + acc_549;
-        acc_547 = acc_550 + acc_551;
-        acc_548 = acc_552 + acc_553;
-        acc_549 = acc_554 + acc_555;
-        acc_550 = acc_556 + acc_557;
-        acc_551 = acc_558 + acc_559;
-        acc_544 = acc_544 + acc_545;
-        acc_545 = acc_546 + acc_547;
-        acc_546 = acc_548 + acc_549;
-        acc_547 = acc_550 + acc_551;
-        acc_544 = acc_544 + acc_545;
-        acc_545 = acc_546 + acc_547;
-        acc_544 = acc_544 + acc_545;
-        score_17__d = acc_544;
-        acc_576 = zero_sb;
-        acc_577 = zero_sb;
-        acc_578 = zero_sb;
-        acc_579 = zero_sb;
-        acc_580 = zero_sb;
-        acc_581 = zero_sb;
-        acc_582 = zero_sb;
-        acc_583 = zero_sb;
-        acc_584 = zero_sb;
-        acc_585 = zero_sb;
-        acc_586 = zero_sb;
-        acc_587 = zero_sb;
-        acc_588 = zero_sb;
-        acc_589 = zero_sb;
-        acc_590 = zero_sb;
-        acc_591 = zero_sb;
-        acc_592 = zero_sb;
-        acc_593 = zero_sb;
-        acc_594 = zero_sb;
-        acc_595 = zero_sb;
-        acc_596 = zero_sb;
-        acc_597 = zero_sb;
-        acc_598 = zero_sb;
-        acc_599 = zero_sb;
-        acc_600 = zero_sb;
-        acc_601 = zero_sb;
-        acc_602 = zero_sb;
-        acc_603 = zero_sb;
-        acc_604 = zero_sb;
-        acc_605 = zero_sb;
-        acc_606 = zero_sb;
-        acc_607 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_432;
-            acc_576 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_433;
-            acc_577 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_434;
-            acc_578 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_435;
-            acc_579 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_436;
-            acc_580 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_437;
-            acc_581 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_438;
-            acc_582 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_439;
-            acc_583 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_440;
-            acc_584 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_441;
-            acc_585 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_442;
-            acc_586 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_443;
-            acc_587 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_444;
-            acc_588 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_445;
-            acc_589 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_446;
-            acc_590 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_447;
-            acc_591 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_448;
-            acc_592 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_449;
-            acc_593 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_450;
-            acc_594 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_451;
-            acc_595 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_452;
-            acc_596 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_453;
-            acc_597 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_454;
-            acc_598 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_455;
-            acc_599 = {2'd0, acc_leaf};
-        end
-        acc_576 = acc_576 + acc_577;
-        acc_577 = acc_578 + acc_579;
-        acc_578 = acc_580 + acc_581;
-        acc_579 = acc_582 + acc_583;
-        acc_580 = acc_584 + acc_585;
-        acc_581 = acc_586 + acc_587;
-        acc_582 = acc_588 + acc_589;
-        acc_583 = acc_590 + acc_591;
-        acc_584 = acc_592 + acc_593;
-        acc_585 = acc_594 + acc_595;
-        acc_586 = acc_596 + acc_597;
-        acc_587 = acc_598 + acc_599;
-        acc_588 = acc_600 + acc_601;
-        acc_589 = acc_602 + acc_603;
-        acc_590 = acc_604 + acc_605;
-        acc_591 = acc_606 + acc_607;
-        acc_576 = acc_576 + acc_577;
-        acc_577 = acc_578 + acc_579;
-        acc_578 = acc_580 + acc_581;
-        acc_579 = acc_582 + acc_583;
-        acc_580 = acc_584 + acc_585;
-        acc_581 = acc_586 + acc_587;
-        acc_582 = acc_588 + acc_589;
-        acc_583 = acc_590 + acc_591;
-        acc_576 = acc_576 + acc_577;
-        acc_577 = acc_578 + acc_579;
-        acc_578 = acc_580 + acc_581;
-        acc_579 = acc_582 + acc_583;
-        acc_576 = acc_576 + acc_577;
-        acc_577 = acc_578 + acc_579;
-        acc_576 = acc_576 + acc_577;
-        score_18__d = acc_576;
-        acc_608 = zero_sb;
-        acc_609 = zero_sb;
-        acc_610 = zero_sb;
-        acc_611 = zero_sb;
-        acc_612 = zero_sb;
-        acc_613 = zero_sb;
-        acc_614 = zero_sb;
-        acc_615 = zero_sb;
-        acc_616 = zero_sb;
-        acc_617 = zero_sb;
-        acc_618 = zero_sb;
-        acc_619 = zero_sb;
-        acc_620 = zero_sb;
-        acc_621 = zero_sb;
-        acc_622 = zero_sb;
-        acc_623 = zero_sb;
-        acc_624 = zero_sb;
-        acc_625 = zero_sb;
-        acc_626 = zero_sb;
-        acc_627 = zero_sb;
-        acc_628 = zero_sb;
-        acc_629 = zero_sb;
-        acc_630 = zero_sb;
-        acc_631 = zero_sb;
-        acc_632 = zero_sb;
-        acc_633 = zero_sb;
-        acc_634 = zero_sb;
-        acc_635 = zero_sb;
-        acc_636 = zero_sb;
-        acc_637 = zero_sb;
-        acc_638 = zero_sb;
-        acc_639 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_456;
-            acc_608 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_457;
-            acc_609 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_458;
-            acc_610 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_459;
-            acc_611 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_460;
-            acc_612 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_461;
-            acc_613 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_462;
-            acc_614 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_463;
-            acc_615 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_464;
-            acc_616 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_465;
-            acc_617 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_466;
-            acc_618 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_467;
-            acc_619 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_468;
-            acc_620 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_469;
-            acc_621 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_470;
-            acc_622 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_471;
-            acc_623 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_472;
-            acc_624 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_473;
-            acc_625 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_474;
-            acc_626 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_475;
-            acc_627 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_476;
-            acc_628 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_477;
-            acc_629 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_478;
-            acc_630 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_479;
-            acc_631 = {2'd0, acc_leaf};
-        end
-        acc_608 = acc_608 + acc_609;
-        acc_609 = acc_610 + acc_611;
-        acc_610 = acc_612 + acc_613;
-        acc_611 = acc_614 + acc_615;
-        acc_612 = acc_616 + acc_617;
-        acc_613 = acc_618 + acc_619;
-        acc_614 = acc_620 + acc_621;
-        acc_615 = acc_622 + acc_623;
-        acc_616 = acc_624 + acc_625;
-        acc_617 = acc_626 + acc_627;
-        acc_618 = acc_628 + acc_629;
-        acc_619 = acc_630 + acc_631;
-        acc_620 = acc_632 + acc_633;
-        acc_621 = acc_634 + acc_635;
-        acc_622 = acc_636 + acc_637;
-        acc_623 = acc_638 + acc_639;
-        acc_608 = acc_608 + acc_609;
-        acc_609 = acc_610 + acc_611;
-        acc_610 = acc_612 + acc_613;
-        acc_611 = acc_614 + acc_615;
-        acc_612 = acc_616 + acc_617;
-        acc_613 = acc_618 + acc_619;
-        acc_614 = acc_620 + acc_621;
-        acc_615 = acc_622 + acc_623;
-        acc_608 = acc_608 + acc_609;
-        acc_609 = acc_610 + acc_611;
-        acc_610 = acc_612 + acc_613;
-        acc_611 = acc_614 + acc_615;
-        acc_608 = acc_608 + acc_609;
-        acc_609 = acc_610 + acc_611;
-        acc_608 = acc_608 + acc_609;
-        score_19__d = acc_608;
-        acc_640 = zero_sb;
-        acc_641 = zero_sb;
-        acc_642 = zero_sb;
-        acc_643 = zero_sb;
-        acc_644 = zero_sb;
-        acc_645 = zero_sb;
-        acc_646 = zero_sb;
-        acc_647 = zero_sb;
-        acc_648 = zero_sb;
-        acc_649 = zero_sb;
-        acc_650 = zero_sb;
-        acc_651 = zero_sb;
-        acc_652 = zero_sb;
-        acc_653 = zero_sb;
-        acc_654 = zero_sb;
-        acc_655 = zero_sb;
-        acc_656 = zero_sb;
-        acc_657 = zero_sb;
-        acc_658 = zero_sb;
-        acc_659 = zero_sb;
-        acc_660 = zero_sb;
-        acc_661 = zero_sb;
-        acc_662 = zero_sb;
-        acc_663 = zero_sb;
-        acc_664 = zero_sb;
-        acc_665 = zero_sb;
-        acc_666 = zero_sb;
-        acc_667 = zero_sb;
-        acc_668 = zero_sb;
-        acc_669 = zero_sb;
-        acc_670 = zero_sb;
-        acc_671 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_480;
-            acc_640 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_481;
-            acc_641 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_482;
-            acc_642 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_483;
-            acc_643 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_484;
-            acc_644 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_485;
-            acc_645 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_486;
-            acc_646 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_487;
-            acc_647 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_488;
-            acc_648 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_489;
-            acc_649 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_490;
-            acc_650 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_491;
-            acc_651 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_492;
-            acc_652 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_493;
-            acc_653 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_494;
-            acc_654 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_495;
-            acc_655 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_496;
-            acc_656 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_497;
-            acc_657 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_498;
-            acc_658 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_499;
-            acc_659 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_500;
-            acc_660 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_501;
-            acc_661 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_502;
-            acc_662 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_503;
-            acc_663 = {2'd0, acc_leaf};
-        end
-        acc_640 = acc_640 + acc_641;
-        acc_641 = acc_642 + acc_643;
-        acc_642 = acc_644 + acc_645;
-        acc_643 = acc_646 + acc_647;
-        acc_644 = acc_648 + acc_649;
-        acc_645 = acc_650 + acc_651;
-        acc_646 = acc_652 + acc_653;
-        acc_647 = acc_654 + acc_655;
-        acc_648 = acc_656 + acc_657;
-        acc_649 = acc_658 + acc_659;
-        acc_650 = acc_660 + acc_661;
-        acc_651 = acc_662 + acc_663;
-        acc_652 = acc_664 + acc_665;
-        acc_653 = acc_666 + acc_667;
-        acc_654 = acc_668 + acc_669;
-        acc_655 = acc_670 + acc_671;
-        acc_640 = acc_640 + acc_641;
-        acc_641 = acc_642 + acc_643;
-        acc_642 = acc_644 + acc_645;
-        acc_643 = acc_646 + acc_647;
-        acc_644 = acc_648 + acc_649;
-        acc_645 = acc_650 + acc_651;
-        acc_646 = acc_652 + acc_653;
-        acc_647 = acc_654 + acc_655;
-        acc_640 = acc_640 + acc_641;
-        acc_641 = acc_642 + acc_643;
-        acc_642 = acc_644 + acc_645;
-        acc_643 = acc_646 + acc_647;
-        acc_640 = acc_640 + acc_641;
-        acc_641 = acc_642 + acc_643;
-        acc_640 = acc_640 + acc_641;
-        score_20__d = acc_640;
-        acc_672 = zero_sb;
-        acc_673 = zero_sb;
-        acc_674 = zero_sb;
-        acc_675 = zero_sb;
-        acc_676 = zero_sb;
-        acc_677 = zero_sb;
-        acc_678 = zero_sb;
-        acc_679 = zero_sb;
-        acc_680 = zero_sb;
-        acc_681 = zero_sb;
-        acc_682 = zero_sb;
-        acc_683 = zero_sb;
-        acc_684 = zero_sb;
-        acc_685 = zero_sb;
-        acc_686 = zero_sb;
-        acc_687 = zero_sb;
-        acc_688 = zero_sb;
-        acc_689 = zero_sb;
-        acc_690 = zero_sb;
-        acc_691 = zero_sb;
-        acc_692 = zero_sb;
-        acc_693 = zero_sb;
-        acc_694 = zero_sb;
-        acc_695 = zero_sb;
-        acc_696 = zero_sb;
-        acc_697 = zero_sb;
-        acc_698 = zero_sb;
-        acc_699 = zero_sb;
-        acc_700 = zero_sb;
-        acc_701 = zero_sb;
-        acc_702 = zero_sb;
-        acc_703 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_504;
-            acc_672 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_505;
-            acc_673 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_506;
-            acc_674 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_507;
-            acc_675 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_508;
-            acc_676 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_509;
-            acc_677 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_510;
-            acc_678 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_511;
-            acc_679 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_512;
-            acc_680 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_513;
-            acc_681 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_514;
-            acc_682 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_515;
-            acc_683 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_516;
-            acc_684 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_517;
-            acc_685 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_518;
-            acc_686 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_519;
-            acc_687 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_520;
-            acc_688 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_521;
-            acc_689 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_522;
-            acc_690 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_523;
-            acc_691 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_524;
-            acc_692 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_525;
-            acc_693 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_526;
-            acc_694 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_527;
-            acc_695 = {2'd0, acc_leaf};
-        end
-        acc_672 = acc_672 + acc_673;
-        acc_673 = acc_674 + acc_675;
-        acc_674 = acc_676 + acc_677;
-        acc_675 = acc_678 + acc_679;
-        acc_676 = acc_680 + acc_681;
-        acc_677 = acc_682 + acc_683;
-        acc_678 = acc_684 + acc_685;
-        acc_679 = acc_686 + acc_687;
-        acc_680 = acc_688 + acc_689;
-        acc_681 = acc_690 + acc_691;
-        acc_682 = acc_692 + acc_693;
-        acc_683 = acc_694 + acc_695;
-        acc_684 = acc_696 + acc_697;
-        acc_685 = acc_698 + acc_699;
-        acc_686 = acc_700 + acc_701;
-        acc_687 = acc_702 + acc_703;
-        acc_672 = acc_672 + acc_673;
-        acc_673 = acc_674 + acc_675;
-        acc_674 = acc_676 + acc_677;
-        acc_675 = acc_678 + acc_679;
-        acc_676 = acc_680 + acc_681;
-        acc_677 = acc_682 + acc_683;
-        acc_678 = acc_684 + acc_685;
-        acc_679 = acc_686 + acc_687;
-        acc_672 = acc_672 + acc_673;
-        acc_673 = acc_674 + acc_675;
-        acc_674 = acc_676 + acc_677;
-        acc_675 = acc_678 + acc_679;
-        acc_672 = acc_672 + acc_673;
-        acc_673 = acc_674 + acc_675;
-        acc_672 = acc_672 + acc_673;
-        score_21__d = acc_672;
-        acc_704 = zero_sb;
-        acc_705 = zero_sb;
-        acc_706 = zero_sb;
-        acc_707 = zero_sb;
-        acc_708 = zero_sb;
-        acc_709 = zero_sb;
-        acc_710 = zero_sb;
-        acc_711 = zero_sb;
-        acc_712 = zero_sb;
-        acc_713 = zero_sb;
-        acc_714 = zero_sb;
-        acc_715 = zero_sb;
-        acc_716 = zero_sb;
-        acc_717 = zero_sb;
-        acc_718 = zero_sb;
-        acc_719 = zero_sb;
-        acc_720 = zero_sb;
-        acc_721 = zero_sb;
-        acc_722 = zero_sb;
-        acc_723 = zero_sb;
-        acc_724 = zero_sb;
-        acc_725 = zero_sb;
-        acc_726 = zero_sb;
-        acc_727 = zero_sb;
-        acc_728 = zero_sb;
-        acc_729 = zero_sb;
-        acc_730 = zero_sb;
-        acc_731 = zero_sb;
-        acc_732 = zero_sb;
-        acc_733 = zero_sb;
-        acc_734 = zero_sb;
-        acc_735 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_528;
-            acc_704 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_529;
-            acc_705 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_530;
-            acc_706 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_531;
-            acc_707 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_532;
-            acc_708 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_533;
-            acc_709 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_534;
-            acc_710 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_535;
-            acc_711 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_536;
-            acc_712 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_537;
-            acc_713 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_538;
-            acc_714 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_539;
-            acc_715 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_540;
-            acc_716 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_541;
-            acc_717 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_542;
-            acc_718 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_543;
-            acc_719 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_544;
-            acc_720 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_545;
-            acc_721 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_546;
-            acc_722 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_547;
-            acc_723 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_548;
-            acc_724 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_549;
-            acc_725 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_550;
-            acc_726 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_551;
-            acc_727 = {2'd0, acc_leaf};
-        end
-        acc_704 = acc_704 + acc_705;
-        acc_705 = acc_706 + acc_707;
-        acc_706 = acc_708 + acc_709;
-        acc_707 = acc_710 + acc_711;
-        acc_708 = acc_712 + acc_713;
-        acc_709 = acc_714 + acc_715;
-        acc_710 = acc_716 + acc_717;
-        acc_711 = acc_718 + acc_719;
-        acc_712 = acc_720 + acc_721;
-        acc_713 = acc_722 + acc_723;
-        acc_714 = acc_724 + acc_725;
-        acc_715 = acc_726 + acc_727;
-        acc_716 = acc_728 + acc_729;
-        acc_717 = acc_730 + acc_731;
-        acc_718 = acc_732 + acc_733;
-        acc_719 = acc_734 + acc_735;
-        acc_704 = acc_704 + acc_705;
-        acc_705 = acc_706 + acc_707;
-        acc_706 = acc_708 + acc_709;
-        acc_707 = acc_710 + acc_711;
-        acc_708 = acc_712 + acc_713;
-        acc_709 = acc_714 + acc_715;
-        acc_710 = acc_716 + acc_717;
-        acc_711 = acc_718 + acc_719;
-        acc_704 = acc_704 + acc_705;
-        acc_705 = acc_706 + acc_707;
-        acc_706 = acc_708 + acc_709;
-        acc_707 = acc_710 + acc_711;
-        acc_704 = acc_704 + acc_705;
-        acc_705 = acc_706 + acc_707;
-        acc_704 = acc_704 + acc_705;
-        score_22__d = acc_704;
-        acc_736 = zero_sb;
-        acc_737 = zero_sb;
-        acc_738 = zero_sb;
-        acc_739 = zero_sb;
-        acc_740 = zero_sb;
-        acc_741 = zero_sb;
-        acc_742 = zero_sb;
-        acc_743 = zero_sb;
-        acc_744 = zero_sb;
-        acc_745 = zero_sb;
-        acc_746 = zero_sb;
-        acc_747 = zero_sb;
-        acc_748 = zero_sb;
-        acc_749 = zero_sb;
-        acc_750 = zero_sb;
-        acc_751 = zero_sb;
-        acc_752 = zero_sb;
-        acc_753 = zero_sb;
-        acc_754 = zero_sb;
-        acc_755 = zero_sb;
-        acc_756 = zero_sb;
-        acc_757 = zero_sb;
-        acc_758 = zero_sb;
-        acc_759 = zero_sb;
-        acc_760 = zero_sb;
-        acc_761 = zero_sb;
-        acc_762 = zero_sb;
-        acc_763 = zero_sb;
-        acc_764 = zero_sb;
-        acc_765 = zero_sb;
-        acc_766 = zero_sb;
-        acc_767 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_552;
-            acc_736 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_553;
-            acc_737 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_554;
-            acc_738 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_555;
-            acc_739 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_556;
-            acc_740 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_557;
-            acc_741 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_558;
-            acc_742 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_559;
-            acc_743 = {2'd0, acc_leaf};
-        end
-        if (staying[8]) begin
-            acc_leaf = deg_560;
-            acc_744 = {2'd0, acc_leaf};
-        end
-        if (staying[9]) begin
-            acc_leaf = deg_561;
-            acc_745 = {2'd0, acc_leaf};
-        end
-        if (staying[10]) begin
-            acc_leaf = deg_562;
-            acc_746 = {2'd0, acc_leaf};
-        end
-        if (staying[11]) begin
-            acc_leaf = deg_563;
-            acc_747 = {2'd0, acc_leaf};
-        end
-        if (staying[12]) begin
-            acc_leaf = deg_564;
-            acc_748 = {2'd0, acc_leaf};
-        end
-        if (staying[13]) begin
-            acc_leaf = deg_565;
-            acc_749 = {2'd0, acc_leaf};
-        end
-        if (staying[14]) begin
-            acc_leaf = deg_566;
-            acc_750 = {2'd0, acc_leaf};
-        end
-        if (staying[15]) begin
-            acc_leaf = deg_567;
-            acc_751 = {2'd0, acc_leaf};
-        end
-        if (staying[16]) begin
-            acc_leaf = deg_568;
-            acc_752 = {2'd0, acc_leaf};
-        end
-        if (staying[17]) begin
-            acc_leaf = deg_569;
-            acc_753 = {2'd0, acc_leaf};
-        end
-        if (staying[18]) begin
-            acc_leaf = deg_570;
-            acc_754 = {2'd0, acc_leaf};
-        end
-        if (staying[19]) begin
-            acc_leaf = deg_571;
-            acc_755 = {2'd0, acc_leaf};
-        end
-        if (staying[20]) begin
-            acc_leaf = deg_572;
-            acc_756 = {2'd0, acc_leaf};
-        end
-        if (staying[21]) begin
-            acc_leaf = deg_573;
-            acc_757 = {2'd0, acc_leaf};
-        end
-        if (staying[22]) begin
-            acc_leaf = deg_574;
-            acc_758 = {2'd0, acc_leaf};
-        end
-        if (staying[23]) begin
-            acc_leaf = deg_575;
-            acc_759 = {2'd0, acc_leaf};
-        end
-        acc_736 = acc_736 + acc_737;
-        acc_737 = acc_738 + acc_739;
-        acc_738 = acc_740 + acc_741;
-        acc_739 = acc_742 + acc_743;
-        acc_740 = acc_744 + acc_745;
-        acc_741 = acc_746 + acc_747;
-        acc_742 = acc_748 + acc_749;
-        acc_743 = acc_750 + acc_751;
-        acc_744 = acc_752 + acc_753;
-        acc_745 = acc_754 + acc_755;
-        acc_746 = acc_756 + acc_757;
-        acc_747 = acc_758 + acc_759;
-        acc_748 = acc_760 + acc_761;
-        acc_749 = acc_762 + acc_763;
-        acc_750 = acc_764 + acc_765;
-        acc_751 = acc_766 + acc_767;
-        acc_736 = acc_736 + acc_737;
-        acc_737 = acc_738 + acc_739;
-        acc_738 = acc_740 + acc_741;
-        acc_739 = acc_742 + acc_743;
-        acc_740 = acc_744 + acc_745;
-        acc_741 = acc_746 + acc_747;
-        acc_742 = acc_748 + acc_749;
-        acc_743 = acc_750 + acc_751;
-        acc_736 = acc_736 + acc_737;
-        acc_737 = acc_738 + acc_739;
-        acc_738 = acc_740 + acc_741;
-        acc_739 = acc_742 + acc_743;
-        acc_736 = acc_736 + acc_737;
-        acc_737 = acc_738 + acc_739;
-        acc_736 = acc_736 + acc_737;
-        score_23__d = acc_736;
         row_pick__req = dirty__q;
-        row_region_0 = zero_region;
-        row_sub_0 = zero_sub;
-        row_region_1 = zero_region;
-        row_sub_1 = zero_sub;
-        row_region_2 = zero_region;
-        row_sub_2 = zero_sub;
-        row_region_3 = zero_region;
-        row_sub_3 = zero_sub;
-        row_region_4 = zero_region;
-        row_sub_4 = zero_sub;
-        row_region_5 = zero_region;
-        row_sub_5 = zero_sub;
-        row_region_6 = zero_region;
-        row_sub_6 = zero_sub;
-        row_region_7 = zero_region;
-        row_sub_7 = zero_sub;
-        row_region_8 = zero_region;
-        row_sub_8 = zero_sub;
-        row_region_9 = zero_region;
-        row_sub_9 = zero_sub;
-        row_region_10 = zero_region;
-        row_sub_10 = zero_sub;
-        row_region_11 = zero_region;
-        row_sub_11 = zero_sub;
-        row_region_12 = zero_region;
-        row_sub_12 = zero_sub;
-        row_region_13 = zero_region;
-        row_sub_13 = zero_sub;
-        row_region_14 = zero_region;
-        row_sub_14 = zero_sub;
-        row_region_15 = zero_region;
-        row_sub_15 = zero_sub;
-        row_region_16 = zero_region;
-        row_sub_16 = zero_sub;
-        row_region_17 = zero_region;
-        row_sub_17 = zero_sub;
-        row_region_18 = zero_region;
-        row_sub_18 = zero_sub;
-        row_region_19 = zero_region;
-        row_sub_19 = zero_sub;
-        row_region_20 = zero_region;
-        row_sub_20 = zero_sub;
-        row_region_21 = zero_region;
-        row_sub_21 = zero_sub;
-        row_region_22 = zero_region;
-        row_sub_22 = zero_sub;
-        row_region_23 = zero_region;
-        row_sub_23 = zero_sub;
-        row_region_24 = zero_region;
-        row_sub_24 = zero_sub;
-        row_region_25 = zero_region;
-        row_sub_25 = zero_sub;
-        row_region_26 = zero_region;
-        row_sub_26 = zero_sub;
-        row_region_27 = zero_region;
-        row_sub_27 = zero_sub;
-        row_region_28 = zero_region;
-        row_sub_28 = zero_sub;
-        row_region_29 = zero_region;
-        row_sub_29 = zero_sub;
-        row_region_30 = zero_region;
-        row_sub_30 = zero_sub;
-        row_region_31 = zero_region;
-        row_sub_31 = zero_sub;
-        if (row_pick__onehot[0]) begin
-            row_region_0 = vreg_0__q;
-            row_sub_0 = vsub_0__q;
-        end
-        if (row_pick__onehot[1]) begin
-            row_region_1 = vreg_1__q;
-            row_sub_1 = vsub_1__q;
-        end
-        if (row_pick__onehot[2]) begin
-            row_region_2 = vreg_2__q;
-            row_sub_2 = vsub_2__q;
-        end
-        if (row_pick__onehot[3]) begin
-            row_region_3 = vreg_3__q;
-            row_sub_3 = vsub_3__q;
-        end
-        if (row_pick__onehot[4]) begin
-            row_region_4 = vreg_4__q;
-            row_sub_4 = vsub_4__q;
-        end
-        if (row_pick__onehot[5]) begin
-            row_region_5 = vreg_5__q;
-            row_sub_5 = vsub_5__q;
-        end
-        if (row_pick__onehot[6]) begin
-            row_region_6 = vreg_6__q;
-            row_sub_6 = vsub_6__q;
-        end
-        if (row_pick__onehot[7]) begin
-            row_region_7 = vreg_7__q;
-            row_sub_7 = vsub_7__q;
-        end
-        if (row_pick__onehot[8]) begin
-            row_region_8 = vreg_8__q;
-            row_sub_8 = vsub_8__q;
-        end
-        if (row_pick__onehot[9]) begin
-            row_region_9 = vreg_9__q;
-            row_sub_9 = vsub_9__q;
-        end
-        if (row_pick__onehot[10]) begin
-            row_region_10 = vreg_10__q;
-            row_sub_10 = vsub_10__q;
-        end
-        if (row_pick__onehot[11]) begin
-            row_region_11 = vreg_11__q;
-            row_sub_11 = vsub_11__q;
-        end
-        if (row_pick__onehot[12]) begin
-            row_region_12 = vreg_12__q;
-            row_sub_12 = vsub_12__q;
-        end
-        if (row_pick__onehot[13]) begin
-            row_region_13 = vreg_13__q;
-            row_sub_13 = vsub_13__q;
-        end
-        if (row_pick__onehot[14]) begin
-            row_region_14 = vreg_14__q;
-            row_sub_14 = vsub_14__q;
-        end
-        if (row_pick__onehot[15]) begin
-            row_region_15 = vreg_15__q;
-            row_sub_15 = vsub_15__q;
-        end
-        if (row_pick__onehot[16]) begin
-            row_region_16 = vreg_16__q;
-            row_sub_16 = vsub_16__q;
-        end
-        if (row_pick__onehot[17]) begin
-            row_region_17 = vreg_17__q;
-            row_sub_17 = vsub_17__q;
-        end
-        if (row_pick__onehot[18]) begin
-            row_region_18 = vreg_18__q;
-            row_sub_18 = vsub_18__q;
-        end
-        if (row_pick__onehot[19]) begin
-            row_region_19 = vreg_19__q;
-            row_sub_19 = vsub_19__q;
-        end
-        if (row_pick__onehot[20]) begin
-            row_region_20 = vreg_20__q;
-            row_sub_20 = vsub_20__q;
-        end
-        if (row_pick__onehot[21]) begin
-            row_region_21 = vreg_21__q;
-            row_sub_21 = vsub_21__q;
-        end
-        if (row_pick__onehot[22]) begin
-            row_region_22 = vreg_22__q;
-            row_sub_22 = vsub_22__q;
-        end
-        if (row_pick__onehot[23]) begin
-            row_region_23 = vreg_23__q;
-            row_sub_23 = vsub_23__q;
-        end
-        row_region_0 = row_region_0 | row_region_1;
-        row_sub_0 = row_sub_0 | row_sub_1;
-        row_region_1 = row_region_2 | row_region_3;
-        row_sub_1 = row_sub_2 | row_sub_3;
-        row_region_2 = row_region_4 | row_region_5;
-        row_sub_2 = row_sub_4 | row_sub_5;
-        row_region_3 = row_region_6 | row_region_7;
-        row_sub_3 = row_sub_6 | row_sub_7;
-        row_region_4 = row_region_8 | row_region_9;
-        row_sub_4 = row_sub_8 | row_sub_9;
-        row_region_5 = row_region_10 | row_region_11;
-        row_sub_5 = row_sub_10 | row_sub_11;
-        row_region_6 = row_region_12 | row_region_13;
-        row_sub_6 = row_sub_12 | row_sub_13;
-        row_region_7 = row_region_14 | row_region_15;
-        row_sub_7 = row_sub_14 | row_sub_15;
-        row_region_8 = row_region_16 | row_region_17;
-        row_sub_8 = row_sub_16 | row_sub_17;
-        row_region_9 = row_region_18 | row_region_19;
-        row_sub_9 = row_sub_18 | row_sub_19;
-        row_region_10 = row_region_20 | row_region_21;
-        row_sub_10 = row_sub_20 | row_sub_21;
-        row_region_11 = row_region_22 | row_region_23;
-        row_sub_11 = row_sub_22 | row_sub_23;
-        row_region_12 = row_region_24 | row_region_25;
-        row_sub_12 = row_sub_24 | row_sub_25;
-        row_region_13 = row_region_26 | row_region_27;
-        row_sub_13 = row_sub_26 | row_sub_27;
-        row_region_14 = row_region_28 | row_region_29;
-        row_sub_14 = row_sub_28 | row_sub_29;
-        row_region_15 = row_region_30 | row_region_31;
-        row_sub_15 = row_sub_30 | row_sub_31;
-        row_region_0 = row_region_0 | row_region_1;
-        row_sub_0 = row_sub_0 | row_sub_1;
-        row_region_1 = row_region_2 | row_region_3;
-        row_sub_1 = row_sub_2 | row_sub_3;
-        row_region_2 = row_region_4 | row_region_5;
-        row_sub_2 = row_sub_4 | row_sub_5;
-        row_region_3 = row_region_6 | row_region_7;
-        row_sub_3 = row_sub_6 | row_sub_7;
-        row_region_4 = row_region_8 | row_region_9;
-        row_sub_4 = row_sub_8 | row_sub_9;
-        row_region_5 = row_region_10 | row_region_11;
-        row_sub_5 = row_sub_10 | row_sub_11;
-        row_region_6 = row_region_12 | row_region_13;
-        row_sub_6 = row_sub_12 | row_sub_13;
-        row_region_7 = row_region_14 | row_region_15;
-        row_sub_7 = row_sub_14 | row_sub_15;
-        row_region_0 = row_region_0 | row_region_1;
-        row_sub_0 = row_sub_0 | row_sub_1;
-        row_region_1 = row_region_2 | row_region_3;
-        row_sub_1 = row_sub_2 | row_sub_3;
-        row_region_2 = row_region_4 | row_region_5;
-        row_sub_2 = row_sub_4 | row_sub_5;
-        row_region_3 = row_region_6 | row_region_7;
-        row_sub_3 = row_sub_6 | row_sub_7;
-        row_region_0 = row_region_0 | row_region_1;
-        row_sub_0 = row_sub_0 | row_sub_1;
-        row_region_1 = row_region_2 | row_region_3;
-        row_sub_1 = row_sub_2 | row_sub_3;
-        row_region_0 = row_region_0 | row_region_1;
-        row_sub_0 = row_sub_0 | row_sub_1;
-        unit_0__region_a = row_region_0;
-        unit_0__sub_a = row_sub_0;
+        row_region__sel = row_pick__onehot;
+        row_sub__sel = row_pick__onehot;
+        row_region__data_0 = vreg_0__q;
+        row_sub__data_0 = vsub_0__q;
+        row_region__data_1 = vreg_1__q;
+        row_sub__data_1 = vsub_1__q;
+        row_region__data_2 = vreg_2__q;
+        row_sub__data_2 = vsub_2__q;
+        row_region__data_3 = vreg_3__q;
+        row_sub__data_3 = vsub_3__q;
+        row_region__data_4 = vreg_4__q;
+        row_sub__data_4 = vsub_4__q;
+        row_region__data_5 = vreg_5__q;
+        row_sub__data_5 = vsub_5__q;
+        row_region__data_6 = vreg_6__q;
+        row_sub__data_6 = vsub_6__q;
+        row_region__data_7 = vreg_7__q;
+        row_sub__data_7 = vsub_7__q;
+        row_region__data_8 = vreg_8__q;
+        row_sub__data_8 = vsub_8__q;
+        row_region__data_9 = vreg_9__q;
+        row_sub__data_9 = vsub_9__q;
+        row_region__data_10 = vreg_10__q;
+        row_sub__data_10 = vsub_10__q;
+        row_region__data_11 = vreg_11__q;
+        row_sub__data_11 = vsub_11__q;
+        row_region__data_12 = vreg_12__q;
+        row_sub__data_12 = vsub_12__q;
+        row_region__data_13 = vreg_13__q;
+        row_sub__data_13 = vsub_13__q;
+        row_region__data_14 = vreg_14__q;
+        row_sub__data_14 = vsub_14__q;
+        row_region__data_15 = vreg_15__q;
+        row_sub__data_15 = vsub_15__q;
+        row_region__data_16 = vreg_16__q;
+        row_sub__data_16 = vsub_16__q;
+        row_region__data_17 = vreg_17__q;
+        row_sub__data_17 = vsub_17__q;
+        row_region__data_18 = vreg_18__q;
+        row_sub__data_18 = vsub_18__q;
+        row_region__data_19 = vreg_19__q;
+        row_sub__data_19 = vsub_19__q;
+        row_region__data_20 = vreg_20__q;
+        row_sub__data_20 = vsub_20__q;
+        row_region__data_21 = vreg_21__q;
+        row_sub__data_21 = vsub_21__q;
+        row_region__data_22 = vreg_22__q;
+        row_sub__data_22 = vsub_22__q;
+        row_region__data_23 = vreg_23__q;
+        row_sub__data_23 = vsub_23__q;
+        unit_0__region_a = row_region__out;
+        unit_0__sub_a = row_sub__out;
         unit_0__region_b = vreg_0__q;
         unit_0__sub_b = vsub_0__q;
-        unit_1__region_a = row_region_0;
-        unit_1__sub_a = row_sub_0;
+        unit_1__region_a = row_region__out;
+        unit_1__sub_a = row_sub__out;
         unit_1__region_b = vreg_1__q;
         unit_1__sub_b = vsub_1__q;
-        unit_2__region_a = row_region_0;
-        unit_2__sub_a = row_sub_0;
+        unit_2__region_a = row_region__out;
+        unit_2__sub_a = row_sub__out;
         unit_2__region_b = vreg_2__q;
         unit_2__sub_b = vsub_2__q;
-        unit_3__region_a = row_region_0;
-        unit_3__sub_a = row_sub_0;
+        unit_3__region_a = row_region__out;
+        unit_3__sub_a = row_sub__out;
         unit_3__region_b = vreg_3__q;
         unit_3__sub_b = vsub_3__q;
-        unit_4__region_a = row_region_0;
-        unit_4__sub_a = row_sub_0;
+        unit_4__region_a = row_region__out;
+        unit_4__sub_a = row_sub__out;
         unit_4__region_b = vreg_4__q;
         unit_4__sub_b = vsub_4__q;
-        unit_5__region_a = row_region_0;
-        unit_5__sub_a = row_sub_0;
+        unit_5__region_a = row_region__out;
+        unit_5__sub_a = row_sub__out;
         unit_5__region_b = vreg_5__q;
         unit_5__sub_b = vsub_5__q;
-        unit_6__region_a = row_region_0;
-        unit_6__sub_a = row_sub_0;
+        unit_6__region_a = row_region__out;
+        unit_6__sub_a = row_sub__out;
         unit_6__region_b = vreg_6__q;
         unit_6__sub_b = vsub_6__q;
-        unit_7__region_a = row_region_0;
-        unit_7__sub_a = row_sub_0;
+        unit_7__region_a = row_region__out;
+        unit_7__sub_a = row_sub__out;
         unit_7__region_b = vreg_7__q;
         unit_7__sub_b = vsub_7__q;
-        unit_8__region_a = row_region_0;
-        unit_8__sub_a = row_sub_0;
+        unit_8__region_a = row_region__out;
+        unit_8__sub_a = row_sub__out;
         unit_8__region_b = vreg_8__q;
         unit_8__sub_b = vsub_8__q;
-        unit_9__region_a = row_region_0;
-        unit_9__sub_a = row_sub_0;
+        unit_9__region_a = row_region__out;
+        unit_9__sub_a = row_sub__out;
         unit_9__region_b = vreg_9__q;
         unit_9__sub_b = vsub_9__q;
-        unit_10__region_a = row_region_0;
-        unit_10__sub_a = row_sub_0;
+        unit_10__region_a = row_region__out;
+        unit_10__sub_a = row_sub__out;
         unit_10__region_b = vreg_10__q;
         unit_10__sub_b = vsub_10__q;
-        unit_11__region_a = row_region_0;
-        unit_11__sub_a = row_sub_0;
+        unit_11__region_a = row_region__out;
+        unit_11__sub_a = row_sub__out;
         unit_11__region_b = vreg_11__q;
         unit_11__sub_b = vsub_11__q;
-        unit_12__region_a = row_region_0;
-        unit_12__sub_a = row_sub_0;
+        unit_12__region_a = row_region__out;
+        unit_12__sub_a = row_sub__out;
         unit_12__region_b = vreg_12__q;
         unit_12__sub_b = vsub_12__q;
-        unit_13__region_a = row_region_0;
-        unit_13__sub_a = row_sub_0;
+        unit_13__region_a = row_region__out;
+        unit_13__sub_a = row_sub__out;
         unit_13__region_b = vreg_13__q;
         unit_13__sub_b = vsub_13__q;
-        unit_14__region_a = row_region_0;
-        unit_14__sub_a = row_sub_0;
+        unit_14__region_a = row_region__out;
+        unit_14__sub_a = row_sub__out;
         unit_14__region_b = vreg_14__q;
         unit_14__sub_b = vsub_14__q;
-        unit_15__region_a = row_region_0;
-        unit_15__sub_a = row_sub_0;
+        unit_15__region_a = row_region__out;
+        unit_15__sub_a = row_sub__out;
         unit_15__region_b = vreg_15__q;
         unit_15__sub_b = vsub_15__q;
-        unit_16__region_a = row_region_0;
-        unit_16__sub_a = row_sub_0;
+        unit_16__region_a = row_region__out;
+        unit_16__sub_a = row_sub__out;
         unit_16__region_b = vreg_16__q;
         unit_16__sub_b = vsub_16__q;
-        unit_17__region_a = row_region_0;
-        unit_17__sub_a = row_sub_0;
+        unit_17__region_a = row_region__out;
+        unit_17__sub_a = row_sub__out;
         unit_17__region_b = vreg_17__q;
         unit_17__sub_b = vsub_17__q;
-        unit_18__region_a = row_region_0;
-        unit_18__sub_a = row_sub_0;
+        unit_18__region_a = row_region__out;
+        unit_18__sub_a = row_sub__out;
         unit_18__region_b = vreg_18__q;
         unit_18__sub_b = vsub_18__q;
-        unit_19__region_a = row_region_0;
-        unit_19__sub_a = row_sub_0;
+        unit_19__region_a = row_region__out;
+        unit_19__sub_a = row_sub__out;
         unit_19__region_b = vreg_19__q;
         unit_19__sub_b = vsub_19__q;
-        unit_20__region_a = row_region_0;
-        unit_20__sub_a = row_sub_0;
+        unit_20__region_a = row_region__out;
+        unit_20__sub_a = row_sub__out;
         unit_20__region_b = vreg_20__q;
         unit_20__sub_b = vsub_20__q;
-        unit_21__region_a = row_region_0;
-        unit_21__sub_a = row_sub_0;
+        unit_21__region_a = row_region__out;
+        unit_21__sub_a = row_sub__out;
         unit_21__region_b = vreg_21__q;
         unit_21__sub_b = vsub_21__q;
-        unit_22__region_a = row_region_0;
-        unit_22__sub_a = row_sub_0;
+        unit_22__region_a = row_region__out;
+        unit_22__sub_a = row_sub__out;
         unit_22__region_b = vreg_22__q;
         unit_22__sub_b = vsub_22__q;
-        unit_23__region_a = row_region_0;
-        unit_23__sub_a = row_sub_0;
+        unit_23__region_a = row_region__out;
+        unit_23__sub_a = row_sub__out;
         unit_23__region_b = vreg_23__q;
         unit_23__sub_b = vsub_23__q;
         tri_0__d = tri_0__q;
@@ -35301,6 +38863,426 @@ module locality_degree_base_fermi__row_pick(req,valid,onehot,index);
     end
     
 endmodule // locality_degree_base_fermi__row_pick
+
+// locality_degree_base_fermi__row_region: a sub-block, field `row_region` of `locality_degree_base_fermi`; 1 instance.
+module locality_degree_base_fermi__row_region(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,data_8,data_9,data_10,data_11,data_12,data_13,data_14,data_15,data_16,data_17,data_18,data_19,data_20,data_21,data_22,data_23,out);
+    
+    // Module arguments
+    input wire  [23:0] sel;
+    input wire  [54:0] data_0;
+    input wire  [54:0] data_1;
+    input wire  [54:0] data_2;
+    input wire  [54:0] data_3;
+    input wire  [54:0] data_4;
+    input wire  [54:0] data_5;
+    input wire  [54:0] data_6;
+    input wire  [54:0] data_7;
+    input wire  [54:0] data_8;
+    input wire  [54:0] data_9;
+    input wire  [54:0] data_10;
+    input wire  [54:0] data_11;
+    input wire  [54:0] data_12;
+    input wire  [54:0] data_13;
+    input wire  [54:0] data_14;
+    input wire  [54:0] data_15;
+    input wire  [54:0] data_16;
+    input wire  [54:0] data_17;
+    input wire  [54:0] data_18;
+    input wire  [54:0] data_19;
+    input wire  [54:0] data_20;
+    input wire  [54:0] data_21;
+    input wire  [54:0] data_22;
+    input wire  [54:0] data_23;
+    output reg  [54:0] out;
+    
+    // Constant declarations
+    localparam  zero_w = 55'h0;
+    
+    // Local signals
+    reg  [54:0] node_0;
+    reg  [54:0] node_1;
+    reg  [54:0] node_2;
+    reg  [54:0] node_3;
+    reg  [54:0] node_4;
+    reg  [54:0] node_5;
+    reg  [54:0] node_6;
+    reg  [54:0] node_7;
+    reg  [54:0] node_8;
+    reg  [54:0] node_9;
+    reg  [54:0] node_10;
+    reg  [54:0] node_11;
+    reg  [54:0] node_12;
+    reg  [54:0] node_13;
+    reg  [54:0] node_14;
+    reg  [54:0] node_15;
+    reg  [54:0] node_16;
+    reg  [54:0] node_17;
+    reg  [54:0] node_18;
+    reg  [54:0] node_19;
+    reg  [54:0] node_20;
+    reg  [54:0] node_21;
+    reg  [54:0] node_22;
+    reg  [54:0] node_23;
+    reg  [54:0] node_24;
+    reg  [54:0] node_25;
+    reg  [54:0] node_26;
+    reg  [54:0] node_27;
+    reg  [54:0] node_28;
+    reg  [54:0] node_29;
+    reg  [54:0] node_30;
+    reg  [54:0] node_31;
+    
+    // Update code
+    always @(*) begin
+        node_0 = zero_w;
+        node_1 = zero_w;
+        node_2 = zero_w;
+        node_3 = zero_w;
+        node_4 = zero_w;
+        node_5 = zero_w;
+        node_6 = zero_w;
+        node_7 = zero_w;
+        node_8 = zero_w;
+        node_9 = zero_w;
+        node_10 = zero_w;
+        node_11 = zero_w;
+        node_12 = zero_w;
+        node_13 = zero_w;
+        node_14 = zero_w;
+        node_15 = zero_w;
+        node_16 = zero_w;
+        node_17 = zero_w;
+        node_18 = zero_w;
+        node_19 = zero_w;
+        node_20 = zero_w;
+        node_21 = zero_w;
+        node_22 = zero_w;
+        node_23 = zero_w;
+        node_24 = zero_w;
+        node_25 = zero_w;
+        node_26 = zero_w;
+        node_27 = zero_w;
+        node_28 = zero_w;
+        node_29 = zero_w;
+        node_30 = zero_w;
+        node_31 = zero_w;
+        if (sel[0]) begin
+            node_0 = data_0;
+        end
+        if (sel[1]) begin
+            node_1 = data_1;
+        end
+        if (sel[2]) begin
+            node_2 = data_2;
+        end
+        if (sel[3]) begin
+            node_3 = data_3;
+        end
+        if (sel[4]) begin
+            node_4 = data_4;
+        end
+        if (sel[5]) begin
+            node_5 = data_5;
+        end
+        if (sel[6]) begin
+            node_6 = data_6;
+        end
+        if (sel[7]) begin
+            node_7 = data_7;
+        end
+        if (sel[8]) begin
+            node_8 = data_8;
+        end
+        if (sel[9]) begin
+            node_9 = data_9;
+        end
+        if (sel[10]) begin
+            node_10 = data_10;
+        end
+        if (sel[11]) begin
+            node_11 = data_11;
+        end
+        if (sel[12]) begin
+            node_12 = data_12;
+        end
+        if (sel[13]) begin
+            node_13 = data_13;
+        end
+        if (sel[14]) begin
+            node_14 = data_14;
+        end
+        if (sel[15]) begin
+            node_15 = data_15;
+        end
+        if (sel[16]) begin
+            node_16 = data_16;
+        end
+        if (sel[17]) begin
+            node_17 = data_17;
+        end
+        if (sel[18]) begin
+            node_18 = data_18;
+        end
+        if (sel[19]) begin
+            node_19 = data_19;
+        end
+        if (sel[20]) begin
+            node_20 = data_20;
+        end
+        if (sel[21]) begin
+            node_21 = data_21;
+        end
+        if (sel[22]) begin
+            node_22 = data_22;
+        end
+        if (sel[23]) begin
+            node_23 = data_23;
+        end
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_2 = node_4 | node_5;
+        node_3 = node_6 | node_7;
+        node_4 = node_8 | node_9;
+        node_5 = node_10 | node_11;
+        node_6 = node_12 | node_13;
+        node_7 = node_14 | node_15;
+        node_8 = node_16 | node_17;
+        node_9 = node_18 | node_19;
+        node_10 = node_20 | node_21;
+        node_11 = node_22 | node_23;
+        node_12 = node_24 | node_25;
+        node_13 = node_26 | node_27;
+        node_14 = node_28 | node_29;
+        node_15 = node_30 | node_31;
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_2 = node_4 | node_5;
+        node_3 = node_6 | node_7;
+        node_4 = node_8 | node_9;
+        node_5 = node_10 | node_11;
+        node_6 = node_12 | node_13;
+        node_7 = node_14 | node_15;
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_2 = node_4 | node_5;
+        node_3 = node_6 | node_7;
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_0 = node_0 | node_1;
+        out = node_0;
+    end
+    
+endmodule // locality_degree_base_fermi__row_region
+
+// locality_degree_base_fermi__row_sub: a sub-block, field `row_sub` of `locality_degree_base_fermi`; 1 instance.
+module locality_degree_base_fermi__row_sub(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,data_8,data_9,data_10,data_11,data_12,data_13,data_14,data_15,data_16,data_17,data_18,data_19,data_20,data_21,data_22,data_23,out);
+    
+    // Module arguments
+    input wire  [23:0] sel;
+    input wire  [79:0] data_0;
+    input wire  [79:0] data_1;
+    input wire  [79:0] data_2;
+    input wire  [79:0] data_3;
+    input wire  [79:0] data_4;
+    input wire  [79:0] data_5;
+    input wire  [79:0] data_6;
+    input wire  [79:0] data_7;
+    input wire  [79:0] data_8;
+    input wire  [79:0] data_9;
+    input wire  [79:0] data_10;
+    input wire  [79:0] data_11;
+    input wire  [79:0] data_12;
+    input wire  [79:0] data_13;
+    input wire  [79:0] data_14;
+    input wire  [79:0] data_15;
+    input wire  [79:0] data_16;
+    input wire  [79:0] data_17;
+    input wire  [79:0] data_18;
+    input wire  [79:0] data_19;
+    input wire  [79:0] data_20;
+    input wire  [79:0] data_21;
+    input wire  [79:0] data_22;
+    input wire  [79:0] data_23;
+    output reg  [79:0] out;
+    
+    // Constant declarations
+    localparam  zero_w = 80'h0;
+    
+    // Local signals
+    reg  [79:0] node_0;
+    reg  [79:0] node_1;
+    reg  [79:0] node_2;
+    reg  [79:0] node_3;
+    reg  [79:0] node_4;
+    reg  [79:0] node_5;
+    reg  [79:0] node_6;
+    reg  [79:0] node_7;
+    reg  [79:0] node_8;
+    reg  [79:0] node_9;
+    reg  [79:0] node_10;
+    reg  [79:0] node_11;
+    reg  [79:0] node_12;
+    reg  [79:0] node_13;
+    reg  [79:0] node_14;
+    reg  [79:0] node_15;
+    reg  [79:0] node_16;
+    reg  [79:0] node_17;
+    reg  [79:0] node_18;
+    reg  [79:0] node_19;
+    reg  [79:0] node_20;
+    reg  [79:0] node_21;
+    reg  [79:0] node_22;
+    reg  [79:0] node_23;
+    reg  [79:0] node_24;
+    reg  [79:0] node_25;
+    reg  [79:0] node_26;
+    reg  [79:0] node_27;
+    reg  [79:0] node_28;
+    reg  [79:0] node_29;
+    reg  [79:0] node_30;
+    reg  [79:0] node_31;
+    
+    // Update code
+    always @(*) begin
+        node_0 = zero_w;
+        node_1 = zero_w;
+        node_2 = zero_w;
+        node_3 = zero_w;
+        node_4 = zero_w;
+        node_5 = zero_w;
+        node_6 = zero_w;
+        node_7 = zero_w;
+        node_8 = zero_w;
+        node_9 = zero_w;
+        node_10 = zero_w;
+        node_11 = zero_w;
+        node_12 = zero_w;
+        node_13 = zero_w;
+        node_14 = zero_w;
+        node_15 = zero_w;
+        node_16 = zero_w;
+        node_17 = zero_w;
+        node_18 = zero_w;
+        node_19 = zero_w;
+        node_20 = zero_w;
+        node_21 = zero_w;
+        node_22 = zero_w;
+        node_23 = zero_w;
+        node_24 = zero_w;
+        node_25 = zero_w;
+        node_26 = zero_w;
+        node_27 = zero_w;
+        node_28 = zero_w;
+        node_29 = zero_w;
+        node_30 = zero_w;
+        node_31 = zero_w;
+        if (sel[0]) begin
+            node_0 = data_0;
+        end
+        if (sel[1]) begin
+            node_1 = data_1;
+        end
+        if (sel[2]) begin
+            node_2 = data_2;
+        end
+        if (sel[3]) begin
+            node_3 = data_3;
+        end
+        if (sel[4]) begin
+            node_4 = data_4;
+        end
+        if (sel[5]) begin
+            node_5 = data_5;
+        end
+        if (sel[6]) begin
+            node_6 = data_6;
+        end
+        if (sel[7]) begin
+            node_7 = data_7;
+        end
+        if (sel[8]) begin
+            node_8 = data_8;
+        end
+        if (sel[9]) begin
+            node_9 = data_9;
+        end
+        if (sel[10]) begin
+            node_10 = data_10;
+        end
+        if (sel[11]) begin
+            node_11 = data_11;
+        end
+        if (sel[12]) begin
+            node_12 = data_12;
+        end
+        if (sel[13]) begin
+            node_13 = data_13;
+        end
+        if (sel[14]) begin
+            node_14 = data_14;
+        end
+        if (sel[15]) begin
+            node_15 = data_15;
+        end
+        if (sel[16]) begin
+            node_16 = data_16;
+        end
+        if (sel[17]) begin
+            node_17 = data_17;
+        end
+        if (sel[18]) begin
+            node_18 = data_18;
+        end
+        if (sel[19]) begin
+            node_19 = data_19;
+        end
+        if (sel[20]) begin
+            node_20 = data_20;
+        end
+        if (sel[21]) begin
+            node_21 = data_21;
+        end
+        if (sel[22]) begin
+            node_22 = data_22;
+        end
+        if (sel[23]) begin
+            node_23 = data_23;
+        end
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_2 = node_4 | node_5;
+        node_3 = node_6 | node_7;
+        node_4 = node_8 | node_9;
+        node_5 = node_10 | node_11;
+        node_6 = node_12 | node_13;
+        node_7 = node_14 | node_15;
+        node_8 = node_16 | node_17;
+        node_9 = node_18 | node_19;
+        node_10 = node_20 | node_21;
+        node_11 = node_22 | node_23;
+        node_12 = node_24 | node_25;
+        node_13 = node_26 | node_27;
+        node_14 = node_28 | node_29;
+        node_15 = node_30 | node_31;
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_2 = node_4 | node_5;
+        node_3 = node_6 | node_7;
+        node_4 = node_8 | node_9;
+        node_5 = node_10 | node_11;
+        node_6 = node_12 | node_13;
+        node_7 = node_14 | node_15;
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_2 = node_4 | node_5;
+        node_3 = node_6 | node_7;
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_0 = node_0 | node_1;
+        out = node_0;
+    end
+    
+endmodule // locality_degree_base_fermi__row_sub
 
 // locality_degree_base_fermi__score: a register (rust-hdl DFF), field `score` of `locality_degree_base_fermi`; 24 instances (one per array element).
 module locality_degree_base_fermi__score(d,q,clock);

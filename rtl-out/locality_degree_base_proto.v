@@ -70,8 +70,6 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
     localparam  zero_pb = 4'h0;
     localparam  one_pb = 4'h1;
     localparam  zero_sb = 9'b0;
-    localparam  zero_region = 55'h0;
-    localparam  zero_sub = 80'h0;
     localparam  one5 = 5'b1;
     localparam  two5 = 5'b10;
     localparam  gap_max = 5'b11111;
@@ -622,6 +620,62 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
     wire  [2:0] row_pick__index;
     // verilator lint_on UNUSEDSIGNAL
     // verilator lint_off UNOPTFLAT
+    reg  [7:0] row_region__sel;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] row_region__data_7;
+    // verilator lint_on UNOPTFLAT
+    wire  [54:0] row_region__out;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] row_sub__sel;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] row_sub__data_7;
+    // verilator lint_on UNOPTFLAT
+    wire  [79:0] row_sub__out;
+    // verilator lint_off UNOPTFLAT
     reg  [54:0] unit_0__region_a;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -963,6 +1017,174 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [6:0] deg_last_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_48;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_49;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_50;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_51;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_52;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_53;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_54;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_55;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_56;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_57;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_58;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_59;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_60;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_61;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_62;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] deg_last_63;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] wbeats_0;
@@ -1436,54 +1658,6 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
     reg  [6:0] acc_leaf;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [54:0] row_region_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] row_sub_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [4:0] add;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -1866,6 +2040,30 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         .valid(row_pick__valid),
         .onehot(row_pick__onehot),
         .index(row_pick__index)
+    );
+    locality_degree_base_proto__row_region row_region(
+        .sel(row_region__sel),
+        .data_0(row_region__data_0),
+        .data_1(row_region__data_1),
+        .data_2(row_region__data_2),
+        .data_3(row_region__data_3),
+        .data_4(row_region__data_4),
+        .data_5(row_region__data_5),
+        .data_6(row_region__data_6),
+        .data_7(row_region__data_7),
+        .out(row_region__out)
+    );
+    locality_degree_base_proto__row_sub row_sub(
+        .sel(row_sub__sel),
+        .data_0(row_sub__data_0),
+        .data_1(row_sub__data_1),
+        .data_2(row_sub__data_2),
+        .data_3(row_sub__data_3),
+        .data_4(row_sub__data_4),
+        .data_5(row_sub__data_5),
+        .data_6(row_sub__data_6),
+        .data_7(row_sub__data_7),
+        .out(row_sub__out)
     );
     locality_degree_base_proto__unit unit_0(
         .region_a(unit_0__region_a),
@@ -2446,6 +2644,704 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         if (above_n_7[7]) begin
             deg_63 = tri_0__q;
         end
+        staying = act__q & ~long_stall;
+        acc_leaf = zero7;
+        acc_0 = zero_sb;
+        deg_last_0 = zero7;
+        acc_1 = zero_sb;
+        deg_last_1 = zero7;
+        acc_2 = zero_sb;
+        deg_last_2 = zero7;
+        acc_3 = zero_sb;
+        deg_last_3 = zero7;
+        acc_4 = zero_sb;
+        deg_last_4 = zero7;
+        acc_5 = zero_sb;
+        deg_last_5 = zero7;
+        acc_6 = zero_sb;
+        deg_last_6 = zero7;
+        acc_7 = zero_sb;
+        deg_last_7 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_0;
+            acc_0 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_0 = deg_0;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_1;
+            acc_1 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_1 = deg_1;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_2;
+            acc_2 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_2 = deg_2;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_3;
+            acc_3 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_3 = deg_3;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_4;
+            acc_4 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_4 = deg_4;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_5;
+            acc_5 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_5 = deg_5;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_6;
+            acc_6 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_6 = deg_6;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_7;
+            acc_7 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_7 = deg_7;
+        end
+        acc_0 = acc_0 + acc_1;
+        deg_last_0 = deg_last_0 | deg_last_1;
+        acc_1 = acc_2 + acc_3;
+        deg_last_1 = deg_last_2 | deg_last_3;
+        acc_2 = acc_4 + acc_5;
+        deg_last_2 = deg_last_4 | deg_last_5;
+        acc_3 = acc_6 + acc_7;
+        deg_last_3 = deg_last_6 | deg_last_7;
+        acc_0 = acc_0 + acc_1;
+        deg_last_0 = deg_last_0 | deg_last_1;
+        acc_1 = acc_2 + acc_3;
+        deg_last_1 = deg_last_2 | deg_last_3;
+        acc_0 = acc_0 + acc_1;
+        deg_last_0 = deg_last_0 | deg_last_1;
+        score_0__d = acc_0;
+        acc_8 = zero_sb;
+        deg_last_8 = zero7;
+        acc_9 = zero_sb;
+        deg_last_9 = zero7;
+        acc_10 = zero_sb;
+        deg_last_10 = zero7;
+        acc_11 = zero_sb;
+        deg_last_11 = zero7;
+        acc_12 = zero_sb;
+        deg_last_12 = zero7;
+        acc_13 = zero_sb;
+        deg_last_13 = zero7;
+        acc_14 = zero_sb;
+        deg_last_14 = zero7;
+        acc_15 = zero_sb;
+        deg_last_15 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_8;
+            acc_8 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_8 = deg_8;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_9;
+            acc_9 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_9 = deg_9;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_10;
+            acc_10 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_10 = deg_10;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_11;
+            acc_11 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_11 = deg_11;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_12;
+            acc_12 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_12 = deg_12;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_13;
+            acc_13 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_13 = deg_13;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_14;
+            acc_14 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_14 = deg_14;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_15;
+            acc_15 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_15 = deg_15;
+        end
+        acc_8 = acc_8 + acc_9;
+        deg_last_8 = deg_last_8 | deg_last_9;
+        acc_9 = acc_10 + acc_11;
+        deg_last_9 = deg_last_10 | deg_last_11;
+        acc_10 = acc_12 + acc_13;
+        deg_last_10 = deg_last_12 | deg_last_13;
+        acc_11 = acc_14 + acc_15;
+        deg_last_11 = deg_last_14 | deg_last_15;
+        acc_8 = acc_8 + acc_9;
+        deg_last_8 = deg_last_8 | deg_last_9;
+        acc_9 = acc_10 + acc_11;
+        deg_last_9 = deg_last_10 | deg_last_11;
+        acc_8 = acc_8 + acc_9;
+        deg_last_8 = deg_last_8 | deg_last_9;
+        score_1__d = acc_8;
+        acc_16 = zero_sb;
+        deg_last_16 = zero7;
+        acc_17 = zero_sb;
+        deg_last_17 = zero7;
+        acc_18 = zero_sb;
+        deg_last_18 = zero7;
+        acc_19 = zero_sb;
+        deg_last_19 = zero7;
+        acc_20 = zero_sb;
+        deg_last_20 = zero7;
+        acc_21 = zero_sb;
+        deg_last_21 = zero7;
+        acc_22 = zero_sb;
+        deg_last_22 = zero7;
+        acc_23 = zero_sb;
+        deg_last_23 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_16;
+            acc_16 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_16 = deg_16;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_17;
+            acc_17 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_17 = deg_17;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_18;
+            acc_18 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_18 = deg_18;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_19;
+            acc_19 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_19 = deg_19;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_20;
+            acc_20 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_20 = deg_20;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_21;
+            acc_21 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_21 = deg_21;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_22;
+            acc_22 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_22 = deg_22;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_23;
+            acc_23 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_23 = deg_23;
+        end
+        acc_16 = acc_16 + acc_17;
+        deg_last_16 = deg_last_16 | deg_last_17;
+        acc_17 = acc_18 + acc_19;
+        deg_last_17 = deg_last_18 | deg_last_19;
+        acc_18 = acc_20 + acc_21;
+        deg_last_18 = deg_last_20 | deg_last_21;
+        acc_19 = acc_22 + acc_23;
+        deg_last_19 = deg_last_22 | deg_last_23;
+        acc_16 = acc_16 + acc_17;
+        deg_last_16 = deg_last_16 | deg_last_17;
+        acc_17 = acc_18 + acc_19;
+        deg_last_17 = deg_last_18 | deg_last_19;
+        acc_16 = acc_16 + acc_17;
+        deg_last_16 = deg_last_16 | deg_last_17;
+        score_2__d = acc_16;
+        acc_24 = zero_sb;
+        deg_last_24 = zero7;
+        acc_25 = zero_sb;
+        deg_last_25 = zero7;
+        acc_26 = zero_sb;
+        deg_last_26 = zero7;
+        acc_27 = zero_sb;
+        deg_last_27 = zero7;
+        acc_28 = zero_sb;
+        deg_last_28 = zero7;
+        acc_29 = zero_sb;
+        deg_last_29 = zero7;
+        acc_30 = zero_sb;
+        deg_last_30 = zero7;
+        acc_31 = zero_sb;
+        deg_last_31 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_24;
+            acc_24 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_24 = deg_24;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_25;
+            acc_25 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_25 = deg_25;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_26;
+            acc_26 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_26 = deg_26;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_27;
+            acc_27 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_27 = deg_27;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_28;
+            acc_28 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_28 = deg_28;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_29;
+            acc_29 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_29 = deg_29;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_30;
+            acc_30 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_30 = deg_30;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_31;
+            acc_31 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_31 = deg_31;
+        end
+        acc_24 = acc_24 + acc_25;
+        deg_last_24 = deg_last_24 | deg_last_25;
+        acc_25 = acc_26 + acc_27;
+        deg_last_25 = deg_last_26 | deg_last_27;
+        acc_26 = acc_28 + acc_29;
+        deg_last_26 = deg_last_28 | deg_last_29;
+        acc_27 = acc_30 + acc_31;
+        deg_last_27 = deg_last_30 | deg_last_31;
+        acc_24 = acc_24 + acc_25;
+        deg_last_24 = deg_last_24 | deg_last_25;
+        acc_25 = acc_26 + acc_27;
+        deg_last_25 = deg_last_26 | deg_last_27;
+        acc_24 = acc_24 + acc_25;
+        deg_last_24 = deg_last_24 | deg_last_25;
+        score_3__d = acc_24;
+        acc_32 = zero_sb;
+        deg_last_32 = zero7;
+        acc_33 = zero_sb;
+        deg_last_33 = zero7;
+        acc_34 = zero_sb;
+        deg_last_34 = zero7;
+        acc_35 = zero_sb;
+        deg_last_35 = zero7;
+        acc_36 = zero_sb;
+        deg_last_36 = zero7;
+        acc_37 = zero_sb;
+        deg_last_37 = zero7;
+        acc_38 = zero_sb;
+        deg_last_38 = zero7;
+        acc_39 = zero_sb;
+        deg_last_39 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_32;
+            acc_32 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_32 = deg_32;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_33;
+            acc_33 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_33 = deg_33;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_34;
+            acc_34 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_34 = deg_34;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_35;
+            acc_35 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_35 = deg_35;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_36;
+            acc_36 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_36 = deg_36;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_37;
+            acc_37 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_37 = deg_37;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_38;
+            acc_38 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_38 = deg_38;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_39;
+            acc_39 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_39 = deg_39;
+        end
+        acc_32 = acc_32 + acc_33;
+        deg_last_32 = deg_last_32 | deg_last_33;
+        acc_33 = acc_34 + acc_35;
+        deg_last_33 = deg_last_34 | deg_last_35;
+        acc_34 = acc_36 + acc_37;
+        deg_last_34 = deg_last_36 | deg_last_37;
+        acc_35 = acc_38 + acc_39;
+        deg_last_35 = deg_last_38 | deg_last_39;
+        acc_32 = acc_32 + acc_33;
+        deg_last_32 = deg_last_32 | deg_last_33;
+        acc_33 = acc_34 + acc_35;
+        deg_last_33 = deg_last_34 | deg_last_35;
+        acc_32 = acc_32 + acc_33;
+        deg_last_32 = deg_last_32 | deg_last_33;
+        score_4__d = acc_32;
+        acc_40 = zero_sb;
+        deg_last_40 = zero7;
+        acc_41 = zero_sb;
+        deg_last_41 = zero7;
+        acc_42 = zero_sb;
+        deg_last_42 = zero7;
+        acc_43 = zero_sb;
+        deg_last_43 = zero7;
+        acc_44 = zero_sb;
+        deg_last_44 = zero7;
+        acc_45 = zero_sb;
+        deg_last_45 = zero7;
+        acc_46 = zero_sb;
+        deg_last_46 = zero7;
+        acc_47 = zero_sb;
+        deg_last_47 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_40;
+            acc_40 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_40 = deg_40;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_41;
+            acc_41 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_41 = deg_41;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_42;
+            acc_42 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_42 = deg_42;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_43;
+            acc_43 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_43 = deg_43;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_44;
+            acc_44 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_44 = deg_44;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_45;
+            acc_45 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_45 = deg_45;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_46;
+            acc_46 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_46 = deg_46;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_47;
+            acc_47 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_47 = deg_47;
+        end
+        acc_40 = acc_40 + acc_41;
+        deg_last_40 = deg_last_40 | deg_last_41;
+        acc_41 = acc_42 + acc_43;
+        deg_last_41 = deg_last_42 | deg_last_43;
+        acc_42 = acc_44 + acc_45;
+        deg_last_42 = deg_last_44 | deg_last_45;
+        acc_43 = acc_46 + acc_47;
+        deg_last_43 = deg_last_46 | deg_last_47;
+        acc_40 = acc_40 + acc_41;
+        deg_last_40 = deg_last_40 | deg_last_41;
+        acc_41 = acc_42 + acc_43;
+        deg_last_41 = deg_last_42 | deg_last_43;
+        acc_40 = acc_40 + acc_41;
+        deg_last_40 = deg_last_40 | deg_last_41;
+        score_5__d = acc_40;
+        acc_48 = zero_sb;
+        deg_last_48 = zero7;
+        acc_49 = zero_sb;
+        deg_last_49 = zero7;
+        acc_50 = zero_sb;
+        deg_last_50 = zero7;
+        acc_51 = zero_sb;
+        deg_last_51 = zero7;
+        acc_52 = zero_sb;
+        deg_last_52 = zero7;
+        acc_53 = zero_sb;
+        deg_last_53 = zero7;
+        acc_54 = zero_sb;
+        deg_last_54 = zero7;
+        acc_55 = zero_sb;
+        deg_last_55 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_48;
+            acc_48 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_48 = deg_48;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_49;
+            acc_49 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_49 = deg_49;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_50;
+            acc_50 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_50 = deg_50;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_51;
+            acc_51 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_51 = deg_51;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_52;
+            acc_52 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_52 = deg_52;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_53;
+            acc_53 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_53 = deg_53;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_54;
+            acc_54 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_54 = deg_54;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_55;
+            acc_55 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_55 = deg_55;
+        end
+        acc_48 = acc_48 + acc_49;
+        deg_last_48 = deg_last_48 | deg_last_49;
+        acc_49 = acc_50 + acc_51;
+        deg_last_49 = deg_last_50 | deg_last_51;
+        acc_50 = acc_52 + acc_53;
+        deg_last_50 = deg_last_52 | deg_last_53;
+        acc_51 = acc_54 + acc_55;
+        deg_last_51 = deg_last_54 | deg_last_55;
+        acc_48 = acc_48 + acc_49;
+        deg_last_48 = deg_last_48 | deg_last_49;
+        acc_49 = acc_50 + acc_51;
+        deg_last_49 = deg_last_50 | deg_last_51;
+        acc_48 = acc_48 + acc_49;
+        deg_last_48 = deg_last_48 | deg_last_49;
+        score_6__d = acc_48;
+        acc_56 = zero_sb;
+        deg_last_56 = zero7;
+        acc_57 = zero_sb;
+        deg_last_57 = zero7;
+        acc_58 = zero_sb;
+        deg_last_58 = zero7;
+        acc_59 = zero_sb;
+        deg_last_59 = zero7;
+        acc_60 = zero_sb;
+        deg_last_60 = zero7;
+        acc_61 = zero_sb;
+        deg_last_61 = zero7;
+        acc_62 = zero_sb;
+        deg_last_62 = zero7;
+        acc_63 = zero_sb;
+        deg_last_63 = zero7;
+        if (staying[0]) begin
+            acc_leaf = deg_56;
+            acc_56 = {2'd0, acc_leaf};
+        end
+        if (last__q[0]) begin
+            deg_last_56 = deg_56;
+        end
+        if (staying[1]) begin
+            acc_leaf = deg_57;
+            acc_57 = {2'd0, acc_leaf};
+        end
+        if (last__q[1]) begin
+            deg_last_57 = deg_57;
+        end
+        if (staying[2]) begin
+            acc_leaf = deg_58;
+            acc_58 = {2'd0, acc_leaf};
+        end
+        if (last__q[2]) begin
+            deg_last_58 = deg_58;
+        end
+        if (staying[3]) begin
+            acc_leaf = deg_59;
+            acc_59 = {2'd0, acc_leaf};
+        end
+        if (last__q[3]) begin
+            deg_last_59 = deg_59;
+        end
+        if (staying[4]) begin
+            acc_leaf = deg_60;
+            acc_60 = {2'd0, acc_leaf};
+        end
+        if (last__q[4]) begin
+            deg_last_60 = deg_60;
+        end
+        if (staying[5]) begin
+            acc_leaf = deg_61;
+            acc_61 = {2'd0, acc_leaf};
+        end
+        if (last__q[5]) begin
+            deg_last_61 = deg_61;
+        end
+        if (staying[6]) begin
+            acc_leaf = deg_62;
+            acc_62 = {2'd0, acc_leaf};
+        end
+        if (last__q[6]) begin
+            deg_last_62 = deg_62;
+        end
+        if (staying[7]) begin
+            acc_leaf = deg_63;
+            acc_63 = {2'd0, acc_leaf};
+        end
+        if (last__q[7]) begin
+            deg_last_63 = deg_63;
+        end
+        acc_56 = acc_56 + acc_57;
+        deg_last_56 = deg_last_56 | deg_last_57;
+        acc_57 = acc_58 + acc_59;
+        deg_last_57 = deg_last_58 | deg_last_59;
+        acc_58 = acc_60 + acc_61;
+        deg_last_58 = deg_last_60 | deg_last_61;
+        acc_59 = acc_62 + acc_63;
+        deg_last_59 = deg_last_62 | deg_last_63;
+        acc_56 = acc_56 + acc_57;
+        deg_last_56 = deg_last_56 | deg_last_57;
+        acc_57 = acc_58 + acc_59;
+        deg_last_57 = deg_last_58 | deg_last_59;
+        acc_56 = acc_56 + acc_57;
+        deg_last_56 = deg_last_56 | deg_last_57;
+        score_7__d = acc_56;
         launched = launch | launch2;
         starved = zero_n;
         starved[0] = live__q[0] & (starve_after[(32'h5)+:(3)] == zero3) & (gap_0__q > starve_after[(32'h0)+:(5)]);
@@ -2467,278 +3363,78 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         spick[6] = ready_e[6] & starved[6] & ~|(older_6__q & ready_e & starved);
         spick[7] = ready_e[7] & starved[7] & ~|(older_7__q & ready_e & starved);
         greedy = last__q & ready_e;
-        deg_last_0 = zero7;
-        if (last__q[0]) begin
-            deg_last_0 = deg_last_0 | deg_0;
-        end
-        if (last__q[1]) begin
-            deg_last_0 = deg_last_0 | deg_1;
-        end
-        if (last__q[2]) begin
-            deg_last_0 = deg_last_0 | deg_2;
-        end
-        if (last__q[3]) begin
-            deg_last_0 = deg_last_0 | deg_3;
-        end
-        if (last__q[4]) begin
-            deg_last_0 = deg_last_0 | deg_4;
-        end
-        if (last__q[5]) begin
-            deg_last_0 = deg_last_0 | deg_5;
-        end
-        if (last__q[6]) begin
-            deg_last_0 = deg_last_0 | deg_6;
-        end
-        if (last__q[7]) begin
-            deg_last_0 = deg_last_0 | deg_7;
-        end
-        deg_last_1 = zero7;
-        if (last__q[0]) begin
-            deg_last_1 = deg_last_1 | deg_8;
-        end
-        if (last__q[1]) begin
-            deg_last_1 = deg_last_1 | deg_9;
-        end
-        if (last__q[2]) begin
-            deg_last_1 = deg_last_1 | deg_10;
-        end
-        if (last__q[3]) begin
-            deg_last_1 = deg_last_1 | deg_11;
-        end
-        if (last__q[4]) begin
-            deg_last_1 = deg_last_1 | deg_12;
-        end
-        if (last__q[5]) begin
-            deg_last_1 = deg_last_1 | deg_13;
-        end
-        if (last__q[6]) begin
-            deg_last_1 = deg_last_1 | deg_14;
-        end
-        if (last__q[7]) begin
-            deg_last_1 = deg_last_1 | deg_15;
-        end
-        deg_last_2 = zero7;
-        if (last__q[0]) begin
-            deg_last_2 = deg_last_2 | deg_16;
-        end
-        if (last__q[1]) begin
-            deg_last_2 = deg_last_2 | deg_17;
-        end
-        if (last__q[2]) begin
-            deg_last_2 = deg_last_2 | deg_18;
-        end
-        if (last__q[3]) begin
-            deg_last_2 = deg_last_2 | deg_19;
-        end
-        if (last__q[4]) begin
-            deg_last_2 = deg_last_2 | deg_20;
-        end
-        if (last__q[5]) begin
-            deg_last_2 = deg_last_2 | deg_21;
-        end
-        if (last__q[6]) begin
-            deg_last_2 = deg_last_2 | deg_22;
-        end
-        if (last__q[7]) begin
-            deg_last_2 = deg_last_2 | deg_23;
-        end
-        deg_last_3 = zero7;
-        if (last__q[0]) begin
-            deg_last_3 = deg_last_3 | deg_24;
-        end
-        if (last__q[1]) begin
-            deg_last_3 = deg_last_3 | deg_25;
-        end
-        if (last__q[2]) begin
-            deg_last_3 = deg_last_3 | deg_26;
-        end
-        if (last__q[3]) begin
-            deg_last_3 = deg_last_3 | deg_27;
-        end
-        if (last__q[4]) begin
-            deg_last_3 = deg_last_3 | deg_28;
-        end
-        if (last__q[5]) begin
-            deg_last_3 = deg_last_3 | deg_29;
-        end
-        if (last__q[6]) begin
-            deg_last_3 = deg_last_3 | deg_30;
-        end
-        if (last__q[7]) begin
-            deg_last_3 = deg_last_3 | deg_31;
-        end
-        deg_last_4 = zero7;
-        if (last__q[0]) begin
-            deg_last_4 = deg_last_4 | deg_32;
-        end
-        if (last__q[1]) begin
-            deg_last_4 = deg_last_4 | deg_33;
-        end
-        if (last__q[2]) begin
-            deg_last_4 = deg_last_4 | deg_34;
-        end
-        if (last__q[3]) begin
-            deg_last_4 = deg_last_4 | deg_35;
-        end
-        if (last__q[4]) begin
-            deg_last_4 = deg_last_4 | deg_36;
-        end
-        if (last__q[5]) begin
-            deg_last_4 = deg_last_4 | deg_37;
-        end
-        if (last__q[6]) begin
-            deg_last_4 = deg_last_4 | deg_38;
-        end
-        if (last__q[7]) begin
-            deg_last_4 = deg_last_4 | deg_39;
-        end
-        deg_last_5 = zero7;
-        if (last__q[0]) begin
-            deg_last_5 = deg_last_5 | deg_40;
-        end
-        if (last__q[1]) begin
-            deg_last_5 = deg_last_5 | deg_41;
-        end
-        if (last__q[2]) begin
-            deg_last_5 = deg_last_5 | deg_42;
-        end
-        if (last__q[3]) begin
-            deg_last_5 = deg_last_5 | deg_43;
-        end
-        if (last__q[4]) begin
-            deg_last_5 = deg_last_5 | deg_44;
-        end
-        if (last__q[5]) begin
-            deg_last_5 = deg_last_5 | deg_45;
-        end
-        if (last__q[6]) begin
-            deg_last_5 = deg_last_5 | deg_46;
-        end
-        if (last__q[7]) begin
-            deg_last_5 = deg_last_5 | deg_47;
-        end
-        deg_last_6 = zero7;
-        if (last__q[0]) begin
-            deg_last_6 = deg_last_6 | deg_48;
-        end
-        if (last__q[1]) begin
-            deg_last_6 = deg_last_6 | deg_49;
-        end
-        if (last__q[2]) begin
-            deg_last_6 = deg_last_6 | deg_50;
-        end
-        if (last__q[3]) begin
-            deg_last_6 = deg_last_6 | deg_51;
-        end
-        if (last__q[4]) begin
-            deg_last_6 = deg_last_6 | deg_52;
-        end
-        if (last__q[5]) begin
-            deg_last_6 = deg_last_6 | deg_53;
-        end
-        if (last__q[6]) begin
-            deg_last_6 = deg_last_6 | deg_54;
-        end
-        if (last__q[7]) begin
-            deg_last_6 = deg_last_6 | deg_55;
-        end
-        deg_last_7 = zero7;
-        if (last__q[0]) begin
-            deg_last_7 = deg_last_7 | deg_56;
-        end
-        if (last__q[1]) begin
-            deg_last_7 = deg_last_7 | deg_57;
-        end
-        if (last__q[2]) begin
-            deg_last_7 = deg_last_7 | deg_58;
-        end
-        if (last__q[3]) begin
-            deg_last_7 = deg_last_7 | deg_59;
-        end
-        if (last__q[4]) begin
-            deg_last_7 = deg_last_7 | deg_60;
-        end
-        if (last__q[5]) begin
-            deg_last_7 = deg_last_7 | deg_61;
-        end
-        if (last__q[6]) begin
-            deg_last_7 = deg_last_7 | deg_62;
-        end
-        if (last__q[7]) begin
-            deg_last_7 = deg_last_7 | deg_63;
-        end
         wbeats_0 = zero_n;
         wbeats_0[0] = (deg_last_0 > deg_last_0) | ((deg_last_0 == deg_last_0) & older_0__q[0]);
-        wbeats_0[1] = (deg_last_0 > deg_last_1) | ((deg_last_0 == deg_last_1) & older_1__q[0]);
-        wbeats_0[2] = (deg_last_0 > deg_last_2) | ((deg_last_0 == deg_last_2) & older_2__q[0]);
-        wbeats_0[3] = (deg_last_0 > deg_last_3) | ((deg_last_0 == deg_last_3) & older_3__q[0]);
-        wbeats_0[4] = (deg_last_0 > deg_last_4) | ((deg_last_0 == deg_last_4) & older_4__q[0]);
-        wbeats_0[5] = (deg_last_0 > deg_last_5) | ((deg_last_0 == deg_last_5) & older_5__q[0]);
-        wbeats_0[6] = (deg_last_0 > deg_last_6) | ((deg_last_0 == deg_last_6) & older_6__q[0]);
-        wbeats_0[7] = (deg_last_0 > deg_last_7) | ((deg_last_0 == deg_last_7) & older_7__q[0]);
+        wbeats_0[1] = (deg_last_0 > deg_last_8) | ((deg_last_0 == deg_last_8) & older_1__q[0]);
+        wbeats_0[2] = (deg_last_0 > deg_last_16) | ((deg_last_0 == deg_last_16) & older_2__q[0]);
+        wbeats_0[3] = (deg_last_0 > deg_last_24) | ((deg_last_0 == deg_last_24) & older_3__q[0]);
+        wbeats_0[4] = (deg_last_0 > deg_last_32) | ((deg_last_0 == deg_last_32) & older_4__q[0]);
+        wbeats_0[5] = (deg_last_0 > deg_last_40) | ((deg_last_0 == deg_last_40) & older_5__q[0]);
+        wbeats_0[6] = (deg_last_0 > deg_last_48) | ((deg_last_0 == deg_last_48) & older_6__q[0]);
+        wbeats_0[7] = (deg_last_0 > deg_last_56) | ((deg_last_0 == deg_last_56) & older_7__q[0]);
         wbeats_1 = zero_n;
-        wbeats_1[0] = (deg_last_1 > deg_last_0) | ((deg_last_1 == deg_last_0) & older_0__q[1]);
-        wbeats_1[1] = (deg_last_1 > deg_last_1) | ((deg_last_1 == deg_last_1) & older_1__q[1]);
-        wbeats_1[2] = (deg_last_1 > deg_last_2) | ((deg_last_1 == deg_last_2) & older_2__q[1]);
-        wbeats_1[3] = (deg_last_1 > deg_last_3) | ((deg_last_1 == deg_last_3) & older_3__q[1]);
-        wbeats_1[4] = (deg_last_1 > deg_last_4) | ((deg_last_1 == deg_last_4) & older_4__q[1]);
-        wbeats_1[5] = (deg_last_1 > deg_last_5) | ((deg_last_1 == deg_last_5) & older_5__q[1]);
-        wbeats_1[6] = (deg_last_1 > deg_last_6) | ((deg_last_1 == deg_last_6) & older_6__q[1]);
-        wbeats_1[7] = (deg_last_1 > deg_last_7) | ((deg_last_1 == deg_last_7) & older_7__q[1]);
+        wbeats_1[0] = (deg_last_8 > deg_last_0) | ((deg_last_8 == deg_last_0) & older_0__q[1]);
+        wbeats_1[1] = (deg_last_8 > deg_last_8) | ((deg_last_8 == deg_last_8) & older_1__q[1]);
+        wbeats_1[2] = (deg_last_8 > deg_last_16) | ((deg_last_8 == deg_last_16) & older_2__q[1]);
+        wbeats_1[3] = (deg_last_8 > deg_last_24) | ((deg_last_8 == deg_last_24) & older_3__q[1]);
+        wbeats_1[4] = (deg_last_8 > deg_last_32) | ((deg_last_8 == deg_last_32) & older_4__q[1]);
+        wbeats_1[5] = (deg_last_8 > deg_last_40) | ((deg_last_8 == deg_last_40) & older_5__q[1]);
+        wbeats_1[6] = (deg_last_8 > deg_last_48) | ((deg_last_8 == deg_last_48) & older_6__q[1]);
+        wbeats_1[7] = (deg_last_8 > deg_last_56) | ((deg_last_8 == deg_last_56) & older_7__q[1]);
         wbeats_2 = zero_n;
-        wbeats_2[0] = (deg_last_2 > deg_last_0) | ((deg_last_2 == deg_last_0) & older_0__q[2]);
-        wbeats_2[1] = (deg_last_2 > deg_last_1) | ((deg_last_2 == deg_last_1) & older_1__q[2]);
-        wbeats_2[2] = (deg_last_2 > deg_last_2) | ((deg_last_2 == deg_last_2) & older_2__q[2]);
-        wbeats_2[3] = (deg_last_2 > deg_last_3) | ((deg_last_2 == deg_last_3) & older_3__q[2]);
-        wbeats_2[4] = (deg_last_2 > deg_last_4) | ((deg_last_2 == deg_last_4) & older_4__q[2]);
-        wbeats_2[5] = (deg_last_2 > deg_last_5) | ((deg_last_2 == deg_last_5) & older_5__q[2]);
-        wbeats_2[6] = (deg_last_2 > deg_last_6) | ((deg_last_2 == deg_last_6) & older_6__q[2]);
-        wbeats_2[7] = (deg_last_2 > deg_last_7) | ((deg_last_2 == deg_last_7) & older_7__q[2]);
+        wbeats_2[0] = (deg_last_16 > deg_last_0) | ((deg_last_16 == deg_last_0) & older_0__q[2]);
+        wbeats_2[1] = (deg_last_16 > deg_last_8) | ((deg_last_16 == deg_last_8) & older_1__q[2]);
+        wbeats_2[2] = (deg_last_16 > deg_last_16) | ((deg_last_16 == deg_last_16) & older_2__q[2]);
+        wbeats_2[3] = (deg_last_16 > deg_last_24) | ((deg_last_16 == deg_last_24) & older_3__q[2]);
+        wbeats_2[4] = (deg_last_16 > deg_last_32) | ((deg_last_16 == deg_last_32) & older_4__q[2]);
+        wbeats_2[5] = (deg_last_16 > deg_last_40) | ((deg_last_16 == deg_last_40) & older_5__q[2]);
+        wbeats_2[6] = (deg_last_16 > deg_last_48) | ((deg_last_16 == deg_last_48) & older_6__q[2]);
+        wbeats_2[7] = (deg_last_16 > deg_last_56) | ((deg_last_16 == deg_last_56) & older_7__q[2]);
         wbeats_3 = zero_n;
-        wbeats_3[0] = (deg_last_3 > deg_last_0) | ((deg_last_3 == deg_last_0) & older_0__q[3]);
-        wbeats_3[1] = (deg_last_3 > deg_last_1) | ((deg_last_3 == deg_last_1) & older_1__q[3]);
-        wbeats_3[2] = (deg_last_3 > deg_last_2) | ((deg_last_3 == deg_last_2) & older_2__q[3]);
-        wbeats_3[3] = (deg_last_3 > deg_last_3) | ((deg_last_3 == deg_last_3) & older_3__q[3]);
-        wbeats_3[4] = (deg_last_3 > deg_last_4) | ((deg_last_3 == deg_last_4) & older_4__q[3]);
-        wbeats_3[5] = (deg_last_3 > deg_last_5) | ((deg_last_3 == deg_last_5) & older_5__q[3]);
-        wbeats_3[6] = (deg_last_3 > deg_last_6) | ((deg_last_3 == deg_last_6) & older_6__q[3]);
-        wbeats_3[7] = (deg_last_3 > deg_last_7) | ((deg_last_3 == deg_last_7) & older_7__q[3]);
+        wbeats_3[0] = (deg_last_24 > deg_last_0) | ((deg_last_24 == deg_last_0) & older_0__q[3]);
+        wbeats_3[1] = (deg_last_24 > deg_last_8) | ((deg_last_24 == deg_last_8) & older_1__q[3]);
+        wbeats_3[2] = (deg_last_24 > deg_last_16) | ((deg_last_24 == deg_last_16) & older_2__q[3]);
+        wbeats_3[3] = (deg_last_24 > deg_last_24) | ((deg_last_24 == deg_last_24) & older_3__q[3]);
+        wbeats_3[4] = (deg_last_24 > deg_last_32) | ((deg_last_24 == deg_last_32) & older_4__q[3]);
+        wbeats_3[5] = (deg_last_24 > deg_last_40) | ((deg_last_24 == deg_last_40) & older_5__q[3]);
+        wbeats_3[6] = (deg_last_24 > deg_last_48) | ((deg_last_24 == deg_last_48) & older_6__q[3]);
+        wbeats_3[7] = (deg_last_24 > deg_last_56) | ((deg_last_24 == deg_last_56) & older_7__q[3]);
         wbeats_4 = zero_n;
-        wbeats_4[0] = (deg_last_4 > deg_last_0) | ((deg_last_4 == deg_last_0) & older_0__q[4]);
-        wbeats_4[1] = (deg_last_4 > deg_last_1) | ((deg_last_4 == deg_last_1) & older_1__q[4]);
-        wbeats_4[2] = (deg_last_4 > deg_last_2) | ((deg_last_4 == deg_last_2) & older_2__q[4]);
-        wbeats_4[3] = (deg_last_4 > deg_last_3) | ((deg_last_4 == deg_last_3) & older_3__q[4]);
-        wbeats_4[4] = (deg_last_4 > deg_last_4) | ((deg_last_4 == deg_last_4) & older_4__q[4]);
-        wbeats_4[5] = (deg_last_4 > deg_last_5) | ((deg_last_4 == deg_last_5) & older_5__q[4]);
-        wbeats_4[6] = (deg_last_4 > deg_last_6) | ((deg_last_4 == deg_last_6) & older_6__q[4]);
-        wbeats_4[7] = (deg_last_4 > deg_last_7) | ((deg_last_4 == deg_last_7) & older_7__q[4]);
+        wbeats_4[0] = (deg_last_32 > deg_last_0) | ((deg_last_32 == deg_last_0) & older_0__q[4]);
+        wbeats_4[1] = (deg_last_32 > deg_last_8) | ((deg_last_32 == deg_last_8) & older_1__q[4]);
+        wbeats_4[2] = (deg_last_32 > deg_last_16) | ((deg_last_32 == deg_last_16) & older_2__q[4]);
+        wbeats_4[3] = (deg_last_32 > deg_last_24) | ((deg_last_32 == deg_last_24) & older_3__q[4]);
+        wbeats_4[4] = (deg_last_32 > deg_last_32) | ((deg_last_32 == deg_last_32) & older_4__q[4]);
+        wbeats_4[5] = (deg_last_32 > deg_last_40) | ((deg_last_32 == deg_last_40) & older_5__q[4]);
+        wbeats_4[6] = (deg_last_32 > deg_last_48) | ((deg_last_32 == deg_last_48) & older_6__q[4]);
+        wbeats_4[7] = (deg_last_32 > deg_last_56) | ((deg_last_32 == deg_last_56) & older_7__q[4]);
         wbeats_5 = zero_n;
-        wbeats_5[0] = (deg_last_5 > deg_last_0) | ((deg_last_5 == deg_last_0) & older_0__q[5]);
-        wbeats_5[1] = (deg_last_5 > deg_last_1) | ((deg_last_5 == deg_last_1) & older_1__q[5]);
-        wbeats_5[2] = (deg_last_5 > deg_last_2) | ((deg_last_5 == deg_last_2) & older_2__q[5]);
-        wbeats_5[3] = (deg_last_5 > deg_last_3) | ((deg_last_5 == deg_last_3) & older_3__q[5]);
-        wbeats_5[4] = (deg_last_5 > deg_last_4) | ((deg_last_5 == deg_last_4) & older_4__q[5]);
-        wbeats_5[5] = (deg_last_5 > deg_last_5) | ((deg_last_5 == deg_last_5) & older_5__q[5]);
-        wbeats_5[6] = (deg_last_5 > deg_last_6) | ((deg_last_5 == deg_last_6) & older_6__q[5]);
-        wbeats_5[7] = (deg_last_5 > deg_last_7) | ((deg_last_5 == deg_last_7) & older_7__q[5]);
+        wbeats_5[0] = (deg_last_40 > deg_last_0) | ((deg_last_40 == deg_last_0) & older_0__q[5]);
+        wbeats_5[1] = (deg_last_40 > deg_last_8) | ((deg_last_40 == deg_last_8) & older_1__q[5]);
+        wbeats_5[2] = (deg_last_40 > deg_last_16) | ((deg_last_40 == deg_last_16) & older_2__q[5]);
+        wbeats_5[3] = (deg_last_40 > deg_last_24) | ((deg_last_40 == deg_last_24) & older_3__q[5]);
+        wbeats_5[4] = (deg_last_40 > deg_last_32) | ((deg_last_40 == deg_last_32) & older_4__q[5]);
+        wbeats_5[5] = (deg_last_40 > deg_last_40) | ((deg_last_40 == deg_last_40) & older_5__q[5]);
+        wbeats_5[6] = (deg_last_40 > deg_last_48) | ((deg_last_40 == deg_last_48) & older_6__q[5]);
+        wbeats_5[7] = (deg_last_40 > deg_last_56) | ((deg_last_40 == deg_last_56) & older_7__q[5]);
         wbeats_6 = zero_n;
-        wbeats_6[0] = (deg_last_6 > deg_last_0) | ((deg_last_6 == deg_last_0) & older_0__q[6]);
-        wbeats_6[1] = (deg_last_6 > deg_last_1) | ((deg_last_6 == deg_last_1) & older_1__q[6]);
-        wbeats_6[2] = (deg_last_6 > deg_last_2) | ((deg_last_6 == deg_last_2) & older_2__q[6]);
-        wbeats_6[3] = (deg_last_6 > deg_last_3) | ((deg_last_6 == deg_last_3) & older_3__q[6]);
-        wbeats_6[4] = (deg_last_6 > deg_last_4) | ((deg_last_6 == deg_last_4) & older_4__q[6]);
-        wbeats_6[5] = (deg_last_6 > deg_last_5) | ((deg_last_6 == deg_last_5) & older_5__q[6]);
-        wbeats_6[6] = (deg_last_6 > deg_last_6) | ((deg_last_6 == deg_last_6) & older_6__q[6]);
-        wbeats_6[7] = (deg_last_6 > deg_last_7) | ((deg_last_6 == deg_last_7) & older_7__q[6]);
+        wbeats_6[0] = (deg_last_48 > deg_last_0) | ((deg_last_48 == deg_last_0) & older_0__q[6]);
+        wbeats_6[1] = (deg_last_48 > deg_last_8) | ((deg_last_48 == deg_last_8) & older_1__q[6]);
+        wbeats_6[2] = (deg_last_48 > deg_last_16) | ((deg_last_48 == deg_last_16) & older_2__q[6]);
+        wbeats_6[3] = (deg_last_48 > deg_last_24) | ((deg_last_48 == deg_last_24) & older_3__q[6]);
+        wbeats_6[4] = (deg_last_48 > deg_last_32) | ((deg_last_48 == deg_last_32) & older_4__q[6]);
+        wbeats_6[5] = (deg_last_48 > deg_last_40) | ((deg_last_48 == deg_last_40) & older_5__q[6]);
+        wbeats_6[6] = (deg_last_48 > deg_last_48) | ((deg_last_48 == deg_last_48) & older_6__q[6]);
+        wbeats_6[7] = (deg_last_48 > deg_last_56) | ((deg_last_48 == deg_last_56) & older_7__q[6]);
         wbeats_7 = zero_n;
-        wbeats_7[0] = (deg_last_7 > deg_last_0) | ((deg_last_7 == deg_last_0) & older_0__q[7]);
-        wbeats_7[1] = (deg_last_7 > deg_last_1) | ((deg_last_7 == deg_last_1) & older_1__q[7]);
-        wbeats_7[2] = (deg_last_7 > deg_last_2) | ((deg_last_7 == deg_last_2) & older_2__q[7]);
-        wbeats_7[3] = (deg_last_7 > deg_last_3) | ((deg_last_7 == deg_last_3) & older_3__q[7]);
-        wbeats_7[4] = (deg_last_7 > deg_last_4) | ((deg_last_7 == deg_last_4) & older_4__q[7]);
-        wbeats_7[5] = (deg_last_7 > deg_last_5) | ((deg_last_7 == deg_last_5) & older_5__q[7]);
-        wbeats_7[6] = (deg_last_7 > deg_last_6) | ((deg_last_7 == deg_last_6) & older_6__q[7]);
-        wbeats_7[7] = (deg_last_7 > deg_last_7) | ((deg_last_7 == deg_last_7) & older_7__q[7]);
+        wbeats_7[0] = (deg_last_56 > deg_last_0) | ((deg_last_56 == deg_last_0) & older_0__q[7]);
+        wbeats_7[1] = (deg_last_56 > deg_last_8) | ((deg_last_56 == deg_last_8) & older_1__q[7]);
+        wbeats_7[2] = (deg_last_56 > deg_last_16) | ((deg_last_56 == deg_last_16) & older_2__q[7]);
+        wbeats_7[3] = (deg_last_56 > deg_last_24) | ((deg_last_56 == deg_last_24) & older_3__q[7]);
+        wbeats_7[4] = (deg_last_56 > deg_last_32) | ((deg_last_56 == deg_last_32) & older_4__q[7]);
+        wbeats_7[5] = (deg_last_56 > deg_last_40) | ((deg_last_56 == deg_last_40) & older_5__q[7]);
+        wbeats_7[6] = (deg_last_56 > deg_last_48) | ((deg_last_56 == deg_last_48) & older_6__q[7]);
+        wbeats_7[7] = (deg_last_56 > deg_last_56) | ((deg_last_56 == deg_last_56) & older_7__q[7]);
         lpick = zero_n;
         lpick[0] = ready_e[0] & ~|(ready_e & ~wbeats_0 & ~onehot_n_0);
         lpick[1] = ready_e[1] & ~|(ready_e & ~wbeats_1 & ~onehot_n_1);
@@ -2759,7 +3455,6 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         grant_valid = |ready_e;
         grant_warp = grant_index__index;
         active = act__q;
-        staying = act__q & ~long_stall;
         cands = live__q & ~act__q & ~long_stall;
         beaten_0 = zero_n;
         beaten_0[0] = (starved[0] & ~starved[0]) | (starved[0] & starved[0] & older_0__q[0]) | (~starved[0] & ~starved[0] & ((score_0__q > score_0__q) | ((score_0__q == score_0__q) & older_0__q[0])));
@@ -3194,484 +3889,55 @@ module locality_degree_base_proto(clock,reset,ready,launch,launch2,tbs_launched,
         promoted[5] = cands[5] & (cnt_40 < free);
         promoted[6] = cands[6] & (cnt_48 < free);
         promoted[7] = cands[7] & (cnt_56 < free);
-        acc_leaf = zero7;
-        acc_0 = zero_sb;
-        acc_1 = zero_sb;
-        acc_2 = zero_sb;
-        acc_3 = zero_sb;
-        acc_4 = zero_sb;
-        acc_5 = zero_sb;
-        acc_6 = zero_sb;
-        acc_7 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_0;
-            acc_0 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_1;
-            acc_1 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_2;
-            acc_2 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_3;
-            acc_3 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_4;
-            acc_4 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_5;
-            acc_5 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_6;
-            acc_6 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_7;
-            acc_7 = {2'd0, acc_leaf};
-        end
-        acc_0 = acc_0 + acc_1;
-        acc_1 = acc_2 + acc_3;
-        acc_2 = acc_4 + acc_5;
-        acc_3 = acc_6 + acc_7;
-        acc_0 = acc_0 + acc_1;
-        acc_1 = acc_2 + acc_3;
-        acc_0 = acc_0 + acc_1;
-        score_0__d = acc_0;
-        acc_8 = zero_sb;
-        acc_9 = zero_sb;
-        acc_10 = zero_sb;
-        acc_11 = zero_sb;
-        acc_12 = zero_sb;
-        acc_13 = zero_sb;
-        acc_14 = zero_sb;
-        acc_15 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_8;
-            acc_8 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_9;
-            acc_9 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_10;
-            acc_10 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_11;
-            acc_11 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_12;
-            acc_12 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_13;
-            acc_13 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_14;
-            acc_14 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_15;
-            acc_15 = {2'd0, acc_leaf};
-        end
-        acc_8 = acc_8 + acc_9;
-        acc_9 = acc_10 + acc_11;
-        acc_10 = acc_12 + acc_13;
-        acc_11 = acc_14 + acc_15;
-        acc_8 = acc_8 + acc_9;
-        acc_9 = acc_10 + acc_11;
-        acc_8 = acc_8 + acc_9;
-        score_1__d = acc_8;
-        acc_16 = zero_sb;
-        acc_17 = zero_sb;
-        acc_18 = zero_sb;
-        acc_19 = zero_sb;
-        acc_20 = zero_sb;
-        acc_21 = zero_sb;
-        acc_22 = zero_sb;
-        acc_23 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_16;
-            acc_16 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_17;
-            acc_17 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_18;
-            acc_18 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_19;
-            acc_19 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_20;
-            acc_20 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_21;
-            acc_21 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_22;
-            acc_22 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_23;
-            acc_23 = {2'd0, acc_leaf};
-        end
-        acc_16 = acc_16 + acc_17;
-        acc_17 = acc_18 + acc_19;
-        acc_18 = acc_20 + acc_21;
-        acc_19 = acc_22 + acc_23;
-        acc_16 = acc_16 + acc_17;
-        acc_17 = acc_18 + acc_19;
-        acc_16 = acc_16 + acc_17;
-        score_2__d = acc_16;
-        acc_24 = zero_sb;
-        acc_25 = zero_sb;
-        acc_26 = zero_sb;
-        acc_27 = zero_sb;
-        acc_28 = zero_sb;
-        acc_29 = zero_sb;
-        acc_30 = zero_sb;
-        acc_31 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_24;
-            acc_24 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_25;
-            acc_25 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_26;
-            acc_26 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_27;
-            acc_27 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_28;
-            acc_28 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_29;
-            acc_29 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_30;
-            acc_30 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_31;
-            acc_31 = {2'd0, acc_leaf};
-        end
-        acc_24 = acc_24 + acc_25;
-        acc_25 = acc_26 + acc_27;
-        acc_26 = acc_28 + acc_29;
-        acc_27 = acc_30 + acc_31;
-        acc_24 = acc_24 + acc_25;
-        acc_25 = acc_26 + acc_27;
-        acc_24 = acc_24 + acc_25;
-        score_3__d = acc_24;
-        acc_32 = zero_sb;
-        acc_33 = zero_sb;
-        acc_34 = zero_sb;
-        acc_35 = zero_sb;
-        acc_36 = zero_sb;
-        acc_37 = zero_sb;
-        acc_38 = zero_sb;
-        acc_39 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_32;
-            acc_32 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_33;
-            acc_33 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_34;
-            acc_34 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_35;
-            acc_35 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_36;
-            acc_36 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_37;
-            acc_37 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_38;
-            acc_38 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_39;
-            acc_39 = {2'd0, acc_leaf};
-        end
-        acc_32 = acc_32 + acc_33;
-        acc_33 = acc_34 + acc_35;
-        acc_34 = acc_36 + acc_37;
-        acc_35 = acc_38 + acc_39;
-        acc_32 = acc_32 + acc_33;
-        acc_33 = acc_34 + acc_35;
-        acc_32 = acc_32 + acc_33;
-        score_4__d = acc_32;
-        acc_40 = zero_sb;
-        acc_41 = zero_sb;
-        acc_42 = zero_sb;
-        acc_43 = zero_sb;
-        acc_44 = zero_sb;
-        acc_45 = zero_sb;
-        acc_46 = zero_sb;
-        acc_47 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_40;
-            acc_40 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_41;
-            acc_41 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_42;
-            acc_42 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_43;
-            acc_43 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_44;
-            acc_44 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_45;
-            acc_45 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_46;
-            acc_46 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_47;
-            acc_47 = {2'd0, acc_leaf};
-        end
-        acc_40 = acc_40 + acc_41;
-        acc_41 = acc_42 + acc_43;
-        acc_42 = acc_44 + acc_45;
-        acc_43 = acc_46 + acc_47;
-        acc_40 = acc_40 + acc_41;
-        acc_41 = acc_42 + acc_43;
-        acc_40 = acc_40 + acc_41;
-        score_5__d = acc_40;
-        acc_48 = zero_sb;
-        acc_49 = zero_sb;
-        acc_50 = zero_sb;
-        acc_51 = zero_sb;
-        acc_52 = zero_sb;
-        acc_53 = zero_sb;
-        acc_54 = zero_sb;
-        acc_55 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_48;
-            acc_48 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_49;
-            acc_49 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_50;
-            acc_50 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_51;
-            acc_51 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_52;
-            acc_52 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_53;
-            acc_53 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_54;
-            acc_54 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_55;
-            acc_55 = {2'd0, acc_leaf};
-        end
-        acc_48 = acc_48 + acc_49;
-        acc_49 = acc_50 + acc_51;
-        acc_50 = acc_52 + acc_53;
-        acc_51 = acc_54 + acc_55;
-        acc_48 = acc_48 + acc_49;
-        acc_49 = acc_50 + acc_51;
-        acc_48 = acc_48 + acc_49;
-        score_6__d = acc_48;
-        acc_56 = zero_sb;
-        acc_57 = zero_sb;
-        acc_58 = zero_sb;
-        acc_59 = zero_sb;
-        acc_60 = zero_sb;
-        acc_61 = zero_sb;
-        acc_62 = zero_sb;
-        acc_63 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_56;
-            acc_56 = {2'd0, acc_leaf};
-        end
-        if (staying[1]) begin
-            acc_leaf = deg_57;
-            acc_57 = {2'd0, acc_leaf};
-        end
-        if (staying[2]) begin
-            acc_leaf = deg_58;
-            acc_58 = {2'd0, acc_leaf};
-        end
-        if (staying[3]) begin
-            acc_leaf = deg_59;
-            acc_59 = {2'd0, acc_leaf};
-        end
-        if (staying[4]) begin
-            acc_leaf = deg_60;
-            acc_60 = {2'd0, acc_leaf};
-        end
-        if (staying[5]) begin
-            acc_leaf = deg_61;
-            acc_61 = {2'd0, acc_leaf};
-        end
-        if (staying[6]) begin
-            acc_leaf = deg_62;
-            acc_62 = {2'd0, acc_leaf};
-        end
-        if (staying[7]) begin
-            acc_leaf = deg_63;
-            acc_63 = {2'd0, acc_leaf};
-        end
-        acc_56 = acc_56 + acc_57;
-        acc_57 = acc_58 + acc_59;
-        acc_58 = acc_60 + acc_61;
-        acc_59 = acc_62 + acc_63;
-        acc_56 = acc_56 + acc_57;
-        acc_57 = acc_58 + acc_59;
-        acc_56 = acc_56 + acc_57;
-        score_7__d = acc_56;
         row_pick__req = dirty__q;
-        row_region_0 = zero_region;
-        row_sub_0 = zero_sub;
-        row_region_1 = zero_region;
-        row_sub_1 = zero_sub;
-        row_region_2 = zero_region;
-        row_sub_2 = zero_sub;
-        row_region_3 = zero_region;
-        row_sub_3 = zero_sub;
-        row_region_4 = zero_region;
-        row_sub_4 = zero_sub;
-        row_region_5 = zero_region;
-        row_sub_5 = zero_sub;
-        row_region_6 = zero_region;
-        row_sub_6 = zero_sub;
-        row_region_7 = zero_region;
-        row_sub_7 = zero_sub;
-        if (row_pick__onehot[0]) begin
-            row_region_0 = vreg_0__q;
-            row_sub_0 = vsub_0__q;
-        end
-        if (row_pick__onehot[1]) begin
-            row_region_1 = vreg_1__q;
-            row_sub_1 = vsub_1__q;
-        end
-        if (row_pick__onehot[2]) begin
-            row_region_2 = vreg_2__q;
-            row_sub_2 = vsub_2__q;
-        end
-        if (row_pick__onehot[3]) begin
-            row_region_3 = vreg_3__q;
-            row_sub_3 = vsub_3__q;
-        end
-        if (row_pick__onehot[4]) begin
-            row_region_4 = vreg_4__q;
-            row_sub_4 = vsub_4__q;
-        end
-        if (row_pick__onehot[5]) begin
-            row_region_5 = vreg_5__q;
-            row_sub_5 = vsub_5__q;
-        end
-        if (row_pick__onehot[6]) begin
-            row_region_6 = vreg_6__q;
-            row_sub_6 = vsub_6__q;
-        end
-        if (row_pick__onehot[7]) begin
-            row_region_7 = vreg_7__q;
-            row_sub_7 = vsub_7__q;
-        end
-        row_region_0 = row_region_0 | row_region_1;
-        row_sub_0 = row_sub_0 | row_sub_1;
-        row_region_1 = row_region_2 | row_region_3;
-        row_sub_1 = row_sub_2 | row_sub_3;
-        row_region_2 = row_region_4 | row_region_5;
-        row_sub_2 = row_sub_4 | row_sub_5;
-        row_region_3 = row_region_6 | row_region_7;
-        row_sub_3 = row_sub_6 | row_sub_7;
-        row_region_0 = row_region_0 | row_region_1;
-        row_sub_0 = row_sub_0 | row_sub_1;
-        row_region_1 = row_region_2 | row_region_3;
-        row_sub_1 = row_sub_2 | row_sub_3;
-        row_region_0 = row_region_0 | row_region_1;
-        row_sub_0 = row_sub_0 | row_sub_1;
-        unit_0__region_a = row_region_0;
-        unit_0__sub_a = row_sub_0;
+        row_region__sel = row_pick__onehot;
+        row_sub__sel = row_pick__onehot;
+        row_region__data_0 = vreg_0__q;
+        row_sub__data_0 = vsub_0__q;
+        row_region__data_1 = vreg_1__q;
+        row_sub__data_1 = vsub_1__q;
+        row_region__data_2 = vreg_2__q;
+        row_sub__data_2 = vsub_2__q;
+        row_region__data_3 = vreg_3__q;
+        row_sub__data_3 = vsub_3__q;
+        row_region__data_4 = vreg_4__q;
+        row_sub__data_4 = vsub_4__q;
+        row_region__data_5 = vreg_5__q;
+        row_sub__data_5 = vsub_5__q;
+        row_region__data_6 = vreg_6__q;
+        row_sub__data_6 = vsub_6__q;
+        row_region__data_7 = vreg_7__q;
+        row_sub__data_7 = vsub_7__q;
+        unit_0__region_a = row_region__out;
+        unit_0__sub_a = row_sub__out;
         unit_0__region_b = vreg_0__q;
         unit_0__sub_b = vsub_0__q;
-        unit_1__region_a = row_region_0;
-        unit_1__sub_a = row_sub_0;
+        unit_1__region_a = row_region__out;
+        unit_1__sub_a = row_sub__out;
         unit_1__region_b = vreg_1__q;
         unit_1__sub_b = vsub_1__q;
-        unit_2__region_a = row_region_0;
-        unit_2__sub_a = row_sub_0;
+        unit_2__region_a = row_region__out;
+        unit_2__sub_a = row_sub__out;
         unit_2__region_b = vreg_2__q;
         unit_2__sub_b = vsub_2__q;
-        unit_3__region_a = row_region_0;
-        unit_3__sub_a = row_sub_0;
+        unit_3__region_a = row_region__out;
+        unit_3__sub_a = row_sub__out;
         unit_3__region_b = vreg_3__q;
         unit_3__sub_b = vsub_3__q;
-        unit_4__region_a = row_region_0;
-        unit_4__sub_a = row_sub_0;
+        unit_4__region_a = row_region__out;
+        unit_4__sub_a = row_sub__out;
         unit_4__region_b = vreg_4__q;
         unit_4__sub_b = vsub_4__q;
-        unit_5__region_a = row_region_0;
-        unit_5__sub_a = row_sub_0;
+        unit_5__region_a = row_region__out;
+        unit_5__sub_a = row_sub__out;
         unit_5__region_b = vreg_5__q;
         unit_5__sub_b = vsub_5__q;
-        unit_6__region_a = row_region_0;
-        unit_6__sub_a = row_sub_0;
+        unit_6__region_a = row_region__out;
+        unit_6__sub_a = row_sub__out;
         unit_6__region_b = vreg_6__q;
         unit_6__sub_b = vsub_6__q;
-        unit_7__region_a = row_region_0;
-        unit_7__sub_a = row_sub_0;
+        unit_7__region_a = row_region__out;
+        unit_7__sub_a = row_sub__out;
         unit_7__region_b = vreg_7__q;
         unit_7__sub_b = vsub_7__q;
         tri_0__d = tri_0__q;
@@ -4893,6 +5159,154 @@ module locality_degree_base_proto__row_pick(req,valid,onehot,index);
     end
     
 endmodule // locality_degree_base_proto__row_pick
+
+// locality_degree_base_proto__row_region: a sub-block, field `row_region` of `locality_degree_base_proto`; 1 instance.
+module locality_degree_base_proto__row_region(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,out);
+    
+    // Module arguments
+    input wire  [7:0] sel;
+    input wire  [54:0] data_0;
+    input wire  [54:0] data_1;
+    input wire  [54:0] data_2;
+    input wire  [54:0] data_3;
+    input wire  [54:0] data_4;
+    input wire  [54:0] data_5;
+    input wire  [54:0] data_6;
+    input wire  [54:0] data_7;
+    output reg  [54:0] out;
+    
+    // Constant declarations
+    localparam  zero_w = 55'h0;
+    
+    // Local signals
+    reg  [54:0] node_0;
+    reg  [54:0] node_1;
+    reg  [54:0] node_2;
+    reg  [54:0] node_3;
+    reg  [54:0] node_4;
+    reg  [54:0] node_5;
+    reg  [54:0] node_6;
+    reg  [54:0] node_7;
+    
+    // Update code
+    always @(*) begin
+        node_0 = zero_w;
+        node_1 = zero_w;
+        node_2 = zero_w;
+        node_3 = zero_w;
+        node_4 = zero_w;
+        node_5 = zero_w;
+        node_6 = zero_w;
+        node_7 = zero_w;
+        if (sel[0]) begin
+            node_0 = data_0;
+        end
+        if (sel[1]) begin
+            node_1 = data_1;
+        end
+        if (sel[2]) begin
+            node_2 = data_2;
+        end
+        if (sel[3]) begin
+            node_3 = data_3;
+        end
+        if (sel[4]) begin
+            node_4 = data_4;
+        end
+        if (sel[5]) begin
+            node_5 = data_5;
+        end
+        if (sel[6]) begin
+            node_6 = data_6;
+        end
+        if (sel[7]) begin
+            node_7 = data_7;
+        end
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_2 = node_4 | node_5;
+        node_3 = node_6 | node_7;
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_0 = node_0 | node_1;
+        out = node_0;
+    end
+    
+endmodule // locality_degree_base_proto__row_region
+
+// locality_degree_base_proto__row_sub: a sub-block, field `row_sub` of `locality_degree_base_proto`; 1 instance.
+module locality_degree_base_proto__row_sub(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,out);
+    
+    // Module arguments
+    input wire  [7:0] sel;
+    input wire  [79:0] data_0;
+    input wire  [79:0] data_1;
+    input wire  [79:0] data_2;
+    input wire  [79:0] data_3;
+    input wire  [79:0] data_4;
+    input wire  [79:0] data_5;
+    input wire  [79:0] data_6;
+    input wire  [79:0] data_7;
+    output reg  [79:0] out;
+    
+    // Constant declarations
+    localparam  zero_w = 80'h0;
+    
+    // Local signals
+    reg  [79:0] node_0;
+    reg  [79:0] node_1;
+    reg  [79:0] node_2;
+    reg  [79:0] node_3;
+    reg  [79:0] node_4;
+    reg  [79:0] node_5;
+    reg  [79:0] node_6;
+    reg  [79:0] node_7;
+    
+    // Update code
+    always @(*) begin
+        node_0 = zero_w;
+        node_1 = zero_w;
+        node_2 = zero_w;
+        node_3 = zero_w;
+        node_4 = zero_w;
+        node_5 = zero_w;
+        node_6 = zero_w;
+        node_7 = zero_w;
+        if (sel[0]) begin
+            node_0 = data_0;
+        end
+        if (sel[1]) begin
+            node_1 = data_1;
+        end
+        if (sel[2]) begin
+            node_2 = data_2;
+        end
+        if (sel[3]) begin
+            node_3 = data_3;
+        end
+        if (sel[4]) begin
+            node_4 = data_4;
+        end
+        if (sel[5]) begin
+            node_5 = data_5;
+        end
+        if (sel[6]) begin
+            node_6 = data_6;
+        end
+        if (sel[7]) begin
+            node_7 = data_7;
+        end
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_2 = node_4 | node_5;
+        node_3 = node_6 | node_7;
+        node_0 = node_0 | node_1;
+        node_1 = node_2 | node_3;
+        node_0 = node_0 | node_1;
+        out = node_0;
+    end
+    
+endmodule // locality_degree_base_proto__row_sub
 
 // locality_degree_base_proto__score: a register (rust-hdl DFF), field `score` of `locality_degree_base_proto`; 8 instances (one per array element).
 module locality_degree_base_proto__score(d,q,clock);

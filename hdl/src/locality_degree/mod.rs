@@ -5,7 +5,10 @@
 //! Sizes (const generics; the type aliases at the bottom fix them per preset): `N` warps
 //! (`B` = clog2 `N` id bits), `K` active warps, `T = N (N - 1) / 2` table entries, `NN = N * N`
 //! degree wires, `NP` = `N` rounded up to a power of two (`PB` = log2 `NP` + 1 count bits),
-//! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` adder-tree nodes.
+//! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` adder-tree nodes; the
+//! policy: `SER` = 1 and `PAR` = 0 for `serial`, 0 and 1 for `base`, `NU` locality units (1
+//! for `serial`, `N` for `base`). rust-hdl takes a policy's logic as a loop over `0..SER` or
+//! `0..PAR` (one iteration or none) and its state as arrays of `SER` entries.
 //!
 //! State: `live`, `act` (the active group), `last` (one-hot; zero when none) and `dirty`
 //! masks; the age matrix `older` (row `i`, bit `j`: warp `j` is older than warp `i`); per warp
@@ -14,15 +17,21 @@
 //! `j (j - 1) / 2 + i`). Structure, each stage a tree:
 //! * issue: the oldest ready starved warp (an AND-OR per age row), else the last warp, else
 //!   the ready warp that beats every other ready warp on (degree with the last warp, age):
-//!   the degrees through an AND-OR multiplexer per warp selected by `last`, then `N x N`
+//!   the degrees through a [`OneHotMuxTree`] per warp selected by `last`, then `N x N`
 //!   comparators and an AND-reduction per warp;
 //! * promotion: per pending warp its rank, the number of candidates that beat it on
 //!   (starved, score, age) (`N x N` comparators and a population count per warp, an adder
 //!   tree), promoted when the rank is below the free places (`K` minus the staying warps);
 //! * next scores: per warp an adder tree over its degrees with the staying warps (`log2 NP`
 //!   levels), registered;
-//! * table row: the lowest dirty warp ([`FindFirst`]), its vector through an AND-OR tree, one
-//!   [`WarpLocality`] per warp against it; launched warps clear their row and column.
+//! * table row (`base`): the lowest dirty warp ([`FindFirst`]), its vector through
+//!   [`OneHotMuxTree`]s, one [`WarpLocality`] per warp against it; launched warps clear their
+//!   row and column;
+//! * table row (`serial`): one [`WarpLocality`]; a row starts by latching the lowest dirty
+//!   warp's vector (one-hot `row_oh`) through the same multiplexers, which then select the
+//!   column warp's vector (one-hot `col_oh`, shifted left a cycle) for its entry, written at the
+//!   edge; the entries of dirty warps read 0 (a mask per warp on the leaves and roots of the
+//!   trees that read the table, not per entry), so launches clear nothing.
 //!
 //! rust-hdl evaluates array indices from loop variables only, so loops that index by `i * N +
 //! j` bind `n = N` (and `t = T`, `np = NP`) with one-iteration loops; table indices are taken
@@ -30,7 +39,7 @@
 
 use crate::consts::{above_table, below_table, constant, onehot_table};
 use crate::locality::WarpLocality;
-use crate::prim::{FindFirst, OneHotIndex};
+use crate::prim::{FindFirst, OneHotIndex, OneHotMuxTree};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
@@ -46,6 +55,9 @@ pub struct Laws<
     const PB: usize,
     const SB: usize,
     const NS: usize,
+    const NU: usize,
+    const SER: usize,
+    const PAR: usize,
 > {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
@@ -97,9 +109,11 @@ pub struct Laws<
     grant_index: OneHotIndex<N, B>,
     /// The table read out as a full matrix: `deg[i * N + j]`, 0 on the diagonal.
     deg: [Signal<Local, Bits<7>>; NN],
-    /// Per warp: its degree with the last warp, an AND-OR multiplexer selected by `last`
-    /// (one-hot or zero): the OR of the degrees whose `last` bit is set, a word at a time.
-    deg_last: [Signal<Local, Bits<7>>; N],
+    /// Per warp `p`: its degree with the last warp at `deg_last[p * NP]`, an AND-OR
+    /// multiplexer of its row selected by `last` (one-hot or zero, giving 0) as an in-place OR
+    /// tree over `deg_last[p * NP..][..NP]`, built beside the next scores' adder trees (a
+    /// sub-block would close a loop through this block for Verilator, as `cnt` says).
+    deg_last: [Signal<Local, Bits<7>>; NS],
     /// Per warp `w`: the warps `v` it beats on (degree with the last warp, age).
     wbeats: [Signal<Local, Bits<N>>; N],
     /// Promotion: the staying warps, the candidates, per candidate the candidates that beat
@@ -118,13 +132,22 @@ pub struct Laws<
     acc: [Signal<Local, Bits<SB>>; NS],
     /// A degree on its way into `acc` (reused; `bit_cast` takes no loop variable).
     acc_leaf: Signal<Local, Bits<7>>,
-    /// The dirty row: its warp, its vector (an AND-OR multiplexer selected by the warp, as an
-    /// in-place OR tree over `row_region[..NP]` / `row_sub[..NP]`, the vector at index 0), its
-    /// degrees with every warp.
+    /// The dirty row: its warp, its vector (AND-OR multiplexers selected by the warp, word
+    /// trees), its degrees with every warp.
     row_pick: FindFirst<N, B>,
-    row_region: [Signal<Local, Bits<55>>; NP],
-    row_sub: [Signal<Local, Bits<80>>; NP],
-    unit: [WarpLocality; N],
+    row_region: OneHotMuxTree<N, 55, NP>,
+    row_sub: OneHotMuxTree<N, 80, NP>,
+    unit: [WarpLocality; NU],
+    /// `serial`: a row under way, its warp and this cycle's column (one-hot), its latched
+    /// vector, its warp at the edge (before an exit or a launch abandons it), the warp whose
+    /// row is done this cycle (leaving the dirty set).
+    row_busy: [DFF<Bit>; SER],
+    row_oh: [DFF<Bits<N>>; SER],
+    col_oh: [DFF<Bits<N>>; SER],
+    row_vreg: [DFF<Bits<55>>; SER],
+    row_vsub: [DFF<Bits<80>>; SER],
+    row_next: [Signal<Local, Bits<N>>; SER],
+    row_done: [Signal<Local, Bits<N>>; SER],
     /// Gap increments: blocks launched (at most 2), minus one, and whether any launched.
     add: Signal<Local, Bits<5>>,
     add_less: Signal<Local, Bits<5>>,
@@ -132,14 +155,15 @@ pub struct Laws<
     gap_sum: Signal<Local, Bits<5>>,
     k_pb: Constant<Bits<PB>>,
     zero_n: Constant<Bits<N>>,
+    /// `serial`: 1 and the top bit (`N - 1`) of a one-hot column.
+    one_n: [Constant<Bits<N>>; SER],
+    top_n: [Constant<Bits<N>>; SER],
     zero7: Constant<Bits<7>>,
     zero5: Constant<Bits<5>>,
     zero3: Constant<Bits<3>>,
     zero_pb: Constant<Bits<PB>>,
     one_pb: Constant<Bits<PB>>,
     zero_sb: Constant<Bits<SB>>,
-    zero_region: Constant<Bits<55>>,
-    zero_sub: Constant<Bits<80>>,
     one5: Constant<Bits<5>>,
     two5: Constant<Bits<5>>,
     gap_max: Constant<Bits<5>>,
@@ -160,7 +184,10 @@ impl<
         const PB: usize,
         const SB: usize,
         const NS: usize,
-    > Default for Laws<N, B, K, T, NN, NP, PB, SB, NS>
+        const NU: usize,
+        const SER: usize,
+        const PAR: usize,
+    > Default for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR>
 {
     fn default() -> Self {
         assert!((2..=64).contains(&N) && N <= 1 << B && (N - 1) >> (B - 1) == 1);
@@ -168,6 +195,7 @@ impl<
         assert!(T == N * (N - 1) / 2 && NN == N * N && NS == N * NP);
         assert!(NP.is_power_of_two() && NP >= N && NP < 2 * N && 1 << (PB - 1) == NP);
         assert!(K * 80 < 1 << SB, "SB holds K * 80");
+        assert!(SER + PAR == 1 && NU == SER + PAR * N, "serial: 1, 0, 1 unit; base: 0, 1, N");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -214,23 +242,30 @@ impl<
             acc: array_init::array_init(|_| Default::default()),
             acc_leaf: Default::default(),
             row_pick: Default::default(),
-            row_region: array_init::array_init(|_| Default::default()),
-            row_sub: array_init::array_init(|_| Default::default()),
+            row_region: Default::default(),
+            row_sub: Default::default(),
             unit: array_init::array_init(|_| Default::default()),
+            row_busy: array_init::array_init(|_| Default::default()),
+            row_oh: array_init::array_init(|_| Default::default()),
+            col_oh: array_init::array_init(|_| Default::default()),
+            row_vreg: array_init::array_init(|_| Default::default()),
+            row_vsub: array_init::array_init(|_| Default::default()),
+            row_next: array_init::array_init(|_| Default::default()),
+            row_done: array_init::array_init(|_| Default::default()),
             add: Default::default(),
             add_less: Default::default(),
             tick: Default::default(),
             gap_sum: Default::default(),
             k_pb: constant(K as u64),
             zero_n: constant(0),
+            one_n: array_init::array_init(|_| constant(1)),
+            top_n: array_init::array_init(|_| constant(1 << (N - 1))),
             zero7: constant(0),
             zero5: constant(0),
             zero3: constant(0),
             zero_pb: constant(0),
             one_pb: constant(1),
             zero_sb: constant(0),
-            zero_region: constant(0),
-            zero_sub: constant(0),
             one5: constant(1),
             two5: constant(2),
             gap_max: constant(31),
@@ -253,7 +288,10 @@ impl<
         const PB: usize,
         const SB: usize,
         const NS: usize,
-    > Logic for Laws<N, B, K, T, NN, NP, PB, SB, NS>
+        const NU: usize,
+        const SER: usize,
+        const PAR: usize,
+    > Logic for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -272,6 +310,13 @@ impl<
         for e in 0..T {
             self.tri[e].clock.next = self.clock.val();
         }
+        for s in 0..SER {
+            self.row_busy[s].clock.next = self.clock.val();
+            self.row_oh[s].clock.next = self.clock.val();
+            self.col_oh[s].clock.next = self.clock.val();
+            self.row_vreg[s].clock.next = self.clock.val();
+            self.row_vsub[s].clock.next = self.clock.val();
+        }
         // The table as a full matrix.
         for n in N..(N + 1) {
             for t in T..(T + 1) {
@@ -285,6 +330,81 @@ impl<
                         if self.above_n[j].val().get_bit(i) {
                             self.deg[i * n + j].next =
                                 self.tri[((i * i - i) / 2 + j) % t].q.val();
+                        }
+                    }
+                }
+            }
+        }
+        // Per warp `p`, in-place trees side by side: its degree with the last warp (an OR
+        // tree of its degrees masked by `last`) and its next score (an adder tree of its
+        // degrees with the staying warps).
+        self.staying.next = self.act.q.val() & !self.long_stall.val();
+        self.acc_leaf.next = self.zero7.val();
+        for n in N..(N + 1) {
+            for np in NP..(NP + 1) {
+                for p in 0..N {
+                    for a in 0..NP {
+                        self.acc[p * np + a].next = self.zero_sb.val();
+                        self.deg_last[p * np + a].next = self.zero7.val();
+                    }
+                    for a in 0..N {
+                        if self.staying.val().get_bit(a) {
+                            self.acc_leaf.next = self.deg[p * n + a].val();
+                            self.acc[p * np + a].next = bit_cast::<SB, 7>(self.acc_leaf.val());
+                        }
+                        if self.last.q.val().get_bit(a) {
+                            self.deg_last[p * np + a].next = self.deg[p * n + a].val();
+                        }
+                        // `serial`: a dirty warp's entries read 0 (its column here, its row
+                        // below: a mask per warp, not per entry).
+                        for _s in 0..SER {
+                            if self.dirty.q.val().get_bit(a) {
+                                self.acc[p * np + a].next = self.zero_sb.val();
+                                self.deg_last[p * np + a].next = self.zero7.val();
+                            }
+                        }
+                    }
+                    for i in 0..(NP / 2) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                            | self.deg_last[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 4) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                            | self.deg_last[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 8) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                            | self.deg_last[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 16) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                            | self.deg_last[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 32) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                            | self.deg_last[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 64) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                            | self.deg_last[p * np + 2 * i + 1].val();
+                    }
+                    self.score[p].d.next = self.acc[p * np].val();
+                    for _s in 0..SER {
+                        if self.dirty.q.val().get_bit(p) {
+                            self.deg_last[p * np].next = self.zero7.val();
+                            self.score[p].d.next = self.zero_sb.val();
                         }
                     }
                 }
@@ -318,25 +438,17 @@ impl<
         }
         self.greedy.next = self.last.q.val() & self.ready_e.val();
         // The ready warp of highest degree with the last warp, ties to the oldest.
-        for n in N..(N + 1) {
+        for np in NP..(NP + 1) {
             for w in 0..N {
-                self.deg_last[w].next = self.zero7.val();
-                for l in 0..N {
-                    if self.last.q.val().get_bit(l) {
-                        self.deg_last[w].next = self.deg_last[w].val() | self.deg[w * n + l].val();
-                    }
+                self.wbeats[w].next = self.zero_n.val();
+                for v in 0..N {
+                    self.wbeats[w].next = self.wbeats[w].val().replace_bit(
+                        v,
+                        (self.deg_last[w * np].val() > self.deg_last[v * np].val())
+                            | ((self.deg_last[w * np].val() == self.deg_last[v * np].val())
+                                & self.older[v].q.val().get_bit(w)),
+                    );
                 }
-            }
-        }
-        for w in 0..N {
-            self.wbeats[w].next = self.zero_n.val();
-            for v in 0..N {
-                self.wbeats[w].next = self.wbeats[w].val().replace_bit(
-                    v,
-                    (self.deg_last[w].val() > self.deg_last[v].val())
-                        | ((self.deg_last[w].val() == self.deg_last[v].val())
-                            & self.older[v].q.val().get_bit(w)),
-                );
             }
         }
         self.lpick.next = self.zero_n.val();
@@ -360,7 +472,6 @@ impl<
         self.grant_warp.next = self.grant_index.index.val();
         self.active.next = self.act.q.val();
         // Promotion.
-        self.staying.next = self.act.q.val() & !self.long_stall.val();
         self.cands.next = self.live.q.val() & !self.act.q.val() & !self.long_stall.val();
         for p in 0..N {
             self.beaten[p].next = self.zero_n.val();
@@ -446,111 +557,100 @@ impl<
                 );
             }
         }
-        // Next scores: per warp, the sum of its degrees with the staying warps.
-        self.acc_leaf.next = self.zero7.val();
-        for n in N..(N + 1) {
-            for np in NP..(NP + 1) {
-                for p in 0..N {
-                    for a in 0..NP {
-                        self.acc[p * np + a].next = self.zero_sb.val();
-                    }
-                    for a in 0..N {
-                        if self.staying.val().get_bit(a) {
-                            self.acc_leaf.next = self.deg[p * n + a].val();
-                            self.acc[p * np + a].next = bit_cast::<SB, 7>(self.acc_leaf.val());
-                        }
-                    }
-                    for i in 0..(NP / 2) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
-                    }
-                    for i in 0..(NP / 4) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
-                    }
-                    for i in 0..(NP / 8) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
-                    }
-                    for i in 0..(NP / 16) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
-                    }
-                    for i in 0..(NP / 32) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
-                    }
-                    for i in 0..(NP / 64) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
-                    }
-                    self.score[p].d.next = self.acc[p * np].val();
-                }
-            }
-        }
-        // The dirty row.
+        // The dirty row: the multiplexers select the lowest dirty warp's vector (`serial`:
+        // the column warp's while a row is under way).
         self.row_pick.req.next = self.dirty.q.val();
-        for w in 0..NP {
-            self.row_region[w].next = self.zero_region.val();
-            self.row_sub[w].next = self.zero_sub.val();
-        }
-        for w in 0..N {
-            if self.row_pick.onehot.val().get_bit(w) {
-                self.row_region[w].next = self.vreg[w].q.val();
-                self.row_sub[w].next = self.vsub[w].q.val();
+        self.row_region.sel.next = self.row_pick.onehot.val();
+        self.row_sub.sel.next = self.row_pick.onehot.val();
+        for s in 0..SER {
+            if self.row_busy[s].q.val() {
+                self.row_region.sel.next = self.col_oh[s].q.val();
+                self.row_sub.sel.next = self.col_oh[s].q.val();
             }
         }
-        for i in 0..(NP / 2) {
-            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
-            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
-        }
-        for i in 0..(NP / 4) {
-            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
-            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
-        }
-        for i in 0..(NP / 8) {
-            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
-            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
-        }
-        for i in 0..(NP / 16) {
-            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
-            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
-        }
-        for i in 0..(NP / 32) {
-            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
-            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
-        }
-        for i in 0..(NP / 64) {
-            self.row_region[i].next = self.row_region[2 * i].val() | self.row_region[2 * i + 1].val();
-            self.row_sub[i].next = self.row_sub[2 * i].val() | self.row_sub[2 * i + 1].val();
-        }
         for w in 0..N {
-            self.unit[w].region_a.next = self.row_region[0].val();
-            self.unit[w].sub_a.next = self.row_sub[0].val();
-            self.unit[w].region_b.next = self.vreg[w].q.val();
-            self.unit[w].sub_b.next = self.vsub[w].q.val();
+            self.row_region.data[w].next = self.vreg[w].q.val();
+            self.row_sub.data[w].next = self.vsub[w].q.val();
+        }
+        // `base`: the whole row at the edge, one unit per warp; launches clear theirs.
+        for _p in 0..PAR {
+            for w in 0..N {
+                self.unit[w].region_a.next = self.row_region.out.val();
+                self.unit[w].sub_a.next = self.row_sub.out.val();
+                self.unit[w].region_b.next = self.vreg[w].q.val();
+                self.unit[w].sub_b.next = self.vsub[w].q.val();
+            }
         }
         // Edge: the table.
         for e in 0..T {
             self.tri[e].d.next = self.tri[e].q.val();
         }
-        for t in T..(T + 1) {
-            for i in 0..N {
-                for j in 0..N {
-                    if self.above_n[i].val().get_bit(j) {
-                        if self.row_pick.onehot.val().get_bit(i) {
-                            self.tri[((j * j - j) / 2 + i) % t].d.next =
-                                self.unit[j].degree.val();
-                        }
-                        if self.row_pick.onehot.val().get_bit(j) {
-                            self.tri[((j * j - j) / 2 + i) % t].d.next =
-                                self.unit[i].degree.val();
-                        }
-                        if self.launched.val().get_bit(i) | self.launched.val().get_bit(j) {
-                            self.tri[((j * j - j) / 2 + i) % t].d.next = self.zero7.val();
+        for _p in 0..PAR {
+            for t in T..(T + 1) {
+                for i in 0..N {
+                    for j in 0..N {
+                        if self.above_n[i].val().get_bit(j) {
+                            if self.row_pick.onehot.val().get_bit(i) {
+                                self.tri[((j * j - j) / 2 + i) % t].d.next =
+                                    self.unit[j].degree.val();
+                            }
+                            if self.row_pick.onehot.val().get_bit(j) {
+                                self.tri[((j * j - j) / 2 + i) % t].d.next =
+                                    self.unit[i].degree.val();
+                            }
+                            if self.launched.val().get_bit(i) | self.launched.val().get_bit(j) {
+                                self.tri[((j * j - j) / 2 + i) % t].d.next = self.zero7.val();
+                            }
                         }
                     }
                 }
+            }
+        }
+        // `serial`: an entry a cycle from the latched row vector and the column's vector.
+        for s in 0..SER {
+            self.unit[s].region_a.next = self.row_vreg[s].q.val();
+            self.unit[s].sub_a.next = self.row_vsub[s].q.val();
+            self.unit[s].region_b.next = self.row_region.out.val();
+            self.unit[s].sub_b.next = self.row_sub.out.val();
+            for t in T..(T + 1) {
+                for i in 0..N {
+                    for j in 0..N {
+                        if self.above_n[i].val().get_bit(j)
+                            & self.row_busy[s].q.val()
+                            & ((self.row_oh[s].q.val().get_bit(i)
+                                & self.col_oh[s].q.val().get_bit(j))
+                                | (self.row_oh[s].q.val().get_bit(j)
+                                    & self.col_oh[s].q.val().get_bit(i)))
+                        {
+                            self.tri[((j * j - j) / 2 + i) % t].d.next = self.unit[s].degree.val();
+                        }
+                    }
+                }
+            }
+            self.row_busy[s].d.next = self.row_busy[s].q.val();
+            self.row_oh[s].d.next = self.row_oh[s].q.val();
+            self.col_oh[s].d.next = self.col_oh[s].q.val() << self.one_n[s].val();
+            self.row_vreg[s].d.next = self.row_vreg[s].q.val();
+            self.row_vsub[s].d.next = self.row_vsub[s].q.val();
+            self.row_next[s].next = self.row_oh[s].q.val();
+            self.row_done[s].next = self.zero_n.val();
+            if self.row_busy[s].q.val() {
+                if (self.col_oh[s].q.val() & self.top_n[s].val()).any() {
+                    self.row_done[s].next = self.row_oh[s].q.val();
+                    self.row_busy[s].d.next = false;
+                    self.row_next[s].next = self.zero_n.val();
+                }
+            } else {
+                self.row_busy[s].d.next = self.dirty.q.val().any();
+                self.row_oh[s].d.next = self.row_pick.onehot.val();
+                self.col_oh[s].d.next = self.one_n[s].val();
+                self.row_vreg[s].d.next = self.row_region.out.val();
+                self.row_vsub[s].d.next = self.row_sub.out.val();
+                self.row_next[s].next = self.row_pick.onehot.val();
+            }
+            // Abandoned when its warp exits or is launched again.
+            if (self.row_next[s].val() & (self.exit.val() | self.launched.val())).any() {
+                self.row_busy[s].d.next = false;
             }
         }
         // Edge: groups, last, dirty rows.
@@ -564,6 +664,10 @@ impl<
         }
         self.dirty.d.next = (self.dirty.q.val() & !self.row_pick.onehot.val() & !self.exit.val())
             | self.launched.val();
+        for s in 0..SER {
+            self.dirty.d.next = (self.dirty.q.val() & !self.row_done[s].val() & !self.exit.val())
+                | self.launched.val();
+        }
         // Edge: gaps, vectors, ages.
         self.add.next = self.zero5.val();
         for b in 0..2 {
@@ -627,6 +731,9 @@ impl<
             for e in 0..T {
                 self.tri[e].d.next = self.zero7.val();
             }
+            for s in 0..SER {
+                self.row_busy[s].d.next = false;
+            }
         }
     }
 }
@@ -641,17 +748,24 @@ impl<
         const PB: usize,
         const SB: usize,
         const NS: usize,
-    > Clocked for Laws<N, B, K, T, NN, NP, PB, SB, NS>
+        const NU: usize,
+        const SER: usize,
+        const PAR: usize,
+    > Clocked for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
     }
 }
 
-/// `fermi`: 24 warps per scheduler (48 per SM, two schedulers), 6 active.
-pub type BaseFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768>;
-/// `proto`: 8 warps, 4 active.
-pub type BaseProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64>;
+/// `base`, `fermi`: 24 warps per scheduler (48 per SM, two schedulers), 6 active.
+pub type BaseFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 24, 0, 1>;
+/// `base`, `proto`: 8 warps, 4 active.
+pub type BaseProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 8, 0, 1>;
+/// `serial`, `fermi`.
+pub type SerialFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 1, 1, 0>;
+/// `serial`, `proto`.
+pub type SerialProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 1, 1, 0>;
 
 /// The scheduler's RTL per policy and preset.
 pub struct Rtl;
@@ -663,6 +777,8 @@ impl crate::RtlKind for Rtl {
         match (policy, preset) {
             ("base", "fermi") => verilog_of::<BaseFermi>(module),
             ("base", "proto") => verilog_of::<BaseProto>(module),
+            ("serial", "fermi") => verilog_of::<SerialFermi>(module),
+            ("serial", "proto") => verilog_of::<SerialProto>(module),
             _ => Err(crate::no_variant(Self::NAME, policy, preset)),
         }
     }

@@ -10,8 +10,8 @@ use gpusim::blocks::locality_degree::{Golden, Kind, LawsIn, LawsOut};
 
 /// Port access of every preset alias.
 trait Ports: Default + Clocked {
-    /// Warps and active group size.
-    const SIZE: (usize, usize);
+    /// Warps, active group size, `serial`.
+    const SIZE: (usize, usize, bool);
     fn drive(&mut self, reset: bool, i: &LawsIn);
     fn outputs(&self) -> LawsOut;
 }
@@ -26,9 +26,12 @@ impl<
         const PB: usize,
         const SB: usize,
         const NS: usize,
-    > Ports for Laws<N, B, K, T, NN, NP, PB, SB, NS>
+        const NU: usize,
+        const SER: usize,
+        const PAR: usize,
+    > Ports for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR>
 {
-    const SIZE: (usize, usize) = (N, K);
+    const SIZE: (usize, usize, bool) = (N, K, SER == 1);
 
     fn drive(&mut self, reset: bool, i: &LawsIn) {
         self.reset.next = reset;
@@ -56,12 +59,13 @@ impl<
 
 /// Grants in `cycles` random cycles, or the first mismatch (cycle, golden, rtl).
 fn compare<U: Ports>(
+    policy: &str,
     preset: &str,
     seed: u64,
     cycles: usize,
     corrupt: impl Fn(&LawsIn, LawsOut) -> LawsOut,
 ) -> Result<usize, (usize, LawsOut, LawsOut)> {
-    let params = Kind::params("base", preset);
+    let params = Kind::params(policy, preset);
     let mut u = U::default();
     start(&mut u);
     u.drive(true, &LawsIn::default());
@@ -89,35 +93,49 @@ fn compare<U: Ports>(
 
 #[test]
 fn preset_aliases_are_the_golden_presets() {
-    fn check<U: Ports>(preset: &str) {
-        let p = Kind::params("base", preset);
-        assert_eq!(U::SIZE, (p.warps, p.active), "{preset}");
+    fn check<U: Ports>(policy: &str, preset: &str) {
+        let p = Kind::params(policy, preset);
+        assert_eq!(U::SIZE, (p.warps, p.active, p.serial), "{policy} {preset}");
     }
-    check::<BaseFermi>("fermi");
-    check::<BaseProto>("proto");
+    check::<BaseFermi>("base", "fermi");
+    check::<BaseProto>("base", "proto");
+    check::<SerialFermi>("serial", "fermi");
+    check::<SerialProto>("serial", "proto");
 }
 
 #[test]
 fn rtl_matches_golden_for_every_preset() {
     let same = |_: &LawsIn, o| o;
-    for (preset, r) in [
-        ("fermi", compare::<BaseFermi>("fermi", 1, 4_000, same)),
-        ("proto", compare::<BaseProto>("proto", 2, 20_000, same)),
+    for (module, r) in [
+        ("base fermi", compare::<BaseFermi>("base", "fermi", 1, 4_000, same)),
+        ("base proto", compare::<BaseProto>("base", "proto", 2, 20_000, same)),
+        ("serial fermi", compare::<SerialFermi>("serial", "fermi", 3, 4_000, same)),
+        ("serial proto", compare::<SerialProto>("serial", "proto", 5, 20_000, same)),
     ] {
         let grants =
-            r.unwrap_or_else(|(c, g, r)| panic!("{preset} cycle {c}: golden {g:?} rtl {r:?}"));
-        assert!(grants > 500, "{preset}: {grants} grants");
+            r.unwrap_or_else(|(c, g, r)| panic!("{module} cycle {c}: golden {g:?} rtl {r:?}"));
+        assert!(grants > 500, "{module}: {grants} grants");
     }
 }
 
 #[test]
 fn a_planted_golden_bug_is_caught() {
     // Pretend the golden model grants the lowest-numbered ready warp whenever two are ready.
-    let r = compare::<BaseProto>("proto", 4, 20_000, |i, mut o| {
+    let r = compare::<BaseProto>("base", "proto", 4, 20_000, |i, mut o| {
         if (i.ready & o.active).count_ones() >= 2 {
             o.grant_warp = (i.ready & o.active).trailing_zeros() as u8;
         }
         o
     });
     assert!(r.is_err());
+}
+
+#[test]
+fn the_other_row_engine_is_caught() {
+    // Each policy's RTL against the golden model of the other: the rows' timing (a row a
+    // cycle, or an entry a cycle with dirty warps masked) decides grants, and the comparison
+    // sees it within the run.
+    let same = |_: &LawsIn, o| o;
+    assert!(compare::<SerialProto>("base", "proto", 5, 20_000, same).is_err());
+    assert!(compare::<BaseProto>("serial", "proto", 2, 20_000, same).is_err());
 }

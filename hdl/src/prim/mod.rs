@@ -12,6 +12,7 @@
 //! | [`FindFirst`] | lowest set bit: valid, one-hot, index | prefix OR, log2 N; OR tree per index bit |
 //! | [`OneHotIndex`] | one-hot to index | OR tree per index bit |
 //! | [`OneHotMux`] | AND-OR mux of N words by a one-hot select | AND, then OR tree per bit |
+//! | [`OneHotMuxTree`] | the same a word at a time (for Verilator and wide words) | AND, then OR tree of words |
 //! | [`PopCount`] | number of set bits | adder tree, log2 N adders |
 //! | [`PrefixCount`] | per position, set bits below it | Kogge-Stone, log2 N adders |
 //! | [`ArgMin`] | smallest key among valid inputs, lowest index on ties | comparison tree, log2 N |
@@ -42,7 +43,7 @@ pub use age_rows::AgeRows;
 pub use arg_min::{arg_min_golden, ArgMin};
 pub use fifo::{Fifo, FifoGolden};
 pub use find_first::{find_first_golden, FindFirst};
-pub use onehot::{onehot_index_golden, onehot_mux_golden, OneHotIndex, OneHotMux};
+pub use onehot::{onehot_index_golden, onehot_mux_golden, OneHotIndex, OneHotMux, OneHotMuxTree};
 pub use popcount::{popcount_golden, PopCount};
 pub use prefix_count::{prefix_count_golden, PrefixCount};
 pub use ram::{Ram, RamGolden};
@@ -70,6 +71,10 @@ pub fn samples() -> Vec<(String, Result<String, String>)> {
         v(
             "prim_onehot_mux_12x9",
             verilog_of::<OneHotMux<12, 9>>("prim_onehot_mux_12x9"),
+        ),
+        v(
+            "prim_onehot_mux_tree_24x55",
+            verilog_of::<OneHotMuxTree<24, 55, 32>>("prim_onehot_mux_tree_24x55"),
         ),
         v(
             "prim_popcount_32",

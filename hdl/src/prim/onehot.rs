@@ -1,4 +1,5 @@
-//! One-hot to index, and the AND-OR multiplexer selected by a one-hot vector.
+//! One-hot to index, and the AND-OR multiplexer selected by a one-hot vector (bit by bit, or a
+//! word at a time through a balanced tree).
 
 use crate::consts::{constant, index_bit_masks, onehot_table};
 use rust_hdl::prelude::*;
@@ -102,6 +103,77 @@ impl<const N: usize, const W: usize> Logic for OneHotMux<N, W> {
                 self.out.next = self.out.val() | self.bit_w[b].val();
             }
         }
+    }
+}
+
+/// [`OneHotMux`] a word at a time: the selected words (the others zero) reduced by a balanced
+/// OR tree of `log2 NP` levels, `NP` = `N` rounded up to a power of two. Same function, fewer
+/// and wider operations: the form for a simulator (Verilator evaluates a word per operation,
+/// not a bit) and for wide words. Several select bits give the OR of their words; none gives
+/// 0. Combinational.
+#[derive(LogicBlock)]
+pub struct OneHotMuxTree<const N: usize, const W: usize, const NP: usize> {
+    /// One-hot select.
+    pub sel: Signal<In, Bits<N>>,
+    /// The words.
+    pub data: [Signal<In, Bits<W>>; N],
+    /// The selected word.
+    pub out: Signal<Out, Bits<W>>,
+    /// The tree, in place: the leaves at `0..NP`, level `k` at `0..NP >> k`, the root at 0.
+    node: [Signal<Local, Bits<W>>; NP],
+    zero_w: Constant<Bits<W>>,
+}
+
+impl<const N: usize, const W: usize, const NP: usize> Default for OneHotMuxTree<N, W, NP> {
+    fn default() -> Self {
+        assert!(
+            (1..=128).contains(&N) && NP == N.next_power_of_two() && W >= 1,
+            "NP = N rounded up to a power of two, N <= 128"
+        );
+        Self {
+            sel: Default::default(),
+            data: array_init::array_init(|_| Default::default()),
+            out: Default::default(),
+            node: array_init::array_init(|_| Default::default()),
+            zero_w: constant(0),
+        }
+    }
+}
+
+impl<const N: usize, const W: usize, const NP: usize> Logic for OneHotMuxTree<N, W, NP> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..NP {
+            self.node[i].next = self.zero_w.val();
+        }
+        for i in 0..N {
+            if self.sel.val().get_bit(i) {
+                self.node[i].next = self.data[i].val();
+            }
+        }
+        // rust-hdl takes constant loop ranges only: one loop per level, up to NP = 128.
+        for i in 0..(NP / 2) {
+            self.node[i].next = self.node[2 * i].val() | self.node[2 * i + 1].val();
+        }
+        for i in 0..(NP / 4) {
+            self.node[i].next = self.node[2 * i].val() | self.node[2 * i + 1].val();
+        }
+        for i in 0..(NP / 8) {
+            self.node[i].next = self.node[2 * i].val() | self.node[2 * i + 1].val();
+        }
+        for i in 0..(NP / 16) {
+            self.node[i].next = self.node[2 * i].val() | self.node[2 * i + 1].val();
+        }
+        for i in 0..(NP / 32) {
+            self.node[i].next = self.node[2 * i].val() | self.node[2 * i + 1].val();
+        }
+        for i in 0..(NP / 64) {
+            self.node[i].next = self.node[2 * i].val() | self.node[2 * i + 1].val();
+        }
+        for i in 0..(NP / 128) {
+            self.node[i].next = self.node[2 * i].val() | self.node[2 * i + 1].val();
+        }
+        self.out.next = self.node[0].val();
     }
 }
 

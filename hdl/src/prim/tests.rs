@@ -107,6 +107,30 @@ proptest! {
     }
 
     #[test]
+    fn onehot_mux_tree_matches_golden(data in prop::collection::vec(0u64..128, 24), sels in prop::collection::vec(any::<u32>(), 1..20)) {
+        // 24 words into a 32-leaf tree, any select (none, one, several bits); and one word.
+        let mut uut = OneHotMuxTree::<24, 7, 32>::default();
+        let mut one = OneHotMuxTree::<1, 5, 1>::default();
+        start_comb(&mut uut);
+        start_comb(&mut one);
+        for (i, &d) in data.iter().enumerate() {
+            uut.data[i].next = d.to_bits();
+        }
+        let word = [data[0] & 31];
+        one.data[0].next = word[0].to_bits();
+        for &s in &sels {
+            let sel = u64::from(s) & 0xff_ffff;
+            let sel = if s & 1 << 31 != 0 { sel & sel.wrapping_neg() } else { sel };
+            uut.sel.next = sel.to_bits();
+            one.sel.next = (sel & 1).to_bits();
+            settle_comb(&mut uut);
+            settle_comb(&mut one);
+            prop_assert_eq!(uut.out.val().to_u64(), onehot_mux_golden(sel as u128, &data));
+            prop_assert_eq!(one.out.val().to_u64(), onehot_mux_golden(u128::from(sel & 1), &word));
+        }
+    }
+
+    #[test]
     fn popcount_matches_golden(words in prop::collection::vec(any::<u64>(), 1..40)) {
         let mut p32 = PopCount::<32, 6>::default();
         let mut p64 = PopCount::<64, 7>::default();

@@ -29,6 +29,18 @@ const LA_ACTIVE: OptSpec = OptSpec::value(
      on gtx480)",
 );
 
+/// `--la-rows ENGINE`: the locality table's row engine (the block's policy).
+const LA_ROWS: OptSpec = OptSpec::value(
+    "la-rows",
+    "ENGINE",
+    "parallel",
+    "How the locality table computes a launched warp's row: parallel (a row a cycle, one \
+     locality unit per warp: the block's `base`) or serial (an entry a cycle through one unit, \
+     entries of warps still waiting masked: the block's `serial`, the thesis's serial \
+     hardware)",
+)
+.one_of(&["parallel", "serial"]);
+
 /// LAWS.
 pub const ENTRIES: &[&PolicyEntry] = &[&LAWS];
 
@@ -38,7 +50,7 @@ static LAWS: PolicyEntry = PolicyEntry {
     summary: "seed 000's locality-aware two-level scheduler (locality degree table, starvation \
               timeout)",
     blocks: &[<locality_degree::Kind as BlockKind>::NAME],
-    options: &[LA_ACTIVE, PAIRED_ISSUE],
+    options: &[LA_ACTIVE, LA_ROWS, PAIRED_ISSUE],
     flag: None,
     implies: &[],
     regress: &[RegressRun::new(RegressOn::Traces, "", "--warp-sched laws")],
@@ -48,6 +60,7 @@ static LAWS: PolicyEntry = PolicyEntry {
 fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
     Ok(SitePolicy::WarpIssue(Arc::new(Laws {
         active: v.number(&LA_ACTIVE, 0..=usize::MAX)?,
+        serial: v.raw(&LA_ROWS)? == "serial",
         paired: v.flag(&PAIRED_ISSUE)?,
     })))
 }
@@ -57,13 +70,20 @@ fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
 struct Laws {
     /// Active group size (0: the configuration's two-level count).
     active: usize,
+    /// The table's rows an entry a cycle (the block's `serial`).
+    serial: bool,
     paired: bool,
 }
 
 /// The locality-aware scheduler's parameters for `cfg`: its warps per scheduler (at most
 /// [`locality_degree::MAX_WARPS`]) and an active group of `active` warps (0: the
-/// configuration's two-level active count, GPGPU-Sim's 6 on the GTX 480; R9).
-pub fn laws_params(cfg: &GpuConfig, active: usize) -> Result<locality_degree::Params, SimError> {
+/// configuration's two-level active count, GPGPU-Sim's 6 on the GTX 480; R9); `serial`: the
+/// block's `serial` row engine.
+pub fn laws_params(
+    cfg: &GpuConfig,
+    active: usize,
+    serial: bool,
+) -> Result<locality_degree::Params, SimError> {
     let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers as usize);
     let per = warps / scheds.max(1);
     if scheds == 0 || warps % scheds != 0 || !(2..=locality_degree::MAX_WARPS).contains(&per) {
@@ -84,7 +104,11 @@ pub fn laws_params(cfg: &GpuConfig, active: usize) -> Result<locality_degree::Pa
             "LAWS's active group must hold 1 to {per} warps (the scheduler's); got {active}"
         )));
     }
-    Ok(locality_degree::Params { warps: per, active })
+    Ok(locality_degree::Params {
+        warps: per,
+        active,
+        serial,
+    })
 }
 
 impl WarpIssuePolicy for Laws {
@@ -97,11 +121,12 @@ impl WarpIssuePolicy for Laws {
     }
 
     fn label(&self, ctx: &super::LabelCtx) -> String {
-        per_scheduler_label("laws", self.paired, ctx)
+        let name = if self.serial { "laws-serial" } else { "laws" };
+        per_scheduler_label(name, self.paired, ctx)
     }
 
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
-        laws_params(cfg, self.active).map(|_| ())
+        laws_params(cfg, self.active, self.serial).map(|_| ())
     }
 
     fn prepare(
@@ -119,7 +144,7 @@ impl WarpIssuePolicy for Laws {
         provider: &mut dyn DynProvider<'a>,
         sm: usize,
     ) -> Result<Box<dyn IssueUnit<'a> + 'a>, SimError> {
-        let p = laws_params(cfg, self.active)?;
+        let p = laws_params(cfg, self.active, self.serial)?;
         let slots = scheduler_slots(cfg, provider, sm, &p)?
             .into_iter()
             .map(|slot| (slot, LawsIn::default()))

@@ -16,6 +16,18 @@
 //! rows after `n` cycles (U <= `warps` while no warp relaunches). The RTL computes one row per
 //! cycle, so the golden model does the same.
 //!
+//! Policy `serial` (the thesis's serial hardware, seed 000 §1.1.5: one [`warp_locality`] unit
+//! instead of one per warp): a launched warp's vector is stored and the warp joins the dirty
+//! set as above, but the table is not cleared: an entry reads 0 while either of its warps is
+//! dirty (a mask at read time; no `2 n`-entry clear, as a table in block RAM needs). When no
+//! row is under way and some warp is dirty, the lowest dirty warp's row starts: its vector is
+//! latched at the edge. Then one entry a cycle, columns `0..n` in order (its own column
+//! skipped, `n` cycles), each written at the edge from the latched vector and the column
+//! warp's stored vector; the warp leaves the dirty set at the edge of its last column. A row
+//! takes `n + 1` cycles. It is abandoned (and starts again later) when its warp exits or is
+//! launched again; a column warp launched meanwhile is dirty, so its entries are masked until
+//! its own row recomputes them.
+//!
 //! # A cycle (decisions from the state at the start of the cycle; group moves at the edge)
 //! * Issue (only active warps issue, R4): among active warps that are `ready`, a *starved* one
 //!   first (the oldest); else the last issued warp (greedy); else the one with the highest
@@ -81,6 +93,9 @@ pub struct Params {
     pub warps: usize,
     /// Active group size `K`, 1..=`warps` (R9: GPGPU-Sim's 6).
     pub active: usize,
+    /// Policy `serial`: the table's rows one entry a cycle, entries of dirty warps masked
+    /// (module documentation); `base`: a row a cycle, cleared at launch.
+    pub serial: bool,
 }
 
 /// Presets: `fermi` (24 warps per scheduler, 2 per SM; K = 6) and `proto` (8 warps, K = 4).
@@ -90,6 +105,7 @@ pub const PRESETS: &[(&str, Params)] = &[
         Params {
             warps: 24,
             active: 6,
+            serial: false,
         },
     ),
     (
@@ -97,6 +113,7 @@ pub const PRESETS: &[(&str, Params)] = &[
         Params {
             warps: 8,
             active: 4,
+            serial: false,
         },
     ),
 ];
@@ -154,6 +171,8 @@ pub struct Golden {
     gap: Vec<u8>,
     /// Warps whose table row is still to be computed.
     dirty: u64,
+    /// Policy `serial`: the row under way.
+    row: Option<Row>,
     /// Per warp: its promotion score (locality with the previous cycle's staying warps).
     score: Vec<u32>,
     /// The staying warps `score` was computed from, while the table has not changed since
@@ -162,6 +181,17 @@ pub struct Golden {
     /// A planted bug (tests show the checks catch it).
     #[cfg(test)]
     pub(crate) fault: Option<Fault>,
+}
+
+/// Policy `serial`: the row the table's one unit is computing.
+#[derive(Clone, Debug)]
+struct Row {
+    /// Its warp.
+    warp: usize,
+    /// The column computed this cycle, `0..warps`.
+    col: usize,
+    /// The warp's vector, latched when the row started.
+    vec: WarpVector,
 }
 
 /// Bugs a test can plant.
@@ -201,6 +231,7 @@ impl Golden {
             dirty: 0,
             score: vec![0; n],
             score_of: None,
+            row: None,
             #[cfg(test)]
             fault: None,
         };
@@ -255,9 +286,62 @@ impl Golden {
         list.iter().take(free).fold(0u64, |s, &p| s | 1 << p)
     }
 
-    /// The locality degree between warps `i` and `j` (tests).
+    /// The locality degree between warps `i` and `j` as the scheduler reads it (under
+    /// `serial`, 0 while either warp is dirty).
     pub fn degree(&self, i: usize, j: usize) -> u8 {
-        self.table[i][j]
+        if self.params.serial && (self.dirty >> i | self.dirty >> j) & 1 == 1 {
+            0
+        } else {
+            self.table[i][j]
+        }
+    }
+
+    /// The lowest dirty warp (the highest under a planted fault).
+    fn lowest_dirty(&self) -> usize {
+        #[cfg(test)]
+        if self.fault == Some(Fault::HighestDirtyFirst) {
+            return 63 - self.dirty.leading_zeros() as usize;
+        }
+        self.dirty.trailing_zeros() as usize
+    }
+
+    /// `base`'s row update at the edge: the lowest dirty warp's whole row.
+    fn parallel_row_edge(&mut self) {
+        if self.dirty != 0 {
+            let w = self.lowest_dirty();
+            for j in (0..self.params.warps).filter(|&j| j != w) {
+                let d = warp_locality(&self.vecs[w], &self.vecs[j]);
+                self.table[w][j] = d;
+                self.table[j][w] = d;
+            }
+            self.dirty &= !(1 << w);
+            self.score_of = None;
+        }
+    }
+
+    /// `serial`'s row engine at the edge: start a row, or write its entry of this cycle.
+    fn serial_row_edge(&mut self) {
+        match self.row.take() {
+            Some(mut r) => {
+                if r.col != r.warp {
+                    let d = warp_locality(&r.vec, &self.vecs[r.col]);
+                    self.table[r.warp][r.col] = d;
+                    self.table[r.col][r.warp] = d;
+                }
+                if r.col + 1 == self.params.warps {
+                    self.dirty &= !(1 << r.warp);
+                } else {
+                    r.col += 1;
+                    self.row = Some(r);
+                }
+            }
+            None if self.dirty != 0 => {
+                let warp = self.lowest_dirty();
+                let vec = self.vecs[warp];
+                self.row = Some(Row { warp, col: 0, vec });
+            }
+            None => {}
+        }
     }
 }
 
@@ -278,6 +362,7 @@ impl Block for Golden {
         self.dirty = 0;
         self.score = vec![0; n];
         self.score_of = None;
+        self.row = None;
     }
 
     fn step(&mut self, inp: &LawsIn) -> LawsOut {
@@ -295,7 +380,7 @@ impl Block for Golden {
             }
             let last = self.last;
             Self::bits(ready).min_by_key(|&w| {
-                let deg = last.map_or(0, |l| self.table[w][l]);
+                let deg = last.map_or(0, |l| self.degree(w, l));
                 #[cfg(test)]
                 let deg = if self.fault == Some(Fault::IgnoreLocality) {
                     0
@@ -328,27 +413,17 @@ impl Block for Golden {
         if self.score_of != Some(staying) {
             for p in 0..self.params.warps {
                 self.score[p] = Self::bits(staying)
-                    .map(|a| self.table[p][a] as u32)
+                    .map(|a| self.degree(p, a) as u32)
                     .sum();
             }
             self.score_of = Some(staying);
         }
-        // The dirty row computed this cycle.
-        if self.dirty != 0 {
-            let w = self.dirty.trailing_zeros() as usize;
-            #[cfg(test)]
-            let w = if self.fault == Some(Fault::HighestDirtyFirst) {
-                63 - self.dirty.leading_zeros() as usize
-            } else {
-                w
-            };
-            for j in (0..self.params.warps).filter(|&j| j != w) {
-                let d = warp_locality(&self.vecs[w], &self.vecs[j]);
-                self.table[w][j] = d;
-                self.table[j][w] = d;
-            }
-            self.dirty &= !(1 << w);
-            self.score_of = None;
+        // The table's rows.
+        let dirty = self.dirty;
+        if self.params.serial {
+            self.serial_row_edge();
+        } else {
+            self.parallel_row_edge();
         }
         self.active = staying | promoted;
         if grant.is_some() {
@@ -378,16 +453,27 @@ impl Block for Golden {
                     self.gap[w] = gap;
                 }
             }
-            for w in Self::bits(launched) {
-                for j in 0..self.params.warps {
-                    self.table[w][j] = 0;
-                    self.table[j][w] = 0;
+            if !self.params.serial {
+                for w in Self::bits(launched) {
+                    for j in 0..self.params.warps {
+                        self.table[w][j] = 0;
+                        self.table[j][w] = 0;
+                    }
                 }
             }
             self.score_of = None;
             self.dirty |= launched;
             self.live |= launched;
             self.active &= !launched;
+        }
+        if let Some(r) = &self.row {
+            if (exit | launched) >> r.warp & 1 == 1 {
+                self.row = None;
+            }
+        }
+        if self.params.serial && (self.dirty != dirty || self.row.is_some()) {
+            // An entry written or a mask changed.
+            self.score_of = None;
         }
         out.active &= m;
         out
@@ -396,13 +482,22 @@ impl Block for Golden {
 
 impl Inspect for Golden {
     fn state_specs(&self) -> Vec<PortSpec> {
-        vec![
-            PortSpec::new("live", self.params.warps as u32),
-            PortSpec::new("active", self.params.warps as u32),
+        let (n, b) = (self.params.warps as u32, clog2(self.params.warps));
+        let mut specs = vec![
+            PortSpec::new("live", n),
+            PortSpec::new("active", n),
             PortSpec::new("last_valid", 1),
-            PortSpec::new("last", clog2(self.params.warps)),
-            PortSpec::new("dirty", self.params.warps as u32),
-        ]
+            PortSpec::new("last", b),
+            PortSpec::new("dirty", n),
+        ];
+        if self.params.serial {
+            specs.extend([
+                PortSpec::new("row_busy", 1),
+                PortSpec::new("row_warp", b),
+                PortSpec::new("row_col", b),
+            ]);
+        }
+        specs
     }
 
     fn state_values(&self, out: &mut Vec<u64>) {
@@ -414,6 +509,14 @@ impl Inspect for Golden {
             self.last.unwrap_or(0) as u64,
             self.dirty,
         ]);
+        if self.params.serial {
+            let r = self.row.as_ref();
+            out.extend([
+                r.is_some() as u64,
+                r.map_or(0, |r| r.warp as u64),
+                r.map_or(0, |r| r.col as u64),
+            ]);
+        }
     }
 }
 
@@ -424,7 +527,7 @@ impl crate::block::BlockKind for Kind {
     const NAME: &'static str = "locality_degree";
     const SUMMARY: &'static str = "locality-aware two-level warp scheduler with its locality \
         degree table (seed 000)";
-    const POLICIES: &'static [&'static str] = &["base"];
+    const POLICIES: &'static [&'static str] = &["base", "serial"];
     const PRESETS: &'static [&'static str] = &["fermi", "proto"];
     type Params = Params;
     type In = LawsIn;
@@ -432,8 +535,11 @@ impl crate::block::BlockKind for Kind {
     type Golden = Golden;
     type Stim = stimulus::Stimulus;
 
-    fn params(_policy: &str, preset: &str) -> Params {
-        crate::block::preset_of(PRESETS, preset)
+    fn params(policy: &str, preset: &str) -> Params {
+        Params {
+            serial: policy == "serial",
+            ..crate::block::preset_of(PRESETS, preset)
+        }
     }
     fn golden(params: &Params) -> Golden {
         Golden::new(*params)
@@ -442,6 +548,7 @@ impl crate::block::BlockKind for Kind {
         stimulus::Stimulus::new(*params, seed)
     }
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
+        // `serial` is the policy's name.
         vec![("warps", p.warps as u64), ("active", p.active as u64)]
     }
     fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
@@ -459,6 +566,7 @@ impl crate::block::BlockKind for Kind {
         out.grant_valid
     }
     fn describe(p: &Params) -> String {
-        format!("{} warps, {} active", p.warps, p.active)
+        let rows = if p.serial { ", serial rows" } else { "" };
+        format!("{} warps, {} active{rows}", p.warps, p.active)
     }
 }
