@@ -17,7 +17,7 @@
 //! `j (j - 1) / 2 + i`). Structure, each stage a tree:
 //! * issue: the oldest ready starved warp (an AND-OR per age row), else the last warp, else
 //!   the ready warp that beats every other ready warp on (degree with the last warp, age):
-//!   the degrees through a [`OneHotMuxTree`] per warp selected by `last`, then `N x N`
+//!   the degrees through an in-place OR tree per warp masked by `last`, then `N x N`
 //!   comparators and an AND-reduction per warp;
 //! * promotion: per pending warp its rank, the number of candidates that beat it on
 //!   (starved, score, age) (`N x N` comparators and a population count per warp, an adder
