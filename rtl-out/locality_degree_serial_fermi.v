@@ -129,7 +129,6 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
     localparam  k_pb = 6'b110;
     localparam  zero_n = 24'h0;
     localparam  one_n_0 = 24'h1;
-    localparam  top_n_0 = 24'h800000;
     localparam  zero7 = 7'b0;
     localparam  zero5 = 5'b0;
     localparam  zero3 = 3'b0;
@@ -3020,6 +3019,174 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
     // verilator lint_on UNOPTFLAT
     wire  [4:0] grant_index__index;
     // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_6__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_7__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_7__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_8__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_8__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_8__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_9__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_9__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_9__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_10__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_10__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_10__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_11__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_11__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_11__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_12__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_12__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_12__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_13__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_13__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_13__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_14__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_14__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_14__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_15__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_15__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_15__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_16__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_16__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_16__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_17__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_17__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_17__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_18__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_18__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_18__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_19__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_19__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_19__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_20__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_20__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_20__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_21__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_21__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_21__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_22__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_22__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_22__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_23__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_23__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_23__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [23:0] row_pick__req;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNUSEDSIGNAL
@@ -3228,6 +3395,34 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
     wire  [79:0] row_vsub_0__q;
     // verilator lint_off UNOPTFLAT
     reg  row_vsub_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] wr_oh_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] wr_oh_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wr_oh_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] col_vreg_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [54:0] col_vreg_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  col_vreg_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] col_vsub_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [79:0] col_vsub_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  col_vsub_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] start_oh_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] start_oh_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  start_oh_0__clock;
     // verilator lint_on UNOPTFLAT
     
     // Local signals
@@ -14171,6 +14366,126 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         .onehot(grant_index__onehot),
         .index(grant_index__index)
     );
+    locality_degree_serial_fermi__dl dl_0(
+        .d(dl_0__d),
+        .q(dl_0__q),
+        .clock(dl_0__clock)
+    );
+    locality_degree_serial_fermi__dl dl_1(
+        .d(dl_1__d),
+        .q(dl_1__q),
+        .clock(dl_1__clock)
+    );
+    locality_degree_serial_fermi__dl dl_2(
+        .d(dl_2__d),
+        .q(dl_2__q),
+        .clock(dl_2__clock)
+    );
+    locality_degree_serial_fermi__dl dl_3(
+        .d(dl_3__d),
+        .q(dl_3__q),
+        .clock(dl_3__clock)
+    );
+    locality_degree_serial_fermi__dl dl_4(
+        .d(dl_4__d),
+        .q(dl_4__q),
+        .clock(dl_4__clock)
+    );
+    locality_degree_serial_fermi__dl dl_5(
+        .d(dl_5__d),
+        .q(dl_5__q),
+        .clock(dl_5__clock)
+    );
+    locality_degree_serial_fermi__dl dl_6(
+        .d(dl_6__d),
+        .q(dl_6__q),
+        .clock(dl_6__clock)
+    );
+    locality_degree_serial_fermi__dl dl_7(
+        .d(dl_7__d),
+        .q(dl_7__q),
+        .clock(dl_7__clock)
+    );
+    locality_degree_serial_fermi__dl dl_8(
+        .d(dl_8__d),
+        .q(dl_8__q),
+        .clock(dl_8__clock)
+    );
+    locality_degree_serial_fermi__dl dl_9(
+        .d(dl_9__d),
+        .q(dl_9__q),
+        .clock(dl_9__clock)
+    );
+    locality_degree_serial_fermi__dl dl_10(
+        .d(dl_10__d),
+        .q(dl_10__q),
+        .clock(dl_10__clock)
+    );
+    locality_degree_serial_fermi__dl dl_11(
+        .d(dl_11__d),
+        .q(dl_11__q),
+        .clock(dl_11__clock)
+    );
+    locality_degree_serial_fermi__dl dl_12(
+        .d(dl_12__d),
+        .q(dl_12__q),
+        .clock(dl_12__clock)
+    );
+    locality_degree_serial_fermi__dl dl_13(
+        .d(dl_13__d),
+        .q(dl_13__q),
+        .clock(dl_13__clock)
+    );
+    locality_degree_serial_fermi__dl dl_14(
+        .d(dl_14__d),
+        .q(dl_14__q),
+        .clock(dl_14__clock)
+    );
+    locality_degree_serial_fermi__dl dl_15(
+        .d(dl_15__d),
+        .q(dl_15__q),
+        .clock(dl_15__clock)
+    );
+    locality_degree_serial_fermi__dl dl_16(
+        .d(dl_16__d),
+        .q(dl_16__q),
+        .clock(dl_16__clock)
+    );
+    locality_degree_serial_fermi__dl dl_17(
+        .d(dl_17__d),
+        .q(dl_17__q),
+        .clock(dl_17__clock)
+    );
+    locality_degree_serial_fermi__dl dl_18(
+        .d(dl_18__d),
+        .q(dl_18__q),
+        .clock(dl_18__clock)
+    );
+    locality_degree_serial_fermi__dl dl_19(
+        .d(dl_19__d),
+        .q(dl_19__q),
+        .clock(dl_19__clock)
+    );
+    locality_degree_serial_fermi__dl dl_20(
+        .d(dl_20__d),
+        .q(dl_20__q),
+        .clock(dl_20__clock)
+    );
+    locality_degree_serial_fermi__dl dl_21(
+        .d(dl_21__d),
+        .q(dl_21__q),
+        .clock(dl_21__clock)
+    );
+    locality_degree_serial_fermi__dl dl_22(
+        .d(dl_22__d),
+        .q(dl_22__q),
+        .clock(dl_22__clock)
+    );
+    locality_degree_serial_fermi__dl dl_23(
+        .d(dl_23__d),
+        .q(dl_23__q),
+        .clock(dl_23__clock)
+    );
     locality_degree_serial_fermi__row_pick row_pick(
         .req(row_pick__req),
         .valid(row_pick__valid),
@@ -14264,6 +14579,26 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         .d(row_vsub_0__d),
         .q(row_vsub_0__q),
         .clock(row_vsub_0__clock)
+    );
+    locality_degree_serial_fermi__wr_oh_0 wr_oh_0(
+        .d(wr_oh_0__d),
+        .q(wr_oh_0__q),
+        .clock(wr_oh_0__clock)
+    );
+    locality_degree_serial_fermi__col_vreg_0 col_vreg_0(
+        .d(col_vreg_0__d),
+        .q(col_vreg_0__q),
+        .clock(col_vreg_0__clock)
+    );
+    locality_degree_serial_fermi__col_vsub_0 col_vsub_0(
+        .d(col_vsub_0__d),
+        .q(col_vsub_0__q),
+        .clock(col_vsub_0__clock)
+    );
+    locality_degree_serial_fermi__start_oh_0 start_oh_0(
+        .d(start_oh_0__d),
+        .q(start_oh_0__q),
+        .clock(start_oh_0__clock)
     );
     
     // Update code
@@ -14673,6 +15008,34 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         col_oh_0__clock = clock;
         row_vreg_0__clock = clock;
         row_vsub_0__clock = clock;
+        wr_oh_0__clock = clock;
+        col_vreg_0__clock = clock;
+        col_vsub_0__clock = clock;
+        start_oh_0__clock = clock;
+        dl_0__clock = clock;
+        dl_1__clock = clock;
+        dl_2__clock = clock;
+        dl_3__clock = clock;
+        dl_4__clock = clock;
+        dl_5__clock = clock;
+        dl_6__clock = clock;
+        dl_7__clock = clock;
+        dl_8__clock = clock;
+        dl_9__clock = clock;
+        dl_10__clock = clock;
+        dl_11__clock = clock;
+        dl_12__clock = clock;
+        dl_13__clock = clock;
+        dl_14__clock = clock;
+        dl_15__clock = clock;
+        dl_16__clock = clock;
+        dl_17__clock = clock;
+        dl_18__clock = clock;
+        dl_19__clock = clock;
+        dl_20__clock = clock;
+        dl_21__clock = clock;
+        dl_22__clock = clock;
+        dl_23__clock = clock;
         deg_0 = zero7;
         if (above_n_0[0]) begin
             deg_0 = tri_0__q;
@@ -28187,6 +28550,54 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
             deg_last_736 = zero7;
             score_23__d = zero_sb;
         end
+        dl_0__d = deg_last_0;
+        deg_last_0 = dl_0__q;
+        dl_1__d = deg_last_32;
+        deg_last_32 = dl_1__q;
+        dl_2__d = deg_last_64;
+        deg_last_64 = dl_2__q;
+        dl_3__d = deg_last_96;
+        deg_last_96 = dl_3__q;
+        dl_4__d = deg_last_128;
+        deg_last_128 = dl_4__q;
+        dl_5__d = deg_last_160;
+        deg_last_160 = dl_5__q;
+        dl_6__d = deg_last_192;
+        deg_last_192 = dl_6__q;
+        dl_7__d = deg_last_224;
+        deg_last_224 = dl_7__q;
+        dl_8__d = deg_last_256;
+        deg_last_256 = dl_8__q;
+        dl_9__d = deg_last_288;
+        deg_last_288 = dl_9__q;
+        dl_10__d = deg_last_320;
+        deg_last_320 = dl_10__q;
+        dl_11__d = deg_last_352;
+        deg_last_352 = dl_11__q;
+        dl_12__d = deg_last_384;
+        deg_last_384 = dl_12__q;
+        dl_13__d = deg_last_416;
+        deg_last_416 = dl_13__q;
+        dl_14__d = deg_last_448;
+        deg_last_448 = dl_14__q;
+        dl_15__d = deg_last_480;
+        deg_last_480 = dl_15__q;
+        dl_16__d = deg_last_512;
+        deg_last_512 = dl_16__q;
+        dl_17__d = deg_last_544;
+        deg_last_544 = dl_17__q;
+        dl_18__d = deg_last_576;
+        deg_last_576 = dl_18__q;
+        dl_19__d = deg_last_608;
+        deg_last_608 = dl_19__q;
+        dl_20__d = deg_last_640;
+        deg_last_640 = dl_20__q;
+        dl_21__d = deg_last_672;
+        deg_last_672 = dl_21__q;
+        dl_22__d = deg_last_704;
+        deg_last_704 = dl_22__q;
+        dl_23__d = deg_last_736;
+        deg_last_736 = dl_23__q;
         launched = launch | launch2;
         starved = zero_n;
         starved[0] = live__q[0] & (starve_after[(32'h5)+:(3)] == zero3) & (gap_0__q > starve_after[(32'h0)+:(5)]);
@@ -29512,73 +29923,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_0[0] & cands[0]) begin
             cnt_0 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_0 = one_pb;
+        end
         if (beaten_0[1] & cands[1]) begin
+            cnt_1 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_1 = one_pb;
         end
         if (beaten_0[2] & cands[2]) begin
             cnt_2 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_2 = one_pb;
+        end
         if (beaten_0[3] & cands[3]) begin
+            cnt_3 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_3 = one_pb;
         end
         if (beaten_0[4] & cands[4]) begin
             cnt_4 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_4 = one_pb;
+        end
         if (beaten_0[5] & cands[5]) begin
+            cnt_5 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_5 = one_pb;
         end
         if (beaten_0[6] & cands[6]) begin
             cnt_6 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_6 = one_pb;
+        end
         if (beaten_0[7] & cands[7]) begin
+            cnt_7 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_7 = one_pb;
         end
         if (beaten_0[8] & cands[8]) begin
             cnt_8 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_8 = one_pb;
+        end
         if (beaten_0[9] & cands[9]) begin
+            cnt_9 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_9 = one_pb;
         end
         if (beaten_0[10] & cands[10]) begin
             cnt_10 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_10 = one_pb;
+        end
         if (beaten_0[11] & cands[11]) begin
+            cnt_11 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_11 = one_pb;
         end
         if (beaten_0[12] & cands[12]) begin
             cnt_12 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_12 = one_pb;
+        end
         if (beaten_0[13] & cands[13]) begin
+            cnt_13 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_13 = one_pb;
         end
         if (beaten_0[14] & cands[14]) begin
             cnt_14 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_14 = one_pb;
+        end
         if (beaten_0[15] & cands[15]) begin
+            cnt_15 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_15 = one_pb;
         end
         if (beaten_0[16] & cands[16]) begin
             cnt_16 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_16 = one_pb;
+        end
         if (beaten_0[17] & cands[17]) begin
+            cnt_17 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_17 = one_pb;
         end
         if (beaten_0[18] & cands[18]) begin
             cnt_18 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_18 = one_pb;
+        end
         if (beaten_0[19] & cands[19]) begin
+            cnt_19 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_19 = one_pb;
         end
         if (beaten_0[20] & cands[20]) begin
             cnt_20 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_20 = one_pb;
+        end
         if (beaten_0[21] & cands[21]) begin
+            cnt_21 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_21 = one_pb;
         end
         if (beaten_0[22] & cands[22]) begin
             cnt_22 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_22 = one_pb;
+        end
         if (beaten_0[23] & cands[23]) begin
+            cnt_23 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_23 = one_pb;
         end
         cnt_0 = cnt_0 + cnt_1;
@@ -29647,73 +30130,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_1[0] & cands[0]) begin
             cnt_32 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_32 = one_pb;
+        end
         if (beaten_1[1] & cands[1]) begin
+            cnt_33 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_33 = one_pb;
         end
         if (beaten_1[2] & cands[2]) begin
             cnt_34 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_34 = one_pb;
+        end
         if (beaten_1[3] & cands[3]) begin
+            cnt_35 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_35 = one_pb;
         end
         if (beaten_1[4] & cands[4]) begin
             cnt_36 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_36 = one_pb;
+        end
         if (beaten_1[5] & cands[5]) begin
+            cnt_37 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_37 = one_pb;
         end
         if (beaten_1[6] & cands[6]) begin
             cnt_38 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_38 = one_pb;
+        end
         if (beaten_1[7] & cands[7]) begin
+            cnt_39 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_39 = one_pb;
         end
         if (beaten_1[8] & cands[8]) begin
             cnt_40 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_40 = one_pb;
+        end
         if (beaten_1[9] & cands[9]) begin
+            cnt_41 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_41 = one_pb;
         end
         if (beaten_1[10] & cands[10]) begin
             cnt_42 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_42 = one_pb;
+        end
         if (beaten_1[11] & cands[11]) begin
+            cnt_43 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_43 = one_pb;
         end
         if (beaten_1[12] & cands[12]) begin
             cnt_44 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_44 = one_pb;
+        end
         if (beaten_1[13] & cands[13]) begin
+            cnt_45 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_45 = one_pb;
         end
         if (beaten_1[14] & cands[14]) begin
             cnt_46 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_46 = one_pb;
+        end
         if (beaten_1[15] & cands[15]) begin
+            cnt_47 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_47 = one_pb;
         end
         if (beaten_1[16] & cands[16]) begin
             cnt_48 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_48 = one_pb;
+        end
         if (beaten_1[17] & cands[17]) begin
+            cnt_49 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_49 = one_pb;
         end
         if (beaten_1[18] & cands[18]) begin
             cnt_50 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_50 = one_pb;
+        end
         if (beaten_1[19] & cands[19]) begin
+            cnt_51 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_51 = one_pb;
         end
         if (beaten_1[20] & cands[20]) begin
             cnt_52 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_52 = one_pb;
+        end
         if (beaten_1[21] & cands[21]) begin
+            cnt_53 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_53 = one_pb;
         end
         if (beaten_1[22] & cands[22]) begin
             cnt_54 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_54 = one_pb;
+        end
         if (beaten_1[23] & cands[23]) begin
+            cnt_55 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_55 = one_pb;
         end
         cnt_32 = cnt_32 + cnt_33;
@@ -29782,73 +30337,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_2[0] & cands[0]) begin
             cnt_64 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_64 = one_pb;
+        end
         if (beaten_2[1] & cands[1]) begin
+            cnt_65 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_65 = one_pb;
         end
         if (beaten_2[2] & cands[2]) begin
             cnt_66 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_66 = one_pb;
+        end
         if (beaten_2[3] & cands[3]) begin
+            cnt_67 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_67 = one_pb;
         end
         if (beaten_2[4] & cands[4]) begin
             cnt_68 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_68 = one_pb;
+        end
         if (beaten_2[5] & cands[5]) begin
+            cnt_69 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_69 = one_pb;
         end
         if (beaten_2[6] & cands[6]) begin
             cnt_70 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_70 = one_pb;
+        end
         if (beaten_2[7] & cands[7]) begin
+            cnt_71 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_71 = one_pb;
         end
         if (beaten_2[8] & cands[8]) begin
             cnt_72 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_72 = one_pb;
+        end
         if (beaten_2[9] & cands[9]) begin
+            cnt_73 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_73 = one_pb;
         end
         if (beaten_2[10] & cands[10]) begin
             cnt_74 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_74 = one_pb;
+        end
         if (beaten_2[11] & cands[11]) begin
+            cnt_75 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_75 = one_pb;
         end
         if (beaten_2[12] & cands[12]) begin
             cnt_76 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_76 = one_pb;
+        end
         if (beaten_2[13] & cands[13]) begin
+            cnt_77 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_77 = one_pb;
         end
         if (beaten_2[14] & cands[14]) begin
             cnt_78 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_78 = one_pb;
+        end
         if (beaten_2[15] & cands[15]) begin
+            cnt_79 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_79 = one_pb;
         end
         if (beaten_2[16] & cands[16]) begin
             cnt_80 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_80 = one_pb;
+        end
         if (beaten_2[17] & cands[17]) begin
+            cnt_81 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_81 = one_pb;
         end
         if (beaten_2[18] & cands[18]) begin
             cnt_82 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_82 = one_pb;
+        end
         if (beaten_2[19] & cands[19]) begin
+            cnt_83 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_83 = one_pb;
         end
         if (beaten_2[20] & cands[20]) begin
             cnt_84 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_84 = one_pb;
+        end
         if (beaten_2[21] & cands[21]) begin
+            cnt_85 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_85 = one_pb;
         end
         if (beaten_2[22] & cands[22]) begin
             cnt_86 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_86 = one_pb;
+        end
         if (beaten_2[23] & cands[23]) begin
+            cnt_87 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_87 = one_pb;
         end
         cnt_64 = cnt_64 + cnt_65;
@@ -29917,73 +30544,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_3[0] & cands[0]) begin
             cnt_96 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_96 = one_pb;
+        end
         if (beaten_3[1] & cands[1]) begin
+            cnt_97 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_97 = one_pb;
         end
         if (beaten_3[2] & cands[2]) begin
             cnt_98 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_98 = one_pb;
+        end
         if (beaten_3[3] & cands[3]) begin
+            cnt_99 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_99 = one_pb;
         end
         if (beaten_3[4] & cands[4]) begin
             cnt_100 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_100 = one_pb;
+        end
         if (beaten_3[5] & cands[5]) begin
+            cnt_101 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_101 = one_pb;
         end
         if (beaten_3[6] & cands[6]) begin
             cnt_102 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_102 = one_pb;
+        end
         if (beaten_3[7] & cands[7]) begin
+            cnt_103 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_103 = one_pb;
         end
         if (beaten_3[8] & cands[8]) begin
             cnt_104 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_104 = one_pb;
+        end
         if (beaten_3[9] & cands[9]) begin
+            cnt_105 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_105 = one_pb;
         end
         if (beaten_3[10] & cands[10]) begin
             cnt_106 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_106 = one_pb;
+        end
         if (beaten_3[11] & cands[11]) begin
+            cnt_107 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_107 = one_pb;
         end
         if (beaten_3[12] & cands[12]) begin
             cnt_108 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_108 = one_pb;
+        end
         if (beaten_3[13] & cands[13]) begin
+            cnt_109 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_109 = one_pb;
         end
         if (beaten_3[14] & cands[14]) begin
             cnt_110 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_110 = one_pb;
+        end
         if (beaten_3[15] & cands[15]) begin
+            cnt_111 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_111 = one_pb;
         end
         if (beaten_3[16] & cands[16]) begin
             cnt_112 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_112 = one_pb;
+        end
         if (beaten_3[17] & cands[17]) begin
+            cnt_113 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_113 = one_pb;
         end
         if (beaten_3[18] & cands[18]) begin
             cnt_114 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_114 = one_pb;
+        end
         if (beaten_3[19] & cands[19]) begin
+            cnt_115 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_115 = one_pb;
         end
         if (beaten_3[20] & cands[20]) begin
             cnt_116 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_116 = one_pb;
+        end
         if (beaten_3[21] & cands[21]) begin
+            cnt_117 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_117 = one_pb;
         end
         if (beaten_3[22] & cands[22]) begin
             cnt_118 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_118 = one_pb;
+        end
         if (beaten_3[23] & cands[23]) begin
+            cnt_119 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_119 = one_pb;
         end
         cnt_96 = cnt_96 + cnt_97;
@@ -30052,73 +30751,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_4[0] & cands[0]) begin
             cnt_128 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_128 = one_pb;
+        end
         if (beaten_4[1] & cands[1]) begin
+            cnt_129 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_129 = one_pb;
         end
         if (beaten_4[2] & cands[2]) begin
             cnt_130 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_130 = one_pb;
+        end
         if (beaten_4[3] & cands[3]) begin
+            cnt_131 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_131 = one_pb;
         end
         if (beaten_4[4] & cands[4]) begin
             cnt_132 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_132 = one_pb;
+        end
         if (beaten_4[5] & cands[5]) begin
+            cnt_133 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_133 = one_pb;
         end
         if (beaten_4[6] & cands[6]) begin
             cnt_134 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_134 = one_pb;
+        end
         if (beaten_4[7] & cands[7]) begin
+            cnt_135 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_135 = one_pb;
         end
         if (beaten_4[8] & cands[8]) begin
             cnt_136 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_136 = one_pb;
+        end
         if (beaten_4[9] & cands[9]) begin
+            cnt_137 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_137 = one_pb;
         end
         if (beaten_4[10] & cands[10]) begin
             cnt_138 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_138 = one_pb;
+        end
         if (beaten_4[11] & cands[11]) begin
+            cnt_139 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_139 = one_pb;
         end
         if (beaten_4[12] & cands[12]) begin
             cnt_140 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_140 = one_pb;
+        end
         if (beaten_4[13] & cands[13]) begin
+            cnt_141 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_141 = one_pb;
         end
         if (beaten_4[14] & cands[14]) begin
             cnt_142 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_142 = one_pb;
+        end
         if (beaten_4[15] & cands[15]) begin
+            cnt_143 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_143 = one_pb;
         end
         if (beaten_4[16] & cands[16]) begin
             cnt_144 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_144 = one_pb;
+        end
         if (beaten_4[17] & cands[17]) begin
+            cnt_145 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_145 = one_pb;
         end
         if (beaten_4[18] & cands[18]) begin
             cnt_146 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_146 = one_pb;
+        end
         if (beaten_4[19] & cands[19]) begin
+            cnt_147 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_147 = one_pb;
         end
         if (beaten_4[20] & cands[20]) begin
             cnt_148 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_148 = one_pb;
+        end
         if (beaten_4[21] & cands[21]) begin
+            cnt_149 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_149 = one_pb;
         end
         if (beaten_4[22] & cands[22]) begin
             cnt_150 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_150 = one_pb;
+        end
         if (beaten_4[23] & cands[23]) begin
+            cnt_151 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_151 = one_pb;
         end
         cnt_128 = cnt_128 + cnt_129;
@@ -30187,73 +30958,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_5[0] & cands[0]) begin
             cnt_160 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_160 = one_pb;
+        end
         if (beaten_5[1] & cands[1]) begin
+            cnt_161 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_161 = one_pb;
         end
         if (beaten_5[2] & cands[2]) begin
             cnt_162 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_162 = one_pb;
+        end
         if (beaten_5[3] & cands[3]) begin
+            cnt_163 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_163 = one_pb;
         end
         if (beaten_5[4] & cands[4]) begin
             cnt_164 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_164 = one_pb;
+        end
         if (beaten_5[5] & cands[5]) begin
+            cnt_165 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_165 = one_pb;
         end
         if (beaten_5[6] & cands[6]) begin
             cnt_166 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_166 = one_pb;
+        end
         if (beaten_5[7] & cands[7]) begin
+            cnt_167 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_167 = one_pb;
         end
         if (beaten_5[8] & cands[8]) begin
             cnt_168 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_168 = one_pb;
+        end
         if (beaten_5[9] & cands[9]) begin
+            cnt_169 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_169 = one_pb;
         end
         if (beaten_5[10] & cands[10]) begin
             cnt_170 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_170 = one_pb;
+        end
         if (beaten_5[11] & cands[11]) begin
+            cnt_171 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_171 = one_pb;
         end
         if (beaten_5[12] & cands[12]) begin
             cnt_172 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_172 = one_pb;
+        end
         if (beaten_5[13] & cands[13]) begin
+            cnt_173 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_173 = one_pb;
         end
         if (beaten_5[14] & cands[14]) begin
             cnt_174 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_174 = one_pb;
+        end
         if (beaten_5[15] & cands[15]) begin
+            cnt_175 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_175 = one_pb;
         end
         if (beaten_5[16] & cands[16]) begin
             cnt_176 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_176 = one_pb;
+        end
         if (beaten_5[17] & cands[17]) begin
+            cnt_177 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_177 = one_pb;
         end
         if (beaten_5[18] & cands[18]) begin
             cnt_178 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_178 = one_pb;
+        end
         if (beaten_5[19] & cands[19]) begin
+            cnt_179 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_179 = one_pb;
         end
         if (beaten_5[20] & cands[20]) begin
             cnt_180 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_180 = one_pb;
+        end
         if (beaten_5[21] & cands[21]) begin
+            cnt_181 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_181 = one_pb;
         end
         if (beaten_5[22] & cands[22]) begin
             cnt_182 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_182 = one_pb;
+        end
         if (beaten_5[23] & cands[23]) begin
+            cnt_183 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_183 = one_pb;
         end
         cnt_160 = cnt_160 + cnt_161;
@@ -30322,73 +31165,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_6[0] & cands[0]) begin
             cnt_192 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_192 = one_pb;
+        end
         if (beaten_6[1] & cands[1]) begin
+            cnt_193 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_193 = one_pb;
         end
         if (beaten_6[2] & cands[2]) begin
             cnt_194 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_194 = one_pb;
+        end
         if (beaten_6[3] & cands[3]) begin
+            cnt_195 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_195 = one_pb;
         end
         if (beaten_6[4] & cands[4]) begin
             cnt_196 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_196 = one_pb;
+        end
         if (beaten_6[5] & cands[5]) begin
+            cnt_197 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_197 = one_pb;
         end
         if (beaten_6[6] & cands[6]) begin
             cnt_198 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_198 = one_pb;
+        end
         if (beaten_6[7] & cands[7]) begin
+            cnt_199 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_199 = one_pb;
         end
         if (beaten_6[8] & cands[8]) begin
             cnt_200 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_200 = one_pb;
+        end
         if (beaten_6[9] & cands[9]) begin
+            cnt_201 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_201 = one_pb;
         end
         if (beaten_6[10] & cands[10]) begin
             cnt_202 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_202 = one_pb;
+        end
         if (beaten_6[11] & cands[11]) begin
+            cnt_203 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_203 = one_pb;
         end
         if (beaten_6[12] & cands[12]) begin
             cnt_204 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_204 = one_pb;
+        end
         if (beaten_6[13] & cands[13]) begin
+            cnt_205 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_205 = one_pb;
         end
         if (beaten_6[14] & cands[14]) begin
             cnt_206 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_206 = one_pb;
+        end
         if (beaten_6[15] & cands[15]) begin
+            cnt_207 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_207 = one_pb;
         end
         if (beaten_6[16] & cands[16]) begin
             cnt_208 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_208 = one_pb;
+        end
         if (beaten_6[17] & cands[17]) begin
+            cnt_209 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_209 = one_pb;
         end
         if (beaten_6[18] & cands[18]) begin
             cnt_210 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_210 = one_pb;
+        end
         if (beaten_6[19] & cands[19]) begin
+            cnt_211 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_211 = one_pb;
         end
         if (beaten_6[20] & cands[20]) begin
             cnt_212 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_212 = one_pb;
+        end
         if (beaten_6[21] & cands[21]) begin
+            cnt_213 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_213 = one_pb;
         end
         if (beaten_6[22] & cands[22]) begin
             cnt_214 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_214 = one_pb;
+        end
         if (beaten_6[23] & cands[23]) begin
+            cnt_215 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_215 = one_pb;
         end
         cnt_192 = cnt_192 + cnt_193;
@@ -30457,73 +31372,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_7[0] & cands[0]) begin
             cnt_224 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_224 = one_pb;
+        end
         if (beaten_7[1] & cands[1]) begin
+            cnt_225 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_225 = one_pb;
         end
         if (beaten_7[2] & cands[2]) begin
             cnt_226 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_226 = one_pb;
+        end
         if (beaten_7[3] & cands[3]) begin
+            cnt_227 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_227 = one_pb;
         end
         if (beaten_7[4] & cands[4]) begin
             cnt_228 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_228 = one_pb;
+        end
         if (beaten_7[5] & cands[5]) begin
+            cnt_229 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_229 = one_pb;
         end
         if (beaten_7[6] & cands[6]) begin
             cnt_230 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_230 = one_pb;
+        end
         if (beaten_7[7] & cands[7]) begin
+            cnt_231 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_231 = one_pb;
         end
         if (beaten_7[8] & cands[8]) begin
             cnt_232 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_232 = one_pb;
+        end
         if (beaten_7[9] & cands[9]) begin
+            cnt_233 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_233 = one_pb;
         end
         if (beaten_7[10] & cands[10]) begin
             cnt_234 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_234 = one_pb;
+        end
         if (beaten_7[11] & cands[11]) begin
+            cnt_235 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_235 = one_pb;
         end
         if (beaten_7[12] & cands[12]) begin
             cnt_236 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_236 = one_pb;
+        end
         if (beaten_7[13] & cands[13]) begin
+            cnt_237 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_237 = one_pb;
         end
         if (beaten_7[14] & cands[14]) begin
             cnt_238 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_238 = one_pb;
+        end
         if (beaten_7[15] & cands[15]) begin
+            cnt_239 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_239 = one_pb;
         end
         if (beaten_7[16] & cands[16]) begin
             cnt_240 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_240 = one_pb;
+        end
         if (beaten_7[17] & cands[17]) begin
+            cnt_241 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_241 = one_pb;
         end
         if (beaten_7[18] & cands[18]) begin
             cnt_242 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_242 = one_pb;
+        end
         if (beaten_7[19] & cands[19]) begin
+            cnt_243 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_243 = one_pb;
         end
         if (beaten_7[20] & cands[20]) begin
             cnt_244 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_244 = one_pb;
+        end
         if (beaten_7[21] & cands[21]) begin
+            cnt_245 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_245 = one_pb;
         end
         if (beaten_7[22] & cands[22]) begin
             cnt_246 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_246 = one_pb;
+        end
         if (beaten_7[23] & cands[23]) begin
+            cnt_247 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_247 = one_pb;
         end
         cnt_224 = cnt_224 + cnt_225;
@@ -30592,73 +31579,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_8[0] & cands[0]) begin
             cnt_256 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_256 = one_pb;
+        end
         if (beaten_8[1] & cands[1]) begin
+            cnt_257 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_257 = one_pb;
         end
         if (beaten_8[2] & cands[2]) begin
             cnt_258 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_258 = one_pb;
+        end
         if (beaten_8[3] & cands[3]) begin
+            cnt_259 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_259 = one_pb;
         end
         if (beaten_8[4] & cands[4]) begin
             cnt_260 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_260 = one_pb;
+        end
         if (beaten_8[5] & cands[5]) begin
+            cnt_261 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_261 = one_pb;
         end
         if (beaten_8[6] & cands[6]) begin
             cnt_262 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_262 = one_pb;
+        end
         if (beaten_8[7] & cands[7]) begin
+            cnt_263 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_263 = one_pb;
         end
         if (beaten_8[8] & cands[8]) begin
             cnt_264 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_264 = one_pb;
+        end
         if (beaten_8[9] & cands[9]) begin
+            cnt_265 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_265 = one_pb;
         end
         if (beaten_8[10] & cands[10]) begin
             cnt_266 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_266 = one_pb;
+        end
         if (beaten_8[11] & cands[11]) begin
+            cnt_267 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_267 = one_pb;
         end
         if (beaten_8[12] & cands[12]) begin
             cnt_268 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_268 = one_pb;
+        end
         if (beaten_8[13] & cands[13]) begin
+            cnt_269 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_269 = one_pb;
         end
         if (beaten_8[14] & cands[14]) begin
             cnt_270 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_270 = one_pb;
+        end
         if (beaten_8[15] & cands[15]) begin
+            cnt_271 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_271 = one_pb;
         end
         if (beaten_8[16] & cands[16]) begin
             cnt_272 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_272 = one_pb;
+        end
         if (beaten_8[17] & cands[17]) begin
+            cnt_273 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_273 = one_pb;
         end
         if (beaten_8[18] & cands[18]) begin
             cnt_274 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_274 = one_pb;
+        end
         if (beaten_8[19] & cands[19]) begin
+            cnt_275 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_275 = one_pb;
         end
         if (beaten_8[20] & cands[20]) begin
             cnt_276 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_276 = one_pb;
+        end
         if (beaten_8[21] & cands[21]) begin
+            cnt_277 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_277 = one_pb;
         end
         if (beaten_8[22] & cands[22]) begin
             cnt_278 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_278 = one_pb;
+        end
         if (beaten_8[23] & cands[23]) begin
+            cnt_279 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_279 = one_pb;
         end
         cnt_256 = cnt_256 + cnt_257;
@@ -30727,73 +31786,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_9[0] & cands[0]) begin
             cnt_288 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_288 = one_pb;
+        end
         if (beaten_9[1] & cands[1]) begin
+            cnt_289 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_289 = one_pb;
         end
         if (beaten_9[2] & cands[2]) begin
             cnt_290 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_290 = one_pb;
+        end
         if (beaten_9[3] & cands[3]) begin
+            cnt_291 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_291 = one_pb;
         end
         if (beaten_9[4] & cands[4]) begin
             cnt_292 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_292 = one_pb;
+        end
         if (beaten_9[5] & cands[5]) begin
+            cnt_293 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_293 = one_pb;
         end
         if (beaten_9[6] & cands[6]) begin
             cnt_294 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_294 = one_pb;
+        end
         if (beaten_9[7] & cands[7]) begin
+            cnt_295 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_295 = one_pb;
         end
         if (beaten_9[8] & cands[8]) begin
             cnt_296 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_296 = one_pb;
+        end
         if (beaten_9[9] & cands[9]) begin
+            cnt_297 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_297 = one_pb;
         end
         if (beaten_9[10] & cands[10]) begin
             cnt_298 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_298 = one_pb;
+        end
         if (beaten_9[11] & cands[11]) begin
+            cnt_299 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_299 = one_pb;
         end
         if (beaten_9[12] & cands[12]) begin
             cnt_300 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_300 = one_pb;
+        end
         if (beaten_9[13] & cands[13]) begin
+            cnt_301 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_301 = one_pb;
         end
         if (beaten_9[14] & cands[14]) begin
             cnt_302 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_302 = one_pb;
+        end
         if (beaten_9[15] & cands[15]) begin
+            cnt_303 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_303 = one_pb;
         end
         if (beaten_9[16] & cands[16]) begin
             cnt_304 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_304 = one_pb;
+        end
         if (beaten_9[17] & cands[17]) begin
+            cnt_305 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_305 = one_pb;
         end
         if (beaten_9[18] & cands[18]) begin
             cnt_306 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_306 = one_pb;
+        end
         if (beaten_9[19] & cands[19]) begin
+            cnt_307 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_307 = one_pb;
         end
         if (beaten_9[20] & cands[20]) begin
             cnt_308 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_308 = one_pb;
+        end
         if (beaten_9[21] & cands[21]) begin
+            cnt_309 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_309 = one_pb;
         end
         if (beaten_9[22] & cands[22]) begin
             cnt_310 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_310 = one_pb;
+        end
         if (beaten_9[23] & cands[23]) begin
+            cnt_311 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_311 = one_pb;
         end
         cnt_288 = cnt_288 + cnt_289;
@@ -30862,73 +31993,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_10[0] & cands[0]) begin
             cnt_320 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_320 = one_pb;
+        end
         if (beaten_10[1] & cands[1]) begin
+            cnt_321 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_321 = one_pb;
         end
         if (beaten_10[2] & cands[2]) begin
             cnt_322 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_322 = one_pb;
+        end
         if (beaten_10[3] & cands[3]) begin
+            cnt_323 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_323 = one_pb;
         end
         if (beaten_10[4] & cands[4]) begin
             cnt_324 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_324 = one_pb;
+        end
         if (beaten_10[5] & cands[5]) begin
+            cnt_325 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_325 = one_pb;
         end
         if (beaten_10[6] & cands[6]) begin
             cnt_326 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_326 = one_pb;
+        end
         if (beaten_10[7] & cands[7]) begin
+            cnt_327 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_327 = one_pb;
         end
         if (beaten_10[8] & cands[8]) begin
             cnt_328 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_328 = one_pb;
+        end
         if (beaten_10[9] & cands[9]) begin
+            cnt_329 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_329 = one_pb;
         end
         if (beaten_10[10] & cands[10]) begin
             cnt_330 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_330 = one_pb;
+        end
         if (beaten_10[11] & cands[11]) begin
+            cnt_331 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_331 = one_pb;
         end
         if (beaten_10[12] & cands[12]) begin
             cnt_332 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_332 = one_pb;
+        end
         if (beaten_10[13] & cands[13]) begin
+            cnt_333 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_333 = one_pb;
         end
         if (beaten_10[14] & cands[14]) begin
             cnt_334 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_334 = one_pb;
+        end
         if (beaten_10[15] & cands[15]) begin
+            cnt_335 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_335 = one_pb;
         end
         if (beaten_10[16] & cands[16]) begin
             cnt_336 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_336 = one_pb;
+        end
         if (beaten_10[17] & cands[17]) begin
+            cnt_337 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_337 = one_pb;
         end
         if (beaten_10[18] & cands[18]) begin
             cnt_338 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_338 = one_pb;
+        end
         if (beaten_10[19] & cands[19]) begin
+            cnt_339 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_339 = one_pb;
         end
         if (beaten_10[20] & cands[20]) begin
             cnt_340 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_340 = one_pb;
+        end
         if (beaten_10[21] & cands[21]) begin
+            cnt_341 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_341 = one_pb;
         end
         if (beaten_10[22] & cands[22]) begin
             cnt_342 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_342 = one_pb;
+        end
         if (beaten_10[23] & cands[23]) begin
+            cnt_343 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_343 = one_pb;
         end
         cnt_320 = cnt_320 + cnt_321;
@@ -30997,73 +32200,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_11[0] & cands[0]) begin
             cnt_352 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_352 = one_pb;
+        end
         if (beaten_11[1] & cands[1]) begin
+            cnt_353 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_353 = one_pb;
         end
         if (beaten_11[2] & cands[2]) begin
             cnt_354 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_354 = one_pb;
+        end
         if (beaten_11[3] & cands[3]) begin
+            cnt_355 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_355 = one_pb;
         end
         if (beaten_11[4] & cands[4]) begin
             cnt_356 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_356 = one_pb;
+        end
         if (beaten_11[5] & cands[5]) begin
+            cnt_357 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_357 = one_pb;
         end
         if (beaten_11[6] & cands[6]) begin
             cnt_358 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_358 = one_pb;
+        end
         if (beaten_11[7] & cands[7]) begin
+            cnt_359 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_359 = one_pb;
         end
         if (beaten_11[8] & cands[8]) begin
             cnt_360 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_360 = one_pb;
+        end
         if (beaten_11[9] & cands[9]) begin
+            cnt_361 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_361 = one_pb;
         end
         if (beaten_11[10] & cands[10]) begin
             cnt_362 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_362 = one_pb;
+        end
         if (beaten_11[11] & cands[11]) begin
+            cnt_363 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_363 = one_pb;
         end
         if (beaten_11[12] & cands[12]) begin
             cnt_364 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_364 = one_pb;
+        end
         if (beaten_11[13] & cands[13]) begin
+            cnt_365 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_365 = one_pb;
         end
         if (beaten_11[14] & cands[14]) begin
             cnt_366 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_366 = one_pb;
+        end
         if (beaten_11[15] & cands[15]) begin
+            cnt_367 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_367 = one_pb;
         end
         if (beaten_11[16] & cands[16]) begin
             cnt_368 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_368 = one_pb;
+        end
         if (beaten_11[17] & cands[17]) begin
+            cnt_369 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_369 = one_pb;
         end
         if (beaten_11[18] & cands[18]) begin
             cnt_370 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_370 = one_pb;
+        end
         if (beaten_11[19] & cands[19]) begin
+            cnt_371 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_371 = one_pb;
         end
         if (beaten_11[20] & cands[20]) begin
             cnt_372 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_372 = one_pb;
+        end
         if (beaten_11[21] & cands[21]) begin
+            cnt_373 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_373 = one_pb;
         end
         if (beaten_11[22] & cands[22]) begin
             cnt_374 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_374 = one_pb;
+        end
         if (beaten_11[23] & cands[23]) begin
+            cnt_375 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_375 = one_pb;
         end
         cnt_352 = cnt_352 + cnt_353;
@@ -31132,73 +32407,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_12[0] & cands[0]) begin
             cnt_384 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_384 = one_pb;
+        end
         if (beaten_12[1] & cands[1]) begin
+            cnt_385 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_385 = one_pb;
         end
         if (beaten_12[2] & cands[2]) begin
             cnt_386 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_386 = one_pb;
+        end
         if (beaten_12[3] & cands[3]) begin
+            cnt_387 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_387 = one_pb;
         end
         if (beaten_12[4] & cands[4]) begin
             cnt_388 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_388 = one_pb;
+        end
         if (beaten_12[5] & cands[5]) begin
+            cnt_389 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_389 = one_pb;
         end
         if (beaten_12[6] & cands[6]) begin
             cnt_390 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_390 = one_pb;
+        end
         if (beaten_12[7] & cands[7]) begin
+            cnt_391 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_391 = one_pb;
         end
         if (beaten_12[8] & cands[8]) begin
             cnt_392 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_392 = one_pb;
+        end
         if (beaten_12[9] & cands[9]) begin
+            cnt_393 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_393 = one_pb;
         end
         if (beaten_12[10] & cands[10]) begin
             cnt_394 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_394 = one_pb;
+        end
         if (beaten_12[11] & cands[11]) begin
+            cnt_395 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_395 = one_pb;
         end
         if (beaten_12[12] & cands[12]) begin
             cnt_396 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_396 = one_pb;
+        end
         if (beaten_12[13] & cands[13]) begin
+            cnt_397 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_397 = one_pb;
         end
         if (beaten_12[14] & cands[14]) begin
             cnt_398 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_398 = one_pb;
+        end
         if (beaten_12[15] & cands[15]) begin
+            cnt_399 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_399 = one_pb;
         end
         if (beaten_12[16] & cands[16]) begin
             cnt_400 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_400 = one_pb;
+        end
         if (beaten_12[17] & cands[17]) begin
+            cnt_401 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_401 = one_pb;
         end
         if (beaten_12[18] & cands[18]) begin
             cnt_402 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_402 = one_pb;
+        end
         if (beaten_12[19] & cands[19]) begin
+            cnt_403 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_403 = one_pb;
         end
         if (beaten_12[20] & cands[20]) begin
             cnt_404 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_404 = one_pb;
+        end
         if (beaten_12[21] & cands[21]) begin
+            cnt_405 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_405 = one_pb;
         end
         if (beaten_12[22] & cands[22]) begin
             cnt_406 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_406 = one_pb;
+        end
         if (beaten_12[23] & cands[23]) begin
+            cnt_407 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_407 = one_pb;
         end
         cnt_384 = cnt_384 + cnt_385;
@@ -31267,73 +32614,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_13[0] & cands[0]) begin
             cnt_416 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_416 = one_pb;
+        end
         if (beaten_13[1] & cands[1]) begin
+            cnt_417 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_417 = one_pb;
         end
         if (beaten_13[2] & cands[2]) begin
             cnt_418 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_418 = one_pb;
+        end
         if (beaten_13[3] & cands[3]) begin
+            cnt_419 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_419 = one_pb;
         end
         if (beaten_13[4] & cands[4]) begin
             cnt_420 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_420 = one_pb;
+        end
         if (beaten_13[5] & cands[5]) begin
+            cnt_421 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_421 = one_pb;
         end
         if (beaten_13[6] & cands[6]) begin
             cnt_422 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_422 = one_pb;
+        end
         if (beaten_13[7] & cands[7]) begin
+            cnt_423 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_423 = one_pb;
         end
         if (beaten_13[8] & cands[8]) begin
             cnt_424 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_424 = one_pb;
+        end
         if (beaten_13[9] & cands[9]) begin
+            cnt_425 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_425 = one_pb;
         end
         if (beaten_13[10] & cands[10]) begin
             cnt_426 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_426 = one_pb;
+        end
         if (beaten_13[11] & cands[11]) begin
+            cnt_427 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_427 = one_pb;
         end
         if (beaten_13[12] & cands[12]) begin
             cnt_428 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_428 = one_pb;
+        end
         if (beaten_13[13] & cands[13]) begin
+            cnt_429 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_429 = one_pb;
         end
         if (beaten_13[14] & cands[14]) begin
             cnt_430 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_430 = one_pb;
+        end
         if (beaten_13[15] & cands[15]) begin
+            cnt_431 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_431 = one_pb;
         end
         if (beaten_13[16] & cands[16]) begin
             cnt_432 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_432 = one_pb;
+        end
         if (beaten_13[17] & cands[17]) begin
+            cnt_433 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_433 = one_pb;
         end
         if (beaten_13[18] & cands[18]) begin
             cnt_434 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_434 = one_pb;
+        end
         if (beaten_13[19] & cands[19]) begin
+            cnt_435 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_435 = one_pb;
         end
         if (beaten_13[20] & cands[20]) begin
             cnt_436 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_436 = one_pb;
+        end
         if (beaten_13[21] & cands[21]) begin
+            cnt_437 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_437 = one_pb;
         end
         if (beaten_13[22] & cands[22]) begin
             cnt_438 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_438 = one_pb;
+        end
         if (beaten_13[23] & cands[23]) begin
+            cnt_439 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_439 = one_pb;
         end
         cnt_416 = cnt_416 + cnt_417;
@@ -31402,73 +32821,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_14[0] & cands[0]) begin
             cnt_448 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_448 = one_pb;
+        end
         if (beaten_14[1] & cands[1]) begin
+            cnt_449 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_449 = one_pb;
         end
         if (beaten_14[2] & cands[2]) begin
             cnt_450 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_450 = one_pb;
+        end
         if (beaten_14[3] & cands[3]) begin
+            cnt_451 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_451 = one_pb;
         end
         if (beaten_14[4] & cands[4]) begin
             cnt_452 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_452 = one_pb;
+        end
         if (beaten_14[5] & cands[5]) begin
+            cnt_453 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_453 = one_pb;
         end
         if (beaten_14[6] & cands[6]) begin
             cnt_454 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_454 = one_pb;
+        end
         if (beaten_14[7] & cands[7]) begin
+            cnt_455 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_455 = one_pb;
         end
         if (beaten_14[8] & cands[8]) begin
             cnt_456 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_456 = one_pb;
+        end
         if (beaten_14[9] & cands[9]) begin
+            cnt_457 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_457 = one_pb;
         end
         if (beaten_14[10] & cands[10]) begin
             cnt_458 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_458 = one_pb;
+        end
         if (beaten_14[11] & cands[11]) begin
+            cnt_459 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_459 = one_pb;
         end
         if (beaten_14[12] & cands[12]) begin
             cnt_460 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_460 = one_pb;
+        end
         if (beaten_14[13] & cands[13]) begin
+            cnt_461 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_461 = one_pb;
         end
         if (beaten_14[14] & cands[14]) begin
             cnt_462 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_462 = one_pb;
+        end
         if (beaten_14[15] & cands[15]) begin
+            cnt_463 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_463 = one_pb;
         end
         if (beaten_14[16] & cands[16]) begin
             cnt_464 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_464 = one_pb;
+        end
         if (beaten_14[17] & cands[17]) begin
+            cnt_465 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_465 = one_pb;
         end
         if (beaten_14[18] & cands[18]) begin
             cnt_466 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_466 = one_pb;
+        end
         if (beaten_14[19] & cands[19]) begin
+            cnt_467 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_467 = one_pb;
         end
         if (beaten_14[20] & cands[20]) begin
             cnt_468 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_468 = one_pb;
+        end
         if (beaten_14[21] & cands[21]) begin
+            cnt_469 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_469 = one_pb;
         end
         if (beaten_14[22] & cands[22]) begin
             cnt_470 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_470 = one_pb;
+        end
         if (beaten_14[23] & cands[23]) begin
+            cnt_471 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_471 = one_pb;
         end
         cnt_448 = cnt_448 + cnt_449;
@@ -31537,73 +33028,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_15[0] & cands[0]) begin
             cnt_480 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_480 = one_pb;
+        end
         if (beaten_15[1] & cands[1]) begin
+            cnt_481 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_481 = one_pb;
         end
         if (beaten_15[2] & cands[2]) begin
             cnt_482 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_482 = one_pb;
+        end
         if (beaten_15[3] & cands[3]) begin
+            cnt_483 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_483 = one_pb;
         end
         if (beaten_15[4] & cands[4]) begin
             cnt_484 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_484 = one_pb;
+        end
         if (beaten_15[5] & cands[5]) begin
+            cnt_485 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_485 = one_pb;
         end
         if (beaten_15[6] & cands[6]) begin
             cnt_486 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_486 = one_pb;
+        end
         if (beaten_15[7] & cands[7]) begin
+            cnt_487 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_487 = one_pb;
         end
         if (beaten_15[8] & cands[8]) begin
             cnt_488 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_488 = one_pb;
+        end
         if (beaten_15[9] & cands[9]) begin
+            cnt_489 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_489 = one_pb;
         end
         if (beaten_15[10] & cands[10]) begin
             cnt_490 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_490 = one_pb;
+        end
         if (beaten_15[11] & cands[11]) begin
+            cnt_491 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_491 = one_pb;
         end
         if (beaten_15[12] & cands[12]) begin
             cnt_492 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_492 = one_pb;
+        end
         if (beaten_15[13] & cands[13]) begin
+            cnt_493 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_493 = one_pb;
         end
         if (beaten_15[14] & cands[14]) begin
             cnt_494 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_494 = one_pb;
+        end
         if (beaten_15[15] & cands[15]) begin
+            cnt_495 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_495 = one_pb;
         end
         if (beaten_15[16] & cands[16]) begin
             cnt_496 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_496 = one_pb;
+        end
         if (beaten_15[17] & cands[17]) begin
+            cnt_497 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_497 = one_pb;
         end
         if (beaten_15[18] & cands[18]) begin
             cnt_498 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_498 = one_pb;
+        end
         if (beaten_15[19] & cands[19]) begin
+            cnt_499 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_499 = one_pb;
         end
         if (beaten_15[20] & cands[20]) begin
             cnt_500 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_500 = one_pb;
+        end
         if (beaten_15[21] & cands[21]) begin
+            cnt_501 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_501 = one_pb;
         end
         if (beaten_15[22] & cands[22]) begin
             cnt_502 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_502 = one_pb;
+        end
         if (beaten_15[23] & cands[23]) begin
+            cnt_503 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_503 = one_pb;
         end
         cnt_480 = cnt_480 + cnt_481;
@@ -31672,73 +33235,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_16[0] & cands[0]) begin
             cnt_512 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_512 = one_pb;
+        end
         if (beaten_16[1] & cands[1]) begin
+            cnt_513 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_513 = one_pb;
         end
         if (beaten_16[2] & cands[2]) begin
             cnt_514 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_514 = one_pb;
+        end
         if (beaten_16[3] & cands[3]) begin
+            cnt_515 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_515 = one_pb;
         end
         if (beaten_16[4] & cands[4]) begin
             cnt_516 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_516 = one_pb;
+        end
         if (beaten_16[5] & cands[5]) begin
+            cnt_517 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_517 = one_pb;
         end
         if (beaten_16[6] & cands[6]) begin
             cnt_518 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_518 = one_pb;
+        end
         if (beaten_16[7] & cands[7]) begin
+            cnt_519 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_519 = one_pb;
         end
         if (beaten_16[8] & cands[8]) begin
             cnt_520 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_520 = one_pb;
+        end
         if (beaten_16[9] & cands[9]) begin
+            cnt_521 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_521 = one_pb;
         end
         if (beaten_16[10] & cands[10]) begin
             cnt_522 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_522 = one_pb;
+        end
         if (beaten_16[11] & cands[11]) begin
+            cnt_523 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_523 = one_pb;
         end
         if (beaten_16[12] & cands[12]) begin
             cnt_524 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_524 = one_pb;
+        end
         if (beaten_16[13] & cands[13]) begin
+            cnt_525 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_525 = one_pb;
         end
         if (beaten_16[14] & cands[14]) begin
             cnt_526 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_526 = one_pb;
+        end
         if (beaten_16[15] & cands[15]) begin
+            cnt_527 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_527 = one_pb;
         end
         if (beaten_16[16] & cands[16]) begin
             cnt_528 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_528 = one_pb;
+        end
         if (beaten_16[17] & cands[17]) begin
+            cnt_529 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_529 = one_pb;
         end
         if (beaten_16[18] & cands[18]) begin
             cnt_530 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_530 = one_pb;
+        end
         if (beaten_16[19] & cands[19]) begin
+            cnt_531 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_531 = one_pb;
         end
         if (beaten_16[20] & cands[20]) begin
             cnt_532 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_532 = one_pb;
+        end
         if (beaten_16[21] & cands[21]) begin
+            cnt_533 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_533 = one_pb;
         end
         if (beaten_16[22] & cands[22]) begin
             cnt_534 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_534 = one_pb;
+        end
         if (beaten_16[23] & cands[23]) begin
+            cnt_535 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_535 = one_pb;
         end
         cnt_512 = cnt_512 + cnt_513;
@@ -31807,73 +33442,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_17[0] & cands[0]) begin
             cnt_544 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_544 = one_pb;
+        end
         if (beaten_17[1] & cands[1]) begin
+            cnt_545 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_545 = one_pb;
         end
         if (beaten_17[2] & cands[2]) begin
             cnt_546 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_546 = one_pb;
+        end
         if (beaten_17[3] & cands[3]) begin
+            cnt_547 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_547 = one_pb;
         end
         if (beaten_17[4] & cands[4]) begin
             cnt_548 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_548 = one_pb;
+        end
         if (beaten_17[5] & cands[5]) begin
+            cnt_549 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_549 = one_pb;
         end
         if (beaten_17[6] & cands[6]) begin
             cnt_550 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_550 = one_pb;
+        end
         if (beaten_17[7] & cands[7]) begin
+            cnt_551 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_551 = one_pb;
         end
         if (beaten_17[8] & cands[8]) begin
             cnt_552 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_552 = one_pb;
+        end
         if (beaten_17[9] & cands[9]) begin
+            cnt_553 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_553 = one_pb;
         end
         if (beaten_17[10] & cands[10]) begin
             cnt_554 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_554 = one_pb;
+        end
         if (beaten_17[11] & cands[11]) begin
+            cnt_555 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_555 = one_pb;
         end
         if (beaten_17[12] & cands[12]) begin
             cnt_556 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_556 = one_pb;
+        end
         if (beaten_17[13] & cands[13]) begin
+            cnt_557 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_557 = one_pb;
         end
         if (beaten_17[14] & cands[14]) begin
             cnt_558 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_558 = one_pb;
+        end
         if (beaten_17[15] & cands[15]) begin
+            cnt_559 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_559 = one_pb;
         end
         if (beaten_17[16] & cands[16]) begin
             cnt_560 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_560 = one_pb;
+        end
         if (beaten_17[17] & cands[17]) begin
+            cnt_561 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_561 = one_pb;
         end
         if (beaten_17[18] & cands[18]) begin
             cnt_562 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_562 = one_pb;
+        end
         if (beaten_17[19] & cands[19]) begin
+            cnt_563 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_563 = one_pb;
         end
         if (beaten_17[20] & cands[20]) begin
             cnt_564 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_564 = one_pb;
+        end
         if (beaten_17[21] & cands[21]) begin
+            cnt_565 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_565 = one_pb;
         end
         if (beaten_17[22] & cands[22]) begin
             cnt_566 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_566 = one_pb;
+        end
         if (beaten_17[23] & cands[23]) begin
+            cnt_567 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_567 = one_pb;
         end
         cnt_544 = cnt_544 + cnt_545;
@@ -31942,73 +33649,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_18[0] & cands[0]) begin
             cnt_576 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_576 = one_pb;
+        end
         if (beaten_18[1] & cands[1]) begin
+            cnt_577 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_577 = one_pb;
         end
         if (beaten_18[2] & cands[2]) begin
             cnt_578 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_578 = one_pb;
+        end
         if (beaten_18[3] & cands[3]) begin
+            cnt_579 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_579 = one_pb;
         end
         if (beaten_18[4] & cands[4]) begin
             cnt_580 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_580 = one_pb;
+        end
         if (beaten_18[5] & cands[5]) begin
+            cnt_581 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_581 = one_pb;
         end
         if (beaten_18[6] & cands[6]) begin
             cnt_582 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_582 = one_pb;
+        end
         if (beaten_18[7] & cands[7]) begin
+            cnt_583 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_583 = one_pb;
         end
         if (beaten_18[8] & cands[8]) begin
             cnt_584 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_584 = one_pb;
+        end
         if (beaten_18[9] & cands[9]) begin
+            cnt_585 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_585 = one_pb;
         end
         if (beaten_18[10] & cands[10]) begin
             cnt_586 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_586 = one_pb;
+        end
         if (beaten_18[11] & cands[11]) begin
+            cnt_587 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_587 = one_pb;
         end
         if (beaten_18[12] & cands[12]) begin
             cnt_588 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_588 = one_pb;
+        end
         if (beaten_18[13] & cands[13]) begin
+            cnt_589 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_589 = one_pb;
         end
         if (beaten_18[14] & cands[14]) begin
             cnt_590 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_590 = one_pb;
+        end
         if (beaten_18[15] & cands[15]) begin
+            cnt_591 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_591 = one_pb;
         end
         if (beaten_18[16] & cands[16]) begin
             cnt_592 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_592 = one_pb;
+        end
         if (beaten_18[17] & cands[17]) begin
+            cnt_593 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_593 = one_pb;
         end
         if (beaten_18[18] & cands[18]) begin
             cnt_594 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_594 = one_pb;
+        end
         if (beaten_18[19] & cands[19]) begin
+            cnt_595 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_595 = one_pb;
         end
         if (beaten_18[20] & cands[20]) begin
             cnt_596 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_596 = one_pb;
+        end
         if (beaten_18[21] & cands[21]) begin
+            cnt_597 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_597 = one_pb;
         end
         if (beaten_18[22] & cands[22]) begin
             cnt_598 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_598 = one_pb;
+        end
         if (beaten_18[23] & cands[23]) begin
+            cnt_599 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_599 = one_pb;
         end
         cnt_576 = cnt_576 + cnt_577;
@@ -32077,73 +33856,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_19[0] & cands[0]) begin
             cnt_608 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_608 = one_pb;
+        end
         if (beaten_19[1] & cands[1]) begin
+            cnt_609 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_609 = one_pb;
         end
         if (beaten_19[2] & cands[2]) begin
             cnt_610 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_610 = one_pb;
+        end
         if (beaten_19[3] & cands[3]) begin
+            cnt_611 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_611 = one_pb;
         end
         if (beaten_19[4] & cands[4]) begin
             cnt_612 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_612 = one_pb;
+        end
         if (beaten_19[5] & cands[5]) begin
+            cnt_613 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_613 = one_pb;
         end
         if (beaten_19[6] & cands[6]) begin
             cnt_614 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_614 = one_pb;
+        end
         if (beaten_19[7] & cands[7]) begin
+            cnt_615 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_615 = one_pb;
         end
         if (beaten_19[8] & cands[8]) begin
             cnt_616 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_616 = one_pb;
+        end
         if (beaten_19[9] & cands[9]) begin
+            cnt_617 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_617 = one_pb;
         end
         if (beaten_19[10] & cands[10]) begin
             cnt_618 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_618 = one_pb;
+        end
         if (beaten_19[11] & cands[11]) begin
+            cnt_619 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_619 = one_pb;
         end
         if (beaten_19[12] & cands[12]) begin
             cnt_620 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_620 = one_pb;
+        end
         if (beaten_19[13] & cands[13]) begin
+            cnt_621 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_621 = one_pb;
         end
         if (beaten_19[14] & cands[14]) begin
             cnt_622 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_622 = one_pb;
+        end
         if (beaten_19[15] & cands[15]) begin
+            cnt_623 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_623 = one_pb;
         end
         if (beaten_19[16] & cands[16]) begin
             cnt_624 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_624 = one_pb;
+        end
         if (beaten_19[17] & cands[17]) begin
+            cnt_625 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_625 = one_pb;
         end
         if (beaten_19[18] & cands[18]) begin
             cnt_626 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_626 = one_pb;
+        end
         if (beaten_19[19] & cands[19]) begin
+            cnt_627 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_627 = one_pb;
         end
         if (beaten_19[20] & cands[20]) begin
             cnt_628 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_628 = one_pb;
+        end
         if (beaten_19[21] & cands[21]) begin
+            cnt_629 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_629 = one_pb;
         end
         if (beaten_19[22] & cands[22]) begin
             cnt_630 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_630 = one_pb;
+        end
         if (beaten_19[23] & cands[23]) begin
+            cnt_631 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_631 = one_pb;
         end
         cnt_608 = cnt_608 + cnt_609;
@@ -32212,73 +34063,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_20[0] & cands[0]) begin
             cnt_640 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_640 = one_pb;
+        end
         if (beaten_20[1] & cands[1]) begin
+            cnt_641 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_641 = one_pb;
         end
         if (beaten_20[2] & cands[2]) begin
             cnt_642 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_642 = one_pb;
+        end
         if (beaten_20[3] & cands[3]) begin
+            cnt_643 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_643 = one_pb;
         end
         if (beaten_20[4] & cands[4]) begin
             cnt_644 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_644 = one_pb;
+        end
         if (beaten_20[5] & cands[5]) begin
+            cnt_645 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_645 = one_pb;
         end
         if (beaten_20[6] & cands[6]) begin
             cnt_646 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_646 = one_pb;
+        end
         if (beaten_20[7] & cands[7]) begin
+            cnt_647 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_647 = one_pb;
         end
         if (beaten_20[8] & cands[8]) begin
             cnt_648 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_648 = one_pb;
+        end
         if (beaten_20[9] & cands[9]) begin
+            cnt_649 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_649 = one_pb;
         end
         if (beaten_20[10] & cands[10]) begin
             cnt_650 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_650 = one_pb;
+        end
         if (beaten_20[11] & cands[11]) begin
+            cnt_651 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_651 = one_pb;
         end
         if (beaten_20[12] & cands[12]) begin
             cnt_652 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_652 = one_pb;
+        end
         if (beaten_20[13] & cands[13]) begin
+            cnt_653 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_653 = one_pb;
         end
         if (beaten_20[14] & cands[14]) begin
             cnt_654 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_654 = one_pb;
+        end
         if (beaten_20[15] & cands[15]) begin
+            cnt_655 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_655 = one_pb;
         end
         if (beaten_20[16] & cands[16]) begin
             cnt_656 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_656 = one_pb;
+        end
         if (beaten_20[17] & cands[17]) begin
+            cnt_657 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_657 = one_pb;
         end
         if (beaten_20[18] & cands[18]) begin
             cnt_658 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_658 = one_pb;
+        end
         if (beaten_20[19] & cands[19]) begin
+            cnt_659 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_659 = one_pb;
         end
         if (beaten_20[20] & cands[20]) begin
             cnt_660 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_660 = one_pb;
+        end
         if (beaten_20[21] & cands[21]) begin
+            cnt_661 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_661 = one_pb;
         end
         if (beaten_20[22] & cands[22]) begin
             cnt_662 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_662 = one_pb;
+        end
         if (beaten_20[23] & cands[23]) begin
+            cnt_663 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_663 = one_pb;
         end
         cnt_640 = cnt_640 + cnt_641;
@@ -32347,73 +34270,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_21[0] & cands[0]) begin
             cnt_672 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_672 = one_pb;
+        end
         if (beaten_21[1] & cands[1]) begin
+            cnt_673 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_673 = one_pb;
         end
         if (beaten_21[2] & cands[2]) begin
             cnt_674 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_674 = one_pb;
+        end
         if (beaten_21[3] & cands[3]) begin
+            cnt_675 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_675 = one_pb;
         end
         if (beaten_21[4] & cands[4]) begin
             cnt_676 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_676 = one_pb;
+        end
         if (beaten_21[5] & cands[5]) begin
+            cnt_677 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_677 = one_pb;
         end
         if (beaten_21[6] & cands[6]) begin
             cnt_678 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_678 = one_pb;
+        end
         if (beaten_21[7] & cands[7]) begin
+            cnt_679 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_679 = one_pb;
         end
         if (beaten_21[8] & cands[8]) begin
             cnt_680 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_680 = one_pb;
+        end
         if (beaten_21[9] & cands[9]) begin
+            cnt_681 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_681 = one_pb;
         end
         if (beaten_21[10] & cands[10]) begin
             cnt_682 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_682 = one_pb;
+        end
         if (beaten_21[11] & cands[11]) begin
+            cnt_683 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_683 = one_pb;
         end
         if (beaten_21[12] & cands[12]) begin
             cnt_684 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_684 = one_pb;
+        end
         if (beaten_21[13] & cands[13]) begin
+            cnt_685 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_685 = one_pb;
         end
         if (beaten_21[14] & cands[14]) begin
             cnt_686 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_686 = one_pb;
+        end
         if (beaten_21[15] & cands[15]) begin
+            cnt_687 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_687 = one_pb;
         end
         if (beaten_21[16] & cands[16]) begin
             cnt_688 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_688 = one_pb;
+        end
         if (beaten_21[17] & cands[17]) begin
+            cnt_689 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_689 = one_pb;
         end
         if (beaten_21[18] & cands[18]) begin
             cnt_690 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_690 = one_pb;
+        end
         if (beaten_21[19] & cands[19]) begin
+            cnt_691 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_691 = one_pb;
         end
         if (beaten_21[20] & cands[20]) begin
             cnt_692 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_692 = one_pb;
+        end
         if (beaten_21[21] & cands[21]) begin
+            cnt_693 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_693 = one_pb;
         end
         if (beaten_21[22] & cands[22]) begin
             cnt_694 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_694 = one_pb;
+        end
         if (beaten_21[23] & cands[23]) begin
+            cnt_695 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_695 = one_pb;
         end
         cnt_672 = cnt_672 + cnt_673;
@@ -32482,73 +34477,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_22[0] & cands[0]) begin
             cnt_704 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_704 = one_pb;
+        end
         if (beaten_22[1] & cands[1]) begin
+            cnt_705 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_705 = one_pb;
         end
         if (beaten_22[2] & cands[2]) begin
             cnt_706 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_706 = one_pb;
+        end
         if (beaten_22[3] & cands[3]) begin
+            cnt_707 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_707 = one_pb;
         end
         if (beaten_22[4] & cands[4]) begin
             cnt_708 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_708 = one_pb;
+        end
         if (beaten_22[5] & cands[5]) begin
+            cnt_709 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_709 = one_pb;
         end
         if (beaten_22[6] & cands[6]) begin
             cnt_710 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_710 = one_pb;
+        end
         if (beaten_22[7] & cands[7]) begin
+            cnt_711 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_711 = one_pb;
         end
         if (beaten_22[8] & cands[8]) begin
             cnt_712 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_712 = one_pb;
+        end
         if (beaten_22[9] & cands[9]) begin
+            cnt_713 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_713 = one_pb;
         end
         if (beaten_22[10] & cands[10]) begin
             cnt_714 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_714 = one_pb;
+        end
         if (beaten_22[11] & cands[11]) begin
+            cnt_715 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_715 = one_pb;
         end
         if (beaten_22[12] & cands[12]) begin
             cnt_716 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_716 = one_pb;
+        end
         if (beaten_22[13] & cands[13]) begin
+            cnt_717 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_717 = one_pb;
         end
         if (beaten_22[14] & cands[14]) begin
             cnt_718 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_718 = one_pb;
+        end
         if (beaten_22[15] & cands[15]) begin
+            cnt_719 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_719 = one_pb;
         end
         if (beaten_22[16] & cands[16]) begin
             cnt_720 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_720 = one_pb;
+        end
         if (beaten_22[17] & cands[17]) begin
+            cnt_721 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_721 = one_pb;
         end
         if (beaten_22[18] & cands[18]) begin
             cnt_722 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_722 = one_pb;
+        end
         if (beaten_22[19] & cands[19]) begin
+            cnt_723 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_723 = one_pb;
         end
         if (beaten_22[20] & cands[20]) begin
             cnt_724 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_724 = one_pb;
+        end
         if (beaten_22[21] & cands[21]) begin
+            cnt_725 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_725 = one_pb;
         end
         if (beaten_22[22] & cands[22]) begin
             cnt_726 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_726 = one_pb;
+        end
         if (beaten_22[23] & cands[23]) begin
+            cnt_727 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_727 = one_pb;
         end
         cnt_704 = cnt_704 + cnt_705;
@@ -32617,73 +34684,145 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_23[0] & cands[0]) begin
             cnt_736 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_736 = one_pb;
+        end
         if (beaten_23[1] & cands[1]) begin
+            cnt_737 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_737 = one_pb;
         end
         if (beaten_23[2] & cands[2]) begin
             cnt_738 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_738 = one_pb;
+        end
         if (beaten_23[3] & cands[3]) begin
+            cnt_739 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_739 = one_pb;
         end
         if (beaten_23[4] & cands[4]) begin
             cnt_740 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_740 = one_pb;
+        end
         if (beaten_23[5] & cands[5]) begin
+            cnt_741 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_741 = one_pb;
         end
         if (beaten_23[6] & cands[6]) begin
             cnt_742 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_742 = one_pb;
+        end
         if (beaten_23[7] & cands[7]) begin
+            cnt_743 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_743 = one_pb;
         end
         if (beaten_23[8] & cands[8]) begin
             cnt_744 = one_pb;
         end
+        if (staying[8]) begin
+            cnt_744 = one_pb;
+        end
         if (beaten_23[9] & cands[9]) begin
+            cnt_745 = one_pb;
+        end
+        if (staying[9]) begin
             cnt_745 = one_pb;
         end
         if (beaten_23[10] & cands[10]) begin
             cnt_746 = one_pb;
         end
+        if (staying[10]) begin
+            cnt_746 = one_pb;
+        end
         if (beaten_23[11] & cands[11]) begin
+            cnt_747 = one_pb;
+        end
+        if (staying[11]) begin
             cnt_747 = one_pb;
         end
         if (beaten_23[12] & cands[12]) begin
             cnt_748 = one_pb;
         end
+        if (staying[12]) begin
+            cnt_748 = one_pb;
+        end
         if (beaten_23[13] & cands[13]) begin
+            cnt_749 = one_pb;
+        end
+        if (staying[13]) begin
             cnt_749 = one_pb;
         end
         if (beaten_23[14] & cands[14]) begin
             cnt_750 = one_pb;
         end
+        if (staying[14]) begin
+            cnt_750 = one_pb;
+        end
         if (beaten_23[15] & cands[15]) begin
+            cnt_751 = one_pb;
+        end
+        if (staying[15]) begin
             cnt_751 = one_pb;
         end
         if (beaten_23[16] & cands[16]) begin
             cnt_752 = one_pb;
         end
+        if (staying[16]) begin
+            cnt_752 = one_pb;
+        end
         if (beaten_23[17] & cands[17]) begin
+            cnt_753 = one_pb;
+        end
+        if (staying[17]) begin
             cnt_753 = one_pb;
         end
         if (beaten_23[18] & cands[18]) begin
             cnt_754 = one_pb;
         end
+        if (staying[18]) begin
+            cnt_754 = one_pb;
+        end
         if (beaten_23[19] & cands[19]) begin
+            cnt_755 = one_pb;
+        end
+        if (staying[19]) begin
             cnt_755 = one_pb;
         end
         if (beaten_23[20] & cands[20]) begin
             cnt_756 = one_pb;
         end
+        if (staying[20]) begin
+            cnt_756 = one_pb;
+        end
         if (beaten_23[21] & cands[21]) begin
+            cnt_757 = one_pb;
+        end
+        if (staying[21]) begin
             cnt_757 = one_pb;
         end
         if (beaten_23[22] & cands[22]) begin
             cnt_758 = one_pb;
         end
+        if (staying[22]) begin
+            cnt_758 = one_pb;
+        end
         if (beaten_23[23] & cands[23]) begin
+            cnt_759 = one_pb;
+        end
+        if (staying[23]) begin
             cnt_759 = one_pb;
         end
         cnt_736 = cnt_736 + cnt_737;
@@ -32855,33 +34994,60 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         free = k_pb - scnt_0;
         promoted = zero_n;
         promoted[0] = cands[0] & (cnt_0 < free);
+        promoted[0] = cands[0] & (cnt_0 < k_pb);
         promoted[1] = cands[1] & (cnt_32 < free);
+        promoted[1] = cands[1] & (cnt_32 < k_pb);
         promoted[2] = cands[2] & (cnt_64 < free);
+        promoted[2] = cands[2] & (cnt_64 < k_pb);
         promoted[3] = cands[3] & (cnt_96 < free);
+        promoted[3] = cands[3] & (cnt_96 < k_pb);
         promoted[4] = cands[4] & (cnt_128 < free);
+        promoted[4] = cands[4] & (cnt_128 < k_pb);
         promoted[5] = cands[5] & (cnt_160 < free);
+        promoted[5] = cands[5] & (cnt_160 < k_pb);
         promoted[6] = cands[6] & (cnt_192 < free);
+        promoted[6] = cands[6] & (cnt_192 < k_pb);
         promoted[7] = cands[7] & (cnt_224 < free);
+        promoted[7] = cands[7] & (cnt_224 < k_pb);
         promoted[8] = cands[8] & (cnt_256 < free);
+        promoted[8] = cands[8] & (cnt_256 < k_pb);
         promoted[9] = cands[9] & (cnt_288 < free);
+        promoted[9] = cands[9] & (cnt_288 < k_pb);
         promoted[10] = cands[10] & (cnt_320 < free);
+        promoted[10] = cands[10] & (cnt_320 < k_pb);
         promoted[11] = cands[11] & (cnt_352 < free);
+        promoted[11] = cands[11] & (cnt_352 < k_pb);
         promoted[12] = cands[12] & (cnt_384 < free);
+        promoted[12] = cands[12] & (cnt_384 < k_pb);
         promoted[13] = cands[13] & (cnt_416 < free);
+        promoted[13] = cands[13] & (cnt_416 < k_pb);
         promoted[14] = cands[14] & (cnt_448 < free);
+        promoted[14] = cands[14] & (cnt_448 < k_pb);
         promoted[15] = cands[15] & (cnt_480 < free);
+        promoted[15] = cands[15] & (cnt_480 < k_pb);
         promoted[16] = cands[16] & (cnt_512 < free);
+        promoted[16] = cands[16] & (cnt_512 < k_pb);
         promoted[17] = cands[17] & (cnt_544 < free);
+        promoted[17] = cands[17] & (cnt_544 < k_pb);
         promoted[18] = cands[18] & (cnt_576 < free);
+        promoted[18] = cands[18] & (cnt_576 < k_pb);
         promoted[19] = cands[19] & (cnt_608 < free);
+        promoted[19] = cands[19] & (cnt_608 < k_pb);
         promoted[20] = cands[20] & (cnt_640 < free);
+        promoted[20] = cands[20] & (cnt_640 < k_pb);
         promoted[21] = cands[21] & (cnt_672 < free);
+        promoted[21] = cands[21] & (cnt_672 < k_pb);
         promoted[22] = cands[22] & (cnt_704 < free);
+        promoted[22] = cands[22] & (cnt_704 < k_pb);
         promoted[23] = cands[23] & (cnt_736 < free);
+        promoted[23] = cands[23] & (cnt_736 < k_pb);
         row_pick__req = dirty__q;
         row_region__sel = row_pick__onehot;
         row_sub__sel = row_pick__onehot;
+        row_region__sel = start_oh_0__q;
+        row_sub__sel = start_oh_0__q;
         if (row_busy_0__q) begin
+            row_pick__req = dirty__q & ~row_oh_0__q;
             row_region__sel = col_oh_0__q;
             row_sub__sel = col_oh_0__q;
         end
@@ -33211,1757 +35377,1762 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
         tri_275__d = tri_275__q;
         unit_0__region_a = row_vreg_0__q;
         unit_0__sub_a = row_vsub_0__q;
-        unit_0__region_b = row_region__out;
-        unit_0__sub_b = row_sub__out;
-        if (above_n_0[0] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[0]))) begin
+        unit_0__region_b = col_vreg_0__q;
+        unit_0__sub_b = col_vsub_0__q;
+        if (above_n_0[0] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[0]))) begin
             tri_0__d = unit_0__degree;
         end
-        if (above_n_0[1] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[0]))) begin
+        if (above_n_0[1] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[0]))) begin
             tri_0__d = unit_0__degree;
         end
-        if (above_n_0[2] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[0]))) begin
+        if (above_n_0[2] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[0]))) begin
             tri_1__d = unit_0__degree;
         end
-        if (above_n_0[3] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[0]))) begin
+        if (above_n_0[3] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[0]))) begin
             tri_3__d = unit_0__degree;
         end
-        if (above_n_0[4] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[0]))) begin
+        if (above_n_0[4] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[0]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_0[5] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[0]))) begin
+        if (above_n_0[5] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[0]))) begin
             tri_10__d = unit_0__degree;
         end
-        if (above_n_0[6] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[0]))) begin
+        if (above_n_0[6] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[0]))) begin
             tri_15__d = unit_0__degree;
         end
-        if (above_n_0[7] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[0]))) begin
+        if (above_n_0[7] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[0]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_0[8] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[0]))) begin
+        if (above_n_0[8] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[0]))) begin
             tri_28__d = unit_0__degree;
         end
-        if (above_n_0[9] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[0]))) begin
+        if (above_n_0[9] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[0]))) begin
             tri_36__d = unit_0__degree;
         end
-        if (above_n_0[10] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[0]))) begin
+        if (above_n_0[10] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[0]))) begin
             tri_45__d = unit_0__degree;
         end
-        if (above_n_0[11] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[0]))) begin
+        if (above_n_0[11] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[0]))) begin
             tri_55__d = unit_0__degree;
         end
-        if (above_n_0[12] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[0]))) begin
+        if (above_n_0[12] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[0]))) begin
             tri_66__d = unit_0__degree;
         end
-        if (above_n_0[13] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[0]))) begin
+        if (above_n_0[13] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[0]))) begin
             tri_78__d = unit_0__degree;
         end
-        if (above_n_0[14] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[0]))) begin
+        if (above_n_0[14] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[0]))) begin
             tri_91__d = unit_0__degree;
         end
-        if (above_n_0[15] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[0]))) begin
+        if (above_n_0[15] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[0]))) begin
             tri_105__d = unit_0__degree;
         end
-        if (above_n_0[16] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[0]))) begin
+        if (above_n_0[16] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[0]))) begin
             tri_120__d = unit_0__degree;
         end
-        if (above_n_0[17] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[0]))) begin
+        if (above_n_0[17] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[0]))) begin
             tri_136__d = unit_0__degree;
         end
-        if (above_n_0[18] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[0]))) begin
+        if (above_n_0[18] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[0]))) begin
             tri_153__d = unit_0__degree;
         end
-        if (above_n_0[19] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[0]))) begin
+        if (above_n_0[19] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[0]))) begin
             tri_171__d = unit_0__degree;
         end
-        if (above_n_0[20] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[0]))) begin
+        if (above_n_0[20] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[0]))) begin
             tri_190__d = unit_0__degree;
         end
-        if (above_n_0[21] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[0]))) begin
+        if (above_n_0[21] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[0]))) begin
             tri_210__d = unit_0__degree;
         end
-        if (above_n_0[22] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[0]))) begin
+        if (above_n_0[22] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[0]))) begin
             tri_231__d = unit_0__degree;
         end
-        if (above_n_0[23] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[0]))) begin
+        if (above_n_0[23] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[0]))) begin
             tri_253__d = unit_0__degree;
         end
-        if (above_n_1[0] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[1]))) begin
+        if (above_n_1[0] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[1]))) begin
             tri_1__d = unit_0__degree;
         end
-        if (above_n_1[1] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[1]))) begin
+        if (above_n_1[1] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[1]))) begin
             tri_1__d = unit_0__degree;
         end
-        if (above_n_1[2] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[1]))) begin
+        if (above_n_1[2] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[1]))) begin
             tri_2__d = unit_0__degree;
         end
-        if (above_n_1[3] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[1]))) begin
+        if (above_n_1[3] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[1]))) begin
             tri_4__d = unit_0__degree;
         end
-        if (above_n_1[4] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[1]))) begin
+        if (above_n_1[4] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[1]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_1[5] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[1]))) begin
+        if (above_n_1[5] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[1]))) begin
             tri_11__d = unit_0__degree;
         end
-        if (above_n_1[6] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[1]))) begin
+        if (above_n_1[6] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[1]))) begin
             tri_16__d = unit_0__degree;
         end
-        if (above_n_1[7] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[1]))) begin
+        if (above_n_1[7] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[1]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_1[8] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[1]))) begin
+        if (above_n_1[8] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[1]))) begin
             tri_29__d = unit_0__degree;
         end
-        if (above_n_1[9] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[1]))) begin
+        if (above_n_1[9] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[1]))) begin
             tri_37__d = unit_0__degree;
         end
-        if (above_n_1[10] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[1]))) begin
+        if (above_n_1[10] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[1]))) begin
             tri_46__d = unit_0__degree;
         end
-        if (above_n_1[11] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[1]))) begin
+        if (above_n_1[11] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[1]))) begin
             tri_56__d = unit_0__degree;
         end
-        if (above_n_1[12] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[1]))) begin
+        if (above_n_1[12] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[1]))) begin
             tri_67__d = unit_0__degree;
         end
-        if (above_n_1[13] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[1]))) begin
+        if (above_n_1[13] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[1]))) begin
             tri_79__d = unit_0__degree;
         end
-        if (above_n_1[14] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[1]))) begin
+        if (above_n_1[14] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[1]))) begin
             tri_92__d = unit_0__degree;
         end
-        if (above_n_1[15] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[1]))) begin
+        if (above_n_1[15] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[1]))) begin
             tri_106__d = unit_0__degree;
         end
-        if (above_n_1[16] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[1]))) begin
+        if (above_n_1[16] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[1]))) begin
             tri_121__d = unit_0__degree;
         end
-        if (above_n_1[17] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[1]))) begin
+        if (above_n_1[17] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[1]))) begin
             tri_137__d = unit_0__degree;
         end
-        if (above_n_1[18] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[1]))) begin
+        if (above_n_1[18] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[1]))) begin
             tri_154__d = unit_0__degree;
         end
-        if (above_n_1[19] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[1]))) begin
+        if (above_n_1[19] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[1]))) begin
             tri_172__d = unit_0__degree;
         end
-        if (above_n_1[20] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[1]))) begin
+        if (above_n_1[20] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[1]))) begin
             tri_191__d = unit_0__degree;
         end
-        if (above_n_1[21] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[1]))) begin
+        if (above_n_1[21] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[1]))) begin
             tri_211__d = unit_0__degree;
         end
-        if (above_n_1[22] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[1]))) begin
+        if (above_n_1[22] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[1]))) begin
             tri_232__d = unit_0__degree;
         end
-        if (above_n_1[23] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[1]))) begin
+        if (above_n_1[23] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[1]))) begin
             tri_254__d = unit_0__degree;
         end
-        if (above_n_2[0] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[2]))) begin
+        if (above_n_2[0] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[2]))) begin
             tri_2__d = unit_0__degree;
         end
-        if (above_n_2[1] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[2]))) begin
+        if (above_n_2[1] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[2]))) begin
             tri_2__d = unit_0__degree;
         end
-        if (above_n_2[2] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[2]))) begin
+        if (above_n_2[2] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[2]))) begin
             tri_3__d = unit_0__degree;
         end
-        if (above_n_2[3] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[2]))) begin
+        if (above_n_2[3] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[2]))) begin
             tri_5__d = unit_0__degree;
         end
-        if (above_n_2[4] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[2]))) begin
+        if (above_n_2[4] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[2]))) begin
             tri_8__d = unit_0__degree;
         end
-        if (above_n_2[5] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[2]))) begin
+        if (above_n_2[5] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[2]))) begin
             tri_12__d = unit_0__degree;
         end
-        if (above_n_2[6] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[2]))) begin
+        if (above_n_2[6] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[2]))) begin
             tri_17__d = unit_0__degree;
         end
-        if (above_n_2[7] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[2]))) begin
+        if (above_n_2[7] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[2]))) begin
             tri_23__d = unit_0__degree;
         end
-        if (above_n_2[8] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[2]))) begin
+        if (above_n_2[8] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[2]))) begin
             tri_30__d = unit_0__degree;
         end
-        if (above_n_2[9] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[2]))) begin
+        if (above_n_2[9] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[2]))) begin
             tri_38__d = unit_0__degree;
         end
-        if (above_n_2[10] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[2]))) begin
+        if (above_n_2[10] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[2]))) begin
             tri_47__d = unit_0__degree;
         end
-        if (above_n_2[11] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[2]))) begin
+        if (above_n_2[11] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[2]))) begin
             tri_57__d = unit_0__degree;
         end
-        if (above_n_2[12] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[2]))) begin
+        if (above_n_2[12] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[2]))) begin
             tri_68__d = unit_0__degree;
         end
-        if (above_n_2[13] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[2]))) begin
+        if (above_n_2[13] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[2]))) begin
             tri_80__d = unit_0__degree;
         end
-        if (above_n_2[14] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[2]))) begin
+        if (above_n_2[14] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[2]))) begin
             tri_93__d = unit_0__degree;
         end
-        if (above_n_2[15] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[2]))) begin
+        if (above_n_2[15] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[2]))) begin
             tri_107__d = unit_0__degree;
         end
-        if (above_n_2[16] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[2]))) begin
+        if (above_n_2[16] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[2]))) begin
             tri_122__d = unit_0__degree;
         end
-        if (above_n_2[17] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[2]))) begin
+        if (above_n_2[17] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[2]))) begin
             tri_138__d = unit_0__degree;
         end
-        if (above_n_2[18] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[2]))) begin
+        if (above_n_2[18] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[2]))) begin
             tri_155__d = unit_0__degree;
         end
-        if (above_n_2[19] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[2]))) begin
+        if (above_n_2[19] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[2]))) begin
             tri_173__d = unit_0__degree;
         end
-        if (above_n_2[20] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[2]))) begin
+        if (above_n_2[20] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[2]))) begin
             tri_192__d = unit_0__degree;
         end
-        if (above_n_2[21] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[2]))) begin
+        if (above_n_2[21] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[2]))) begin
             tri_212__d = unit_0__degree;
         end
-        if (above_n_2[22] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[2]))) begin
+        if (above_n_2[22] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[2]))) begin
             tri_233__d = unit_0__degree;
         end
-        if (above_n_2[23] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[2]))) begin
+        if (above_n_2[23] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[2]))) begin
             tri_255__d = unit_0__degree;
         end
-        if (above_n_3[0] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[3]))) begin
+        if (above_n_3[0] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[3]))) begin
             tri_3__d = unit_0__degree;
         end
-        if (above_n_3[1] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[3]))) begin
+        if (above_n_3[1] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[3]))) begin
             tri_3__d = unit_0__degree;
         end
-        if (above_n_3[2] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[3]))) begin
+        if (above_n_3[2] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[3]))) begin
             tri_4__d = unit_0__degree;
         end
-        if (above_n_3[3] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[3]))) begin
+        if (above_n_3[3] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[3]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_3[4] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[3]))) begin
+        if (above_n_3[4] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[3]))) begin
             tri_9__d = unit_0__degree;
         end
-        if (above_n_3[5] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[3]))) begin
+        if (above_n_3[5] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[3]))) begin
             tri_13__d = unit_0__degree;
         end
-        if (above_n_3[6] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[3]))) begin
+        if (above_n_3[6] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[3]))) begin
             tri_18__d = unit_0__degree;
         end
-        if (above_n_3[7] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[3]))) begin
+        if (above_n_3[7] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[3]))) begin
             tri_24__d = unit_0__degree;
         end
-        if (above_n_3[8] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[3]))) begin
+        if (above_n_3[8] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[3]))) begin
             tri_31__d = unit_0__degree;
         end
-        if (above_n_3[9] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[3]))) begin
+        if (above_n_3[9] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[3]))) begin
             tri_39__d = unit_0__degree;
         end
-        if (above_n_3[10] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[3]))) begin
+        if (above_n_3[10] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[3]))) begin
             tri_48__d = unit_0__degree;
         end
-        if (above_n_3[11] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[3]))) begin
+        if (above_n_3[11] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[3]))) begin
             tri_58__d = unit_0__degree;
         end
-        if (above_n_3[12] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[3]))) begin
+        if (above_n_3[12] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[3]))) begin
             tri_69__d = unit_0__degree;
         end
-        if (above_n_3[13] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[3]))) begin
+        if (above_n_3[13] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[3]))) begin
             tri_81__d = unit_0__degree;
         end
-        if (above_n_3[14] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[3]))) begin
+        if (above_n_3[14] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[3]))) begin
             tri_94__d = unit_0__degree;
         end
-        if (above_n_3[15] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[3]))) begin
+        if (above_n_3[15] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[3]))) begin
             tri_108__d = unit_0__degree;
         end
-        if (above_n_3[16] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[3]))) begin
+        if (above_n_3[16] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[3]))) begin
             tri_123__d = unit_0__degree;
         end
-        if (above_n_3[17] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[3]))) begin
+        if (above_n_3[17] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[3]))) begin
             tri_139__d = unit_0__degree;
         end
-        if (above_n_3[18] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[3]))) begin
+        if (above_n_3[18] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[3]))) begin
             tri_156__d = unit_0__degree;
         end
-        if (above_n_3[19] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[3]))) begin
+        if (above_n_3[19] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[3]))) begin
             tri_174__d = unit_0__degree;
         end
-        if (above_n_3[20] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[3]))) begin
+        if (above_n_3[20] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[3]))) begin
             tri_193__d = unit_0__degree;
         end
-        if (above_n_3[21] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[3]))) begin
+        if (above_n_3[21] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[3]))) begin
             tri_213__d = unit_0__degree;
         end
-        if (above_n_3[22] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[3]))) begin
+        if (above_n_3[22] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[3]))) begin
             tri_234__d = unit_0__degree;
         end
-        if (above_n_3[23] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[3]))) begin
+        if (above_n_3[23] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[3]))) begin
             tri_256__d = unit_0__degree;
         end
-        if (above_n_4[0] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[4]))) begin
+        if (above_n_4[0] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[4]))) begin
             tri_4__d = unit_0__degree;
         end
-        if (above_n_4[1] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[4]))) begin
+        if (above_n_4[1] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[4]))) begin
             tri_4__d = unit_0__degree;
         end
-        if (above_n_4[2] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[4]))) begin
+        if (above_n_4[2] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[4]))) begin
             tri_5__d = unit_0__degree;
         end
-        if (above_n_4[3] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[4]))) begin
+        if (above_n_4[3] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[4]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_4[4] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[4]))) begin
+        if (above_n_4[4] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[4]))) begin
             tri_10__d = unit_0__degree;
         end
-        if (above_n_4[5] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[4]))) begin
+        if (above_n_4[5] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[4]))) begin
             tri_14__d = unit_0__degree;
         end
-        if (above_n_4[6] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[4]))) begin
+        if (above_n_4[6] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[4]))) begin
             tri_19__d = unit_0__degree;
         end
-        if (above_n_4[7] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[4]))) begin
+        if (above_n_4[7] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[4]))) begin
             tri_25__d = unit_0__degree;
         end
-        if (above_n_4[8] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[4]))) begin
+        if (above_n_4[8] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[4]))) begin
             tri_32__d = unit_0__degree;
         end
-        if (above_n_4[9] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[4]))) begin
+        if (above_n_4[9] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[4]))) begin
             tri_40__d = unit_0__degree;
         end
-        if (above_n_4[10] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[4]))) begin
+        if (above_n_4[10] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[4]))) begin
             tri_49__d = unit_0__degree;
         end
-        if (above_n_4[11] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[4]))) begin
+        if (above_n_4[11] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[4]))) begin
             tri_59__d = unit_0__degree;
         end
-        if (above_n_4[12] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[4]))) begin
+        if (above_n_4[12] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[4]))) begin
             tri_70__d = unit_0__degree;
         end
-        if (above_n_4[13] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[4]))) begin
+        if (above_n_4[13] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[4]))) begin
             tri_82__d = unit_0__degree;
         end
-        if (above_n_4[14] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[4]))) begin
+        if (above_n_4[14] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[4]))) begin
             tri_95__d = unit_0__degree;
         end
-        if (above_n_4[15] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[4]))) begin
+        if (above_n_4[15] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[4]))) begin
             tri_109__d = unit_0__degree;
         end
-        if (above_n_4[16] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[4]))) begin
+        if (above_n_4[16] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[4]))) begin
             tri_124__d = unit_0__degree;
         end
-        if (above_n_4[17] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[4]))) begin
+        if (above_n_4[17] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[4]))) begin
             tri_140__d = unit_0__degree;
         end
-        if (above_n_4[18] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[4]))) begin
+        if (above_n_4[18] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[4]))) begin
             tri_157__d = unit_0__degree;
         end
-        if (above_n_4[19] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[4]))) begin
+        if (above_n_4[19] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[4]))) begin
             tri_175__d = unit_0__degree;
         end
-        if (above_n_4[20] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[4]))) begin
+        if (above_n_4[20] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[4]))) begin
             tri_194__d = unit_0__degree;
         end
-        if (above_n_4[21] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[4]))) begin
+        if (above_n_4[21] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[4]))) begin
             tri_214__d = unit_0__degree;
         end
-        if (above_n_4[22] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[4]))) begin
+        if (above_n_4[22] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[4]))) begin
             tri_235__d = unit_0__degree;
         end
-        if (above_n_4[23] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[4]))) begin
+        if (above_n_4[23] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[4]))) begin
             tri_257__d = unit_0__degree;
         end
-        if (above_n_5[0] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[5]))) begin
+        if (above_n_5[0] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[5]))) begin
             tri_5__d = unit_0__degree;
         end
-        if (above_n_5[1] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[5]))) begin
+        if (above_n_5[1] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[5]))) begin
             tri_5__d = unit_0__degree;
         end
-        if (above_n_5[2] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[5]))) begin
+        if (above_n_5[2] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[5]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_5[3] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[5]))) begin
+        if (above_n_5[3] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[5]))) begin
             tri_8__d = unit_0__degree;
         end
-        if (above_n_5[4] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[5]))) begin
+        if (above_n_5[4] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[5]))) begin
             tri_11__d = unit_0__degree;
         end
-        if (above_n_5[5] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[5]))) begin
+        if (above_n_5[5] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[5]))) begin
             tri_15__d = unit_0__degree;
         end
-        if (above_n_5[6] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[5]))) begin
+        if (above_n_5[6] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[5]))) begin
             tri_20__d = unit_0__degree;
         end
-        if (above_n_5[7] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[5]))) begin
+        if (above_n_5[7] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[5]))) begin
             tri_26__d = unit_0__degree;
         end
-        if (above_n_5[8] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[5]))) begin
+        if (above_n_5[8] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[5]))) begin
             tri_33__d = unit_0__degree;
         end
-        if (above_n_5[9] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[5]))) begin
+        if (above_n_5[9] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[5]))) begin
             tri_41__d = unit_0__degree;
         end
-        if (above_n_5[10] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[5]))) begin
+        if (above_n_5[10] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[5]))) begin
             tri_50__d = unit_0__degree;
         end
-        if (above_n_5[11] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[5]))) begin
+        if (above_n_5[11] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[5]))) begin
             tri_60__d = unit_0__degree;
         end
-        if (above_n_5[12] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[5]))) begin
+        if (above_n_5[12] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[5]))) begin
             tri_71__d = unit_0__degree;
         end
-        if (above_n_5[13] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[5]))) begin
+        if (above_n_5[13] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[5]))) begin
             tri_83__d = unit_0__degree;
         end
-        if (above_n_5[14] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[5]))) begin
+        if (above_n_5[14] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[5]))) begin
             tri_96__d = unit_0__degree;
         end
-        if (above_n_5[15] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[5]))) begin
+        if (above_n_5[15] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[5]))) begin
             tri_110__d = unit_0__degree;
         end
-        if (above_n_5[16] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[5]))) begin
+        if (above_n_5[16] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[5]))) begin
             tri_125__d = unit_0__degree;
         end
-        if (above_n_5[17] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[5]))) begin
+        if (above_n_5[17] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[5]))) begin
             tri_141__d = unit_0__degree;
         end
-        if (above_n_5[18] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[5]))) begin
+        if (above_n_5[18] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[5]))) begin
             tri_158__d = unit_0__degree;
         end
-        if (above_n_5[19] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[5]))) begin
+        if (above_n_5[19] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[5]))) begin
             tri_176__d = unit_0__degree;
         end
-        if (above_n_5[20] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[5]))) begin
+        if (above_n_5[20] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[5]))) begin
             tri_195__d = unit_0__degree;
         end
-        if (above_n_5[21] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[5]))) begin
+        if (above_n_5[21] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[5]))) begin
             tri_215__d = unit_0__degree;
         end
-        if (above_n_5[22] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[5]))) begin
+        if (above_n_5[22] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[5]))) begin
             tri_236__d = unit_0__degree;
         end
-        if (above_n_5[23] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[5]))) begin
+        if (above_n_5[23] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[5]))) begin
             tri_258__d = unit_0__degree;
         end
-        if (above_n_6[0] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[6]))) begin
+        if (above_n_6[0] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[6]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_6[1] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[6]))) begin
+        if (above_n_6[1] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[6]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_6[2] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[6]))) begin
+        if (above_n_6[2] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[6]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_6[3] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[6]))) begin
+        if (above_n_6[3] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[6]))) begin
             tri_9__d = unit_0__degree;
         end
-        if (above_n_6[4] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[6]))) begin
+        if (above_n_6[4] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[6]))) begin
             tri_12__d = unit_0__degree;
         end
-        if (above_n_6[5] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[6]))) begin
+        if (above_n_6[5] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[6]))) begin
             tri_16__d = unit_0__degree;
         end
-        if (above_n_6[6] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[6]))) begin
+        if (above_n_6[6] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[6]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_6[7] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[6]))) begin
+        if (above_n_6[7] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[6]))) begin
             tri_27__d = unit_0__degree;
         end
-        if (above_n_6[8] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[6]))) begin
+        if (above_n_6[8] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[6]))) begin
             tri_34__d = unit_0__degree;
         end
-        if (above_n_6[9] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[6]))) begin
+        if (above_n_6[9] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[6]))) begin
             tri_42__d = unit_0__degree;
         end
-        if (above_n_6[10] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[6]))) begin
+        if (above_n_6[10] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[6]))) begin
             tri_51__d = unit_0__degree;
         end
-        if (above_n_6[11] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[6]))) begin
+        if (above_n_6[11] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[6]))) begin
             tri_61__d = unit_0__degree;
         end
-        if (above_n_6[12] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[6]))) begin
+        if (above_n_6[12] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[6]))) begin
             tri_72__d = unit_0__degree;
         end
-        if (above_n_6[13] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[6]))) begin
+        if (above_n_6[13] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[6]))) begin
             tri_84__d = unit_0__degree;
         end
-        if (above_n_6[14] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[6]))) begin
+        if (above_n_6[14] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[6]))) begin
             tri_97__d = unit_0__degree;
         end
-        if (above_n_6[15] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[6]))) begin
+        if (above_n_6[15] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[6]))) begin
             tri_111__d = unit_0__degree;
         end
-        if (above_n_6[16] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[6]))) begin
+        if (above_n_6[16] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[6]))) begin
             tri_126__d = unit_0__degree;
         end
-        if (above_n_6[17] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[6]))) begin
+        if (above_n_6[17] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[6]))) begin
             tri_142__d = unit_0__degree;
         end
-        if (above_n_6[18] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[6]))) begin
+        if (above_n_6[18] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[6]))) begin
             tri_159__d = unit_0__degree;
         end
-        if (above_n_6[19] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[6]))) begin
+        if (above_n_6[19] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[6]))) begin
             tri_177__d = unit_0__degree;
         end
-        if (above_n_6[20] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[6]))) begin
+        if (above_n_6[20] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[6]))) begin
             tri_196__d = unit_0__degree;
         end
-        if (above_n_6[21] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[6]))) begin
+        if (above_n_6[21] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[6]))) begin
             tri_216__d = unit_0__degree;
         end
-        if (above_n_6[22] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[6]))) begin
+        if (above_n_6[22] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[6]))) begin
             tri_237__d = unit_0__degree;
         end
-        if (above_n_6[23] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[6]))) begin
+        if (above_n_6[23] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[6]))) begin
             tri_259__d = unit_0__degree;
         end
-        if (above_n_7[0] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[7]))) begin
+        if (above_n_7[0] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[7]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_7[1] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[7]))) begin
+        if (above_n_7[1] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[7]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_7[2] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[7]))) begin
+        if (above_n_7[2] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[7]))) begin
             tri_8__d = unit_0__degree;
         end
-        if (above_n_7[3] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[7]))) begin
+        if (above_n_7[3] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[7]))) begin
             tri_10__d = unit_0__degree;
         end
-        if (above_n_7[4] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[7]))) begin
+        if (above_n_7[4] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[7]))) begin
             tri_13__d = unit_0__degree;
         end
-        if (above_n_7[5] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[7]))) begin
+        if (above_n_7[5] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[7]))) begin
             tri_17__d = unit_0__degree;
         end
-        if (above_n_7[6] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[7]))) begin
+        if (above_n_7[6] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[7]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_7[7] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[7]))) begin
+        if (above_n_7[7] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[7]))) begin
             tri_28__d = unit_0__degree;
         end
-        if (above_n_7[8] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[7]))) begin
+        if (above_n_7[8] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[7]))) begin
             tri_35__d = unit_0__degree;
         end
-        if (above_n_7[9] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[7]))) begin
+        if (above_n_7[9] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[7]))) begin
             tri_43__d = unit_0__degree;
         end
-        if (above_n_7[10] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[7]))) begin
+        if (above_n_7[10] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[7]))) begin
             tri_52__d = unit_0__degree;
         end
-        if (above_n_7[11] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[7]))) begin
+        if (above_n_7[11] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[7]))) begin
             tri_62__d = unit_0__degree;
         end
-        if (above_n_7[12] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[7]))) begin
+        if (above_n_7[12] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[7]))) begin
             tri_73__d = unit_0__degree;
         end
-        if (above_n_7[13] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[7]))) begin
+        if (above_n_7[13] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[7]))) begin
             tri_85__d = unit_0__degree;
         end
-        if (above_n_7[14] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[7]))) begin
+        if (above_n_7[14] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[7]))) begin
             tri_98__d = unit_0__degree;
         end
-        if (above_n_7[15] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[7]))) begin
+        if (above_n_7[15] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[7]))) begin
             tri_112__d = unit_0__degree;
         end
-        if (above_n_7[16] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[7]))) begin
+        if (above_n_7[16] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[7]))) begin
             tri_127__d = unit_0__degree;
         end
-        if (above_n_7[17] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[7]))) begin
+        if (above_n_7[17] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[7]))) begin
             tri_143__d = unit_0__degree;
         end
-        if (above_n_7[18] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[7]))) begin
+        if (above_n_7[18] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[7]))) begin
             tri_160__d = unit_0__degree;
         end
-        if (above_n_7[19] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[7]))) begin
+        if (above_n_7[19] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[7]))) begin
             tri_178__d = unit_0__degree;
         end
-        if (above_n_7[20] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[7]))) begin
+        if (above_n_7[20] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[7]))) begin
             tri_197__d = unit_0__degree;
         end
-        if (above_n_7[21] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[7]))) begin
+        if (above_n_7[21] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[7]))) begin
             tri_217__d = unit_0__degree;
         end
-        if (above_n_7[22] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[7]))) begin
+        if (above_n_7[22] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[7]))) begin
             tri_238__d = unit_0__degree;
         end
-        if (above_n_7[23] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[7]))) begin
+        if (above_n_7[23] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[7]))) begin
             tri_260__d = unit_0__degree;
         end
-        if (above_n_8[0] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[8]))) begin
+        if (above_n_8[0] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[8]))) begin
             tri_8__d = unit_0__degree;
         end
-        if (above_n_8[1] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[8]))) begin
+        if (above_n_8[1] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[8]))) begin
             tri_8__d = unit_0__degree;
         end
-        if (above_n_8[2] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[8]))) begin
+        if (above_n_8[2] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[8]))) begin
             tri_9__d = unit_0__degree;
         end
-        if (above_n_8[3] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[8]))) begin
+        if (above_n_8[3] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[8]))) begin
             tri_11__d = unit_0__degree;
         end
-        if (above_n_8[4] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[8]))) begin
+        if (above_n_8[4] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[8]))) begin
             tri_14__d = unit_0__degree;
         end
-        if (above_n_8[5] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[8]))) begin
+        if (above_n_8[5] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[8]))) begin
             tri_18__d = unit_0__degree;
         end
-        if (above_n_8[6] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[8]))) begin
+        if (above_n_8[6] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[8]))) begin
             tri_23__d = unit_0__degree;
         end
-        if (above_n_8[7] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[8]))) begin
+        if (above_n_8[7] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[8]))) begin
             tri_29__d = unit_0__degree;
         end
-        if (above_n_8[8] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[8]))) begin
+        if (above_n_8[8] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[8]))) begin
             tri_36__d = unit_0__degree;
         end
-        if (above_n_8[9] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[8]))) begin
+        if (above_n_8[9] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[8]))) begin
             tri_44__d = unit_0__degree;
         end
-        if (above_n_8[10] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[8]))) begin
+        if (above_n_8[10] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[8]))) begin
             tri_53__d = unit_0__degree;
         end
-        if (above_n_8[11] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[8]))) begin
+        if (above_n_8[11] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[8]))) begin
             tri_63__d = unit_0__degree;
         end
-        if (above_n_8[12] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[8]))) begin
+        if (above_n_8[12] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[8]))) begin
             tri_74__d = unit_0__degree;
         end
-        if (above_n_8[13] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[8]))) begin
+        if (above_n_8[13] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[8]))) begin
             tri_86__d = unit_0__degree;
         end
-        if (above_n_8[14] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[8]))) begin
+        if (above_n_8[14] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[8]))) begin
             tri_99__d = unit_0__degree;
         end
-        if (above_n_8[15] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[8]))) begin
+        if (above_n_8[15] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[8]))) begin
             tri_113__d = unit_0__degree;
         end
-        if (above_n_8[16] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[8]))) begin
+        if (above_n_8[16] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[8]))) begin
             tri_128__d = unit_0__degree;
         end
-        if (above_n_8[17] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[8]))) begin
+        if (above_n_8[17] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[8]))) begin
             tri_144__d = unit_0__degree;
         end
-        if (above_n_8[18] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[8]))) begin
+        if (above_n_8[18] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[8]))) begin
             tri_161__d = unit_0__degree;
         end
-        if (above_n_8[19] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[8]))) begin
+        if (above_n_8[19] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[8]))) begin
             tri_179__d = unit_0__degree;
         end
-        if (above_n_8[20] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[8]))) begin
+        if (above_n_8[20] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[8]))) begin
             tri_198__d = unit_0__degree;
         end
-        if (above_n_8[21] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[8]))) begin
+        if (above_n_8[21] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[8]))) begin
             tri_218__d = unit_0__degree;
         end
-        if (above_n_8[22] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[8]))) begin
+        if (above_n_8[22] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[8]))) begin
             tri_239__d = unit_0__degree;
         end
-        if (above_n_8[23] & row_busy_0__q & ((row_oh_0__q[8] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[8]))) begin
+        if (above_n_8[23] & row_busy_0__q & ((row_oh_0__q[8] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[8]))) begin
             tri_261__d = unit_0__degree;
         end
-        if (above_n_9[0] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[9]))) begin
+        if (above_n_9[0] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[9]))) begin
             tri_9__d = unit_0__degree;
         end
-        if (above_n_9[1] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[9]))) begin
+        if (above_n_9[1] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[9]))) begin
             tri_9__d = unit_0__degree;
         end
-        if (above_n_9[2] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[9]))) begin
+        if (above_n_9[2] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[9]))) begin
             tri_10__d = unit_0__degree;
         end
-        if (above_n_9[3] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[9]))) begin
+        if (above_n_9[3] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[9]))) begin
             tri_12__d = unit_0__degree;
         end
-        if (above_n_9[4] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[9]))) begin
+        if (above_n_9[4] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[9]))) begin
             tri_15__d = unit_0__degree;
         end
-        if (above_n_9[5] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[9]))) begin
+        if (above_n_9[5] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[9]))) begin
             tri_19__d = unit_0__degree;
         end
-        if (above_n_9[6] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[9]))) begin
+        if (above_n_9[6] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[9]))) begin
             tri_24__d = unit_0__degree;
         end
-        if (above_n_9[7] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[9]))) begin
+        if (above_n_9[7] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[9]))) begin
             tri_30__d = unit_0__degree;
         end
-        if (above_n_9[8] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[9]))) begin
+        if (above_n_9[8] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[9]))) begin
             tri_37__d = unit_0__degree;
         end
-        if (above_n_9[9] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[9]))) begin
+        if (above_n_9[9] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[9]))) begin
             tri_45__d = unit_0__degree;
         end
-        if (above_n_9[10] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[9]))) begin
+        if (above_n_9[10] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[9]))) begin
             tri_54__d = unit_0__degree;
         end
-        if (above_n_9[11] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[9]))) begin
+        if (above_n_9[11] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[9]))) begin
             tri_64__d = unit_0__degree;
         end
-        if (above_n_9[12] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[9]))) begin
+        if (above_n_9[12] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[9]))) begin
             tri_75__d = unit_0__degree;
         end
-        if (above_n_9[13] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[9]))) begin
+        if (above_n_9[13] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[9]))) begin
             tri_87__d = unit_0__degree;
         end
-        if (above_n_9[14] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[9]))) begin
+        if (above_n_9[14] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[9]))) begin
             tri_100__d = unit_0__degree;
         end
-        if (above_n_9[15] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[9]))) begin
+        if (above_n_9[15] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[9]))) begin
             tri_114__d = unit_0__degree;
         end
-        if (above_n_9[16] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[9]))) begin
+        if (above_n_9[16] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[9]))) begin
             tri_129__d = unit_0__degree;
         end
-        if (above_n_9[17] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[9]))) begin
+        if (above_n_9[17] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[9]))) begin
             tri_145__d = unit_0__degree;
         end
-        if (above_n_9[18] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[9]))) begin
+        if (above_n_9[18] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[9]))) begin
             tri_162__d = unit_0__degree;
         end
-        if (above_n_9[19] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[9]))) begin
+        if (above_n_9[19] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[9]))) begin
             tri_180__d = unit_0__degree;
         end
-        if (above_n_9[20] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[9]))) begin
+        if (above_n_9[20] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[9]))) begin
             tri_199__d = unit_0__degree;
         end
-        if (above_n_9[21] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[9]))) begin
+        if (above_n_9[21] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[9]))) begin
             tri_219__d = unit_0__degree;
         end
-        if (above_n_9[22] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[9]))) begin
+        if (above_n_9[22] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[9]))) begin
             tri_240__d = unit_0__degree;
         end
-        if (above_n_9[23] & row_busy_0__q & ((row_oh_0__q[9] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[9]))) begin
+        if (above_n_9[23] & row_busy_0__q & ((row_oh_0__q[9] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[9]))) begin
             tri_262__d = unit_0__degree;
         end
-        if (above_n_10[0] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[10]))) begin
+        if (above_n_10[0] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[10]))) begin
             tri_10__d = unit_0__degree;
         end
-        if (above_n_10[1] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[10]))) begin
+        if (above_n_10[1] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[10]))) begin
             tri_10__d = unit_0__degree;
         end
-        if (above_n_10[2] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[10]))) begin
+        if (above_n_10[2] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[10]))) begin
             tri_11__d = unit_0__degree;
         end
-        if (above_n_10[3] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[10]))) begin
+        if (above_n_10[3] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[10]))) begin
             tri_13__d = unit_0__degree;
         end
-        if (above_n_10[4] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[10]))) begin
+        if (above_n_10[4] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[10]))) begin
             tri_16__d = unit_0__degree;
         end
-        if (above_n_10[5] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[10]))) begin
+        if (above_n_10[5] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[10]))) begin
             tri_20__d = unit_0__degree;
         end
-        if (above_n_10[6] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[10]))) begin
+        if (above_n_10[6] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[10]))) begin
             tri_25__d = unit_0__degree;
         end
-        if (above_n_10[7] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[10]))) begin
+        if (above_n_10[7] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[10]))) begin
             tri_31__d = unit_0__degree;
         end
-        if (above_n_10[8] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[10]))) begin
+        if (above_n_10[8] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[10]))) begin
             tri_38__d = unit_0__degree;
         end
-        if (above_n_10[9] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[10]))) begin
+        if (above_n_10[9] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[10]))) begin
             tri_46__d = unit_0__degree;
         end
-        if (above_n_10[10] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[10]))) begin
+        if (above_n_10[10] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[10]))) begin
             tri_55__d = unit_0__degree;
         end
-        if (above_n_10[11] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[10]))) begin
+        if (above_n_10[11] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[10]))) begin
             tri_65__d = unit_0__degree;
         end
-        if (above_n_10[12] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[10]))) begin
+        if (above_n_10[12] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[10]))) begin
             tri_76__d = unit_0__degree;
         end
-        if (above_n_10[13] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[10]))) begin
+        if (above_n_10[13] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[10]))) begin
             tri_88__d = unit_0__degree;
         end
-        if (above_n_10[14] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[10]))) begin
+        if (above_n_10[14] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[10]))) begin
             tri_101__d = unit_0__degree;
         end
-        if (above_n_10[15] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[10]))) begin
+        if (above_n_10[15] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[10]))) begin
             tri_115__d = unit_0__degree;
         end
-        if (above_n_10[16] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[10]))) begin
+        if (above_n_10[16] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[10]))) begin
             tri_130__d = unit_0__degree;
         end
-        if (above_n_10[17] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[10]))) begin
+        if (above_n_10[17] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[10]))) begin
             tri_146__d = unit_0__degree;
         end
-        if (above_n_10[18] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[10]))) begin
+        if (above_n_10[18] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[10]))) begin
             tri_163__d = unit_0__degree;
         end
-        if (above_n_10[19] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[10]))) begin
+        if (above_n_10[19] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[10]))) begin
             tri_181__d = unit_0__degree;
         end
-        if (above_n_10[20] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[10]))) begin
+        if (above_n_10[20] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[10]))) begin
             tri_200__d = unit_0__degree;
         end
-        if (above_n_10[21] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[10]))) begin
+        if (above_n_10[21] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[10]))) begin
             tri_220__d = unit_0__degree;
         end
-        if (above_n_10[22] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[10]))) begin
+        if (above_n_10[22] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[10]))) begin
             tri_241__d = unit_0__degree;
         end
-        if (above_n_10[23] & row_busy_0__q & ((row_oh_0__q[10] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[10]))) begin
+        if (above_n_10[23] & row_busy_0__q & ((row_oh_0__q[10] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[10]))) begin
             tri_263__d = unit_0__degree;
         end
-        if (above_n_11[0] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[11]))) begin
+        if (above_n_11[0] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[11]))) begin
             tri_11__d = unit_0__degree;
         end
-        if (above_n_11[1] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[11]))) begin
+        if (above_n_11[1] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[11]))) begin
             tri_11__d = unit_0__degree;
         end
-        if (above_n_11[2] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[11]))) begin
+        if (above_n_11[2] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[11]))) begin
             tri_12__d = unit_0__degree;
         end
-        if (above_n_11[3] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[11]))) begin
+        if (above_n_11[3] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[11]))) begin
             tri_14__d = unit_0__degree;
         end
-        if (above_n_11[4] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[11]))) begin
+        if (above_n_11[4] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[11]))) begin
             tri_17__d = unit_0__degree;
         end
-        if (above_n_11[5] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[11]))) begin
+        if (above_n_11[5] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[11]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_11[6] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[11]))) begin
+        if (above_n_11[6] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[11]))) begin
             tri_26__d = unit_0__degree;
         end
-        if (above_n_11[7] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[11]))) begin
+        if (above_n_11[7] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[11]))) begin
             tri_32__d = unit_0__degree;
         end
-        if (above_n_11[8] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[11]))) begin
+        if (above_n_11[8] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[11]))) begin
             tri_39__d = unit_0__degree;
         end
-        if (above_n_11[9] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[11]))) begin
+        if (above_n_11[9] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[11]))) begin
             tri_47__d = unit_0__degree;
         end
-        if (above_n_11[10] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[11]))) begin
+        if (above_n_11[10] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[11]))) begin
             tri_56__d = unit_0__degree;
         end
-        if (above_n_11[11] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[11]))) begin
+        if (above_n_11[11] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[11]))) begin
             tri_66__d = unit_0__degree;
         end
-        if (above_n_11[12] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[11]))) begin
+        if (above_n_11[12] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[11]))) begin
             tri_77__d = unit_0__degree;
         end
-        if (above_n_11[13] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[11]))) begin
+        if (above_n_11[13] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[11]))) begin
             tri_89__d = unit_0__degree;
         end
-        if (above_n_11[14] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[11]))) begin
+        if (above_n_11[14] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[11]))) begin
             tri_102__d = unit_0__degree;
         end
-        if (above_n_11[15] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[11]))) begin
+        if (above_n_11[15] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[11]))) begin
             tri_116__d = unit_0__degree;
         end
-        if (above_n_11[16] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[11]))) begin
+        if (above_n_11[16] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[11]))) begin
             tri_131__d = unit_0__degree;
         end
-        if (above_n_11[17] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[11]))) begin
+        if (above_n_11[17] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[11]))) begin
             tri_147__d = unit_0__degree;
         end
-        if (above_n_11[18] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[11]))) begin
+        if (above_n_11[18] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[11]))) begin
             tri_164__d = unit_0__degree;
         end
-        if (above_n_11[19] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[11]))) begin
+        if (above_n_11[19] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[11]))) begin
             tri_182__d = unit_0__degree;
         end
-        if (above_n_11[20] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[11]))) begin
+        if (above_n_11[20] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[11]))) begin
             tri_201__d = unit_0__degree;
         end
-        if (above_n_11[21] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[11]))) begin
+        if (above_n_11[21] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[11]))) begin
             tri_221__d = unit_0__degree;
         end
-        if (above_n_11[22] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[11]))) begin
+        if (above_n_11[22] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[11]))) begin
             tri_242__d = unit_0__degree;
         end
-        if (above_n_11[23] & row_busy_0__q & ((row_oh_0__q[11] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[11]))) begin
+        if (above_n_11[23] & row_busy_0__q & ((row_oh_0__q[11] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[11]))) begin
             tri_264__d = unit_0__degree;
         end
-        if (above_n_12[0] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[12]))) begin
+        if (above_n_12[0] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[12]))) begin
             tri_12__d = unit_0__degree;
         end
-        if (above_n_12[1] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[12]))) begin
+        if (above_n_12[1] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[12]))) begin
             tri_12__d = unit_0__degree;
         end
-        if (above_n_12[2] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[12]))) begin
+        if (above_n_12[2] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[12]))) begin
             tri_13__d = unit_0__degree;
         end
-        if (above_n_12[3] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[12]))) begin
+        if (above_n_12[3] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[12]))) begin
             tri_15__d = unit_0__degree;
         end
-        if (above_n_12[4] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[12]))) begin
+        if (above_n_12[4] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[12]))) begin
             tri_18__d = unit_0__degree;
         end
-        if (above_n_12[5] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[12]))) begin
+        if (above_n_12[5] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[12]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_12[6] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[12]))) begin
+        if (above_n_12[6] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[12]))) begin
             tri_27__d = unit_0__degree;
         end
-        if (above_n_12[7] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[12]))) begin
+        if (above_n_12[7] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[12]))) begin
             tri_33__d = unit_0__degree;
         end
-        if (above_n_12[8] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[12]))) begin
+        if (above_n_12[8] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[12]))) begin
             tri_40__d = unit_0__degree;
         end
-        if (above_n_12[9] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[12]))) begin
+        if (above_n_12[9] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[12]))) begin
             tri_48__d = unit_0__degree;
         end
-        if (above_n_12[10] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[12]))) begin
+        if (above_n_12[10] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[12]))) begin
             tri_57__d = unit_0__degree;
         end
-        if (above_n_12[11] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[12]))) begin
+        if (above_n_12[11] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[12]))) begin
             tri_67__d = unit_0__degree;
         end
-        if (above_n_12[12] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[12]))) begin
+        if (above_n_12[12] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[12]))) begin
             tri_78__d = unit_0__degree;
         end
-        if (above_n_12[13] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[12]))) begin
+        if (above_n_12[13] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[12]))) begin
             tri_90__d = unit_0__degree;
         end
-        if (above_n_12[14] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[12]))) begin
+        if (above_n_12[14] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[12]))) begin
             tri_103__d = unit_0__degree;
         end
-        if (above_n_12[15] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[12]))) begin
+        if (above_n_12[15] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[12]))) begin
             tri_117__d = unit_0__degree;
         end
-        if (above_n_12[16] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[12]))) begin
+        if (above_n_12[16] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[12]))) begin
             tri_132__d = unit_0__degree;
         end
-        if (above_n_12[17] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[12]))) begin
+        if (above_n_12[17] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[12]))) begin
             tri_148__d = unit_0__degree;
         end
-        if (above_n_12[18] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[12]))) begin
+        if (above_n_12[18] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[12]))) begin
             tri_165__d = unit_0__degree;
         end
-        if (above_n_12[19] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[12]))) begin
+        if (above_n_12[19] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[12]))) begin
             tri_183__d = unit_0__degree;
         end
-        if (above_n_12[20] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[12]))) begin
+        if (above_n_12[20] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[12]))) begin
             tri_202__d = unit_0__degree;
         end
-        if (above_n_12[21] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[12]))) begin
+        if (above_n_12[21] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[12]))) begin
             tri_222__d = unit_0__degree;
         end
-        if (above_n_12[22] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[12]))) begin
+        if (above_n_12[22] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[12]))) begin
             tri_243__d = unit_0__degree;
         end
-        if (above_n_12[23] & row_busy_0__q & ((row_oh_0__q[12] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[12]))) begin
+        if (above_n_12[23] & row_busy_0__q & ((row_oh_0__q[12] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[12]))) begin
             tri_265__d = unit_0__degree;
         end
-        if (above_n_13[0] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[13]))) begin
+        if (above_n_13[0] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[13]))) begin
             tri_13__d = unit_0__degree;
         end
-        if (above_n_13[1] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[13]))) begin
+        if (above_n_13[1] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[13]))) begin
             tri_13__d = unit_0__degree;
         end
-        if (above_n_13[2] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[13]))) begin
+        if (above_n_13[2] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[13]))) begin
             tri_14__d = unit_0__degree;
         end
-        if (above_n_13[3] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[13]))) begin
+        if (above_n_13[3] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[13]))) begin
             tri_16__d = unit_0__degree;
         end
-        if (above_n_13[4] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[13]))) begin
+        if (above_n_13[4] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[13]))) begin
             tri_19__d = unit_0__degree;
         end
-        if (above_n_13[5] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[13]))) begin
+        if (above_n_13[5] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[13]))) begin
             tri_23__d = unit_0__degree;
         end
-        if (above_n_13[6] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[13]))) begin
+        if (above_n_13[6] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[13]))) begin
             tri_28__d = unit_0__degree;
         end
-        if (above_n_13[7] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[13]))) begin
+        if (above_n_13[7] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[13]))) begin
             tri_34__d = unit_0__degree;
         end
-        if (above_n_13[8] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[13]))) begin
+        if (above_n_13[8] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[13]))) begin
             tri_41__d = unit_0__degree;
         end
-        if (above_n_13[9] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[13]))) begin
+        if (above_n_13[9] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[13]))) begin
             tri_49__d = unit_0__degree;
         end
-        if (above_n_13[10] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[13]))) begin
+        if (above_n_13[10] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[13]))) begin
             tri_58__d = unit_0__degree;
         end
-        if (above_n_13[11] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[13]))) begin
+        if (above_n_13[11] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[13]))) begin
             tri_68__d = unit_0__degree;
         end
-        if (above_n_13[12] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[13]))) begin
+        if (above_n_13[12] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[13]))) begin
             tri_79__d = unit_0__degree;
         end
-        if (above_n_13[13] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[13]))) begin
+        if (above_n_13[13] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[13]))) begin
             tri_91__d = unit_0__degree;
         end
-        if (above_n_13[14] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[13]))) begin
+        if (above_n_13[14] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[13]))) begin
             tri_104__d = unit_0__degree;
         end
-        if (above_n_13[15] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[13]))) begin
+        if (above_n_13[15] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[13]))) begin
             tri_118__d = unit_0__degree;
         end
-        if (above_n_13[16] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[13]))) begin
+        if (above_n_13[16] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[13]))) begin
             tri_133__d = unit_0__degree;
         end
-        if (above_n_13[17] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[13]))) begin
+        if (above_n_13[17] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[13]))) begin
             tri_149__d = unit_0__degree;
         end
-        if (above_n_13[18] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[13]))) begin
+        if (above_n_13[18] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[13]))) begin
             tri_166__d = unit_0__degree;
         end
-        if (above_n_13[19] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[13]))) begin
+        if (above_n_13[19] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[13]))) begin
             tri_184__d = unit_0__degree;
         end
-        if (above_n_13[20] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[13]))) begin
+        if (above_n_13[20] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[13]))) begin
             tri_203__d = unit_0__degree;
         end
-        if (above_n_13[21] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[13]))) begin
+        if (above_n_13[21] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[13]))) begin
             tri_223__d = unit_0__degree;
         end
-        if (above_n_13[22] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[13]))) begin
+        if (above_n_13[22] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[13]))) begin
             tri_244__d = unit_0__degree;
         end
-        if (above_n_13[23] & row_busy_0__q & ((row_oh_0__q[13] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[13]))) begin
+        if (above_n_13[23] & row_busy_0__q & ((row_oh_0__q[13] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[13]))) begin
             tri_266__d = unit_0__degree;
         end
-        if (above_n_14[0] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[14]))) begin
+        if (above_n_14[0] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[14]))) begin
             tri_14__d = unit_0__degree;
         end
-        if (above_n_14[1] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[14]))) begin
+        if (above_n_14[1] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[14]))) begin
             tri_14__d = unit_0__degree;
         end
-        if (above_n_14[2] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[14]))) begin
+        if (above_n_14[2] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[14]))) begin
             tri_15__d = unit_0__degree;
         end
-        if (above_n_14[3] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[14]))) begin
+        if (above_n_14[3] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[14]))) begin
             tri_17__d = unit_0__degree;
         end
-        if (above_n_14[4] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[14]))) begin
+        if (above_n_14[4] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[14]))) begin
             tri_20__d = unit_0__degree;
         end
-        if (above_n_14[5] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[14]))) begin
+        if (above_n_14[5] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[14]))) begin
             tri_24__d = unit_0__degree;
         end
-        if (above_n_14[6] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[14]))) begin
+        if (above_n_14[6] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[14]))) begin
             tri_29__d = unit_0__degree;
         end
-        if (above_n_14[7] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[14]))) begin
+        if (above_n_14[7] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[14]))) begin
             tri_35__d = unit_0__degree;
         end
-        if (above_n_14[8] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[14]))) begin
+        if (above_n_14[8] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[14]))) begin
             tri_42__d = unit_0__degree;
         end
-        if (above_n_14[9] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[14]))) begin
+        if (above_n_14[9] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[14]))) begin
             tri_50__d = unit_0__degree;
         end
-        if (above_n_14[10] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[14]))) begin
+        if (above_n_14[10] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[14]))) begin
             tri_59__d = unit_0__degree;
         end
-        if (above_n_14[11] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[14]))) begin
+        if (above_n_14[11] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[14]))) begin
             tri_69__d = unit_0__degree;
         end
-        if (above_n_14[12] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[14]))) begin
+        if (above_n_14[12] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[14]))) begin
             tri_80__d = unit_0__degree;
         end
-        if (above_n_14[13] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[14]))) begin
+        if (above_n_14[13] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[14]))) begin
             tri_92__d = unit_0__degree;
         end
-        if (above_n_14[14] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[14]))) begin
+        if (above_n_14[14] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[14]))) begin
             tri_105__d = unit_0__degree;
         end
-        if (above_n_14[15] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[14]))) begin
+        if (above_n_14[15] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[14]))) begin
             tri_119__d = unit_0__degree;
         end
-        if (above_n_14[16] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[14]))) begin
+        if (above_n_14[16] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[14]))) begin
             tri_134__d = unit_0__degree;
         end
-        if (above_n_14[17] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[14]))) begin
+        if (above_n_14[17] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[14]))) begin
             tri_150__d = unit_0__degree;
         end
-        if (above_n_14[18] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[14]))) begin
+        if (above_n_14[18] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[14]))) begin
             tri_167__d = unit_0__degree;
         end
-        if (above_n_14[19] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[14]))) begin
+        if (above_n_14[19] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[14]))) begin
             tri_185__d = unit_0__degree;
         end
-        if (above_n_14[20] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[14]))) begin
+        if (above_n_14[20] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[14]))) begin
             tri_204__d = unit_0__degree;
         end
-        if (above_n_14[21] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[14]))) begin
+        if (above_n_14[21] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[14]))) begin
             tri_224__d = unit_0__degree;
         end
-        if (above_n_14[22] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[14]))) begin
+        if (above_n_14[22] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[14]))) begin
             tri_245__d = unit_0__degree;
         end
-        if (above_n_14[23] & row_busy_0__q & ((row_oh_0__q[14] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[14]))) begin
+        if (above_n_14[23] & row_busy_0__q & ((row_oh_0__q[14] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[14]))) begin
             tri_267__d = unit_0__degree;
         end
-        if (above_n_15[0] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[15]))) begin
+        if (above_n_15[0] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[15]))) begin
             tri_15__d = unit_0__degree;
         end
-        if (above_n_15[1] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[15]))) begin
+        if (above_n_15[1] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[15]))) begin
             tri_15__d = unit_0__degree;
         end
-        if (above_n_15[2] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[15]))) begin
+        if (above_n_15[2] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[15]))) begin
             tri_16__d = unit_0__degree;
         end
-        if (above_n_15[3] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[15]))) begin
+        if (above_n_15[3] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[15]))) begin
             tri_18__d = unit_0__degree;
         end
-        if (above_n_15[4] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[15]))) begin
+        if (above_n_15[4] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[15]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_15[5] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[15]))) begin
+        if (above_n_15[5] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[15]))) begin
             tri_25__d = unit_0__degree;
         end
-        if (above_n_15[6] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[15]))) begin
+        if (above_n_15[6] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[15]))) begin
             tri_30__d = unit_0__degree;
         end
-        if (above_n_15[7] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[15]))) begin
+        if (above_n_15[7] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[15]))) begin
             tri_36__d = unit_0__degree;
         end
-        if (above_n_15[8] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[15]))) begin
+        if (above_n_15[8] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[15]))) begin
             tri_43__d = unit_0__degree;
         end
-        if (above_n_15[9] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[15]))) begin
+        if (above_n_15[9] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[15]))) begin
             tri_51__d = unit_0__degree;
         end
-        if (above_n_15[10] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[15]))) begin
+        if (above_n_15[10] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[15]))) begin
             tri_60__d = unit_0__degree;
         end
-        if (above_n_15[11] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[15]))) begin
+        if (above_n_15[11] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[15]))) begin
             tri_70__d = unit_0__degree;
         end
-        if (above_n_15[12] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[15]))) begin
+        if (above_n_15[12] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[15]))) begin
             tri_81__d = unit_0__degree;
         end
-        if (above_n_15[13] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[15]))) begin
+        if (above_n_15[13] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[15]))) begin
             tri_93__d = unit_0__degree;
         end
-        if (above_n_15[14] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[15]))) begin
+        if (above_n_15[14] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[15]))) begin
             tri_106__d = unit_0__degree;
         end
-        if (above_n_15[15] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[15]))) begin
+        if (above_n_15[15] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[15]))) begin
             tri_120__d = unit_0__degree;
         end
-        if (above_n_15[16] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[15]))) begin
+        if (above_n_15[16] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[15]))) begin
             tri_135__d = unit_0__degree;
         end
-        if (above_n_15[17] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[15]))) begin
+        if (above_n_15[17] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[15]))) begin
             tri_151__d = unit_0__degree;
         end
-        if (above_n_15[18] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[15]))) begin
+        if (above_n_15[18] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[15]))) begin
             tri_168__d = unit_0__degree;
         end
-        if (above_n_15[19] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[15]))) begin
+        if (above_n_15[19] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[15]))) begin
             tri_186__d = unit_0__degree;
         end
-        if (above_n_15[20] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[15]))) begin
+        if (above_n_15[20] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[15]))) begin
             tri_205__d = unit_0__degree;
         end
-        if (above_n_15[21] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[15]))) begin
+        if (above_n_15[21] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[15]))) begin
             tri_225__d = unit_0__degree;
         end
-        if (above_n_15[22] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[15]))) begin
+        if (above_n_15[22] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[15]))) begin
             tri_246__d = unit_0__degree;
         end
-        if (above_n_15[23] & row_busy_0__q & ((row_oh_0__q[15] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[15]))) begin
+        if (above_n_15[23] & row_busy_0__q & ((row_oh_0__q[15] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[15]))) begin
             tri_268__d = unit_0__degree;
         end
-        if (above_n_16[0] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[16]))) begin
+        if (above_n_16[0] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[16]))) begin
             tri_16__d = unit_0__degree;
         end
-        if (above_n_16[1] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[16]))) begin
+        if (above_n_16[1] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[16]))) begin
             tri_16__d = unit_0__degree;
         end
-        if (above_n_16[2] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[16]))) begin
+        if (above_n_16[2] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[16]))) begin
             tri_17__d = unit_0__degree;
         end
-        if (above_n_16[3] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[16]))) begin
+        if (above_n_16[3] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[16]))) begin
             tri_19__d = unit_0__degree;
         end
-        if (above_n_16[4] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[16]))) begin
+        if (above_n_16[4] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[16]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_16[5] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[16]))) begin
+        if (above_n_16[5] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[16]))) begin
             tri_26__d = unit_0__degree;
         end
-        if (above_n_16[6] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[16]))) begin
+        if (above_n_16[6] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[16]))) begin
             tri_31__d = unit_0__degree;
         end
-        if (above_n_16[7] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[16]))) begin
+        if (above_n_16[7] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[16]))) begin
             tri_37__d = unit_0__degree;
         end
-        if (above_n_16[8] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[16]))) begin
+        if (above_n_16[8] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[16]))) begin
             tri_44__d = unit_0__degree;
         end
-        if (above_n_16[9] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[16]))) begin
+        if (above_n_16[9] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[16]))) begin
             tri_52__d = unit_0__degree;
         end
-        if (above_n_16[10] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[16]))) begin
+        if (above_n_16[10] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[16]))) begin
             tri_61__d = unit_0__degree;
         end
-        if (above_n_16[11] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[16]))) begin
+        if (above_n_16[11] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[16]))) begin
             tri_71__d = unit_0__degree;
         end
-        if (above_n_16[12] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[16]))) begin
+        if (above_n_16[12] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[16]))) begin
             tri_82__d = unit_0__degree;
         end
-        if (above_n_16[13] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[16]))) begin
+        if (above_n_16[13] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[16]))) begin
             tri_94__d = unit_0__degree;
         end
-        if (above_n_16[14] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[16]))) begin
+        if (above_n_16[14] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[16]))) begin
             tri_107__d = unit_0__degree;
         end
-        if (above_n_16[15] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[16]))) begin
+        if (above_n_16[15] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[16]))) begin
             tri_121__d = unit_0__degree;
         end
-        if (above_n_16[16] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[16]))) begin
+        if (above_n_16[16] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[16]))) begin
             tri_136__d = unit_0__degree;
         end
-        if (above_n_16[17] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[16]))) begin
+        if (above_n_16[17] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[16]))) begin
             tri_152__d = unit_0__degree;
         end
-        if (above_n_16[18] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[16]))) begin
+        if (above_n_16[18] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[16]))) begin
             tri_169__d = unit_0__degree;
         end
-        if (above_n_16[19] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[16]))) begin
+        if (above_n_16[19] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[16]))) begin
             tri_187__d = unit_0__degree;
         end
-        if (above_n_16[20] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[16]))) begin
+        if (above_n_16[20] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[16]))) begin
             tri_206__d = unit_0__degree;
         end
-        if (above_n_16[21] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[16]))) begin
+        if (above_n_16[21] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[16]))) begin
             tri_226__d = unit_0__degree;
         end
-        if (above_n_16[22] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[16]))) begin
+        if (above_n_16[22] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[16]))) begin
             tri_247__d = unit_0__degree;
         end
-        if (above_n_16[23] & row_busy_0__q & ((row_oh_0__q[16] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[16]))) begin
+        if (above_n_16[23] & row_busy_0__q & ((row_oh_0__q[16] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[16]))) begin
             tri_269__d = unit_0__degree;
         end
-        if (above_n_17[0] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[17]))) begin
+        if (above_n_17[0] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[17]))) begin
             tri_17__d = unit_0__degree;
         end
-        if (above_n_17[1] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[17]))) begin
+        if (above_n_17[1] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[17]))) begin
             tri_17__d = unit_0__degree;
         end
-        if (above_n_17[2] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[17]))) begin
+        if (above_n_17[2] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[17]))) begin
             tri_18__d = unit_0__degree;
         end
-        if (above_n_17[3] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[17]))) begin
+        if (above_n_17[3] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[17]))) begin
             tri_20__d = unit_0__degree;
         end
-        if (above_n_17[4] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[17]))) begin
+        if (above_n_17[4] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[17]))) begin
             tri_23__d = unit_0__degree;
         end
-        if (above_n_17[5] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[17]))) begin
+        if (above_n_17[5] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[17]))) begin
             tri_27__d = unit_0__degree;
         end
-        if (above_n_17[6] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[17]))) begin
+        if (above_n_17[6] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[17]))) begin
             tri_32__d = unit_0__degree;
         end
-        if (above_n_17[7] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[17]))) begin
+        if (above_n_17[7] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[17]))) begin
             tri_38__d = unit_0__degree;
         end
-        if (above_n_17[8] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[17]))) begin
+        if (above_n_17[8] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[17]))) begin
             tri_45__d = unit_0__degree;
         end
-        if (above_n_17[9] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[17]))) begin
+        if (above_n_17[9] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[17]))) begin
             tri_53__d = unit_0__degree;
         end
-        if (above_n_17[10] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[17]))) begin
+        if (above_n_17[10] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[17]))) begin
             tri_62__d = unit_0__degree;
         end
-        if (above_n_17[11] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[17]))) begin
+        if (above_n_17[11] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[17]))) begin
             tri_72__d = unit_0__degree;
         end
-        if (above_n_17[12] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[17]))) begin
+        if (above_n_17[12] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[17]))) begin
             tri_83__d = unit_0__degree;
         end
-        if (above_n_17[13] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[17]))) begin
+        if (above_n_17[13] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[17]))) begin
             tri_95__d = unit_0__degree;
         end
-        if (above_n_17[14] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[17]))) begin
+        if (above_n_17[14] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[17]))) begin
             tri_108__d = unit_0__degree;
         end
-        if (above_n_17[15] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[17]))) begin
+        if (above_n_17[15] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[17]))) begin
             tri_122__d = unit_0__degree;
         end
-        if (above_n_17[16] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[17]))) begin
+        if (above_n_17[16] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[17]))) begin
             tri_137__d = unit_0__degree;
         end
-        if (above_n_17[17] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[17]))) begin
+        if (above_n_17[17] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[17]))) begin
             tri_153__d = unit_0__degree;
         end
-        if (above_n_17[18] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[17]))) begin
+        if (above_n_17[18] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[17]))) begin
             tri_170__d = unit_0__degree;
         end
-        if (above_n_17[19] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[17]))) begin
+        if (above_n_17[19] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[17]))) begin
             tri_188__d = unit_0__degree;
         end
-        if (above_n_17[20] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[17]))) begin
+        if (above_n_17[20] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[17]))) begin
             tri_207__d = unit_0__degree;
         end
-        if (above_n_17[21] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[17]))) begin
+        if (above_n_17[21] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[17]))) begin
             tri_227__d = unit_0__degree;
         end
-        if (above_n_17[22] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[17]))) begin
+        if (above_n_17[22] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[17]))) begin
             tri_248__d = unit_0__degree;
         end
-        if (above_n_17[23] & row_busy_0__q & ((row_oh_0__q[17] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[17]))) begin
+        if (above_n_17[23] & row_busy_0__q & ((row_oh_0__q[17] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[17]))) begin
             tri_270__d = unit_0__degree;
         end
-        if (above_n_18[0] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[18]))) begin
+        if (above_n_18[0] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[18]))) begin
             tri_18__d = unit_0__degree;
         end
-        if (above_n_18[1] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[18]))) begin
+        if (above_n_18[1] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[18]))) begin
             tri_18__d = unit_0__degree;
         end
-        if (above_n_18[2] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[18]))) begin
+        if (above_n_18[2] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[18]))) begin
             tri_19__d = unit_0__degree;
         end
-        if (above_n_18[3] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[18]))) begin
+        if (above_n_18[3] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[18]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_18[4] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[18]))) begin
+        if (above_n_18[4] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[18]))) begin
             tri_24__d = unit_0__degree;
         end
-        if (above_n_18[5] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[18]))) begin
+        if (above_n_18[5] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[18]))) begin
             tri_28__d = unit_0__degree;
         end
-        if (above_n_18[6] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[18]))) begin
+        if (above_n_18[6] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[18]))) begin
             tri_33__d = unit_0__degree;
         end
-        if (above_n_18[7] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[18]))) begin
+        if (above_n_18[7] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[18]))) begin
             tri_39__d = unit_0__degree;
         end
-        if (above_n_18[8] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[18]))) begin
+        if (above_n_18[8] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[18]))) begin
             tri_46__d = unit_0__degree;
         end
-        if (above_n_18[9] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[18]))) begin
+        if (above_n_18[9] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[18]))) begin
             tri_54__d = unit_0__degree;
         end
-        if (above_n_18[10] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[18]))) begin
+        if (above_n_18[10] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[18]))) begin
             tri_63__d = unit_0__degree;
         end
-        if (above_n_18[11] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[18]))) begin
+        if (above_n_18[11] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[18]))) begin
             tri_73__d = unit_0__degree;
         end
-        if (above_n_18[12] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[18]))) begin
+        if (above_n_18[12] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[18]))) begin
             tri_84__d = unit_0__degree;
         end
-        if (above_n_18[13] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[18]))) begin
+        if (above_n_18[13] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[18]))) begin
             tri_96__d = unit_0__degree;
         end
-        if (above_n_18[14] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[18]))) begin
+        if (above_n_18[14] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[18]))) begin
             tri_109__d = unit_0__degree;
         end
-        if (above_n_18[15] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[18]))) begin
+        if (above_n_18[15] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[18]))) begin
             tri_123__d = unit_0__degree;
         end
-        if (above_n_18[16] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[18]))) begin
+        if (above_n_18[16] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[18]))) begin
             tri_138__d = unit_0__degree;
         end
-        if (above_n_18[17] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[18]))) begin
+        if (above_n_18[17] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[18]))) begin
             tri_154__d = unit_0__degree;
         end
-        if (above_n_18[18] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[18]))) begin
+        if (above_n_18[18] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[18]))) begin
             tri_171__d = unit_0__degree;
         end
-        if (above_n_18[19] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[18]))) begin
+        if (above_n_18[19] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[18]))) begin
             tri_189__d = unit_0__degree;
         end
-        if (above_n_18[20] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[18]))) begin
+        if (above_n_18[20] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[18]))) begin
             tri_208__d = unit_0__degree;
         end
-        if (above_n_18[21] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[18]))) begin
+        if (above_n_18[21] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[18]))) begin
             tri_228__d = unit_0__degree;
         end
-        if (above_n_18[22] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[18]))) begin
+        if (above_n_18[22] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[18]))) begin
             tri_249__d = unit_0__degree;
         end
-        if (above_n_18[23] & row_busy_0__q & ((row_oh_0__q[18] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[18]))) begin
+        if (above_n_18[23] & row_busy_0__q & ((row_oh_0__q[18] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[18]))) begin
             tri_271__d = unit_0__degree;
         end
-        if (above_n_19[0] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[19]))) begin
+        if (above_n_19[0] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[19]))) begin
             tri_19__d = unit_0__degree;
         end
-        if (above_n_19[1] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[19]))) begin
+        if (above_n_19[1] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[19]))) begin
             tri_19__d = unit_0__degree;
         end
-        if (above_n_19[2] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[19]))) begin
+        if (above_n_19[2] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[19]))) begin
             tri_20__d = unit_0__degree;
         end
-        if (above_n_19[3] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[19]))) begin
+        if (above_n_19[3] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[19]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_19[4] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[19]))) begin
+        if (above_n_19[4] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[19]))) begin
             tri_25__d = unit_0__degree;
         end
-        if (above_n_19[5] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[19]))) begin
+        if (above_n_19[5] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[19]))) begin
             tri_29__d = unit_0__degree;
         end
-        if (above_n_19[6] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[19]))) begin
+        if (above_n_19[6] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[19]))) begin
             tri_34__d = unit_0__degree;
         end
-        if (above_n_19[7] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[19]))) begin
+        if (above_n_19[7] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[19]))) begin
             tri_40__d = unit_0__degree;
         end
-        if (above_n_19[8] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[19]))) begin
+        if (above_n_19[8] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[19]))) begin
             tri_47__d = unit_0__degree;
         end
-        if (above_n_19[9] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[19]))) begin
+        if (above_n_19[9] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[19]))) begin
             tri_55__d = unit_0__degree;
         end
-        if (above_n_19[10] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[19]))) begin
+        if (above_n_19[10] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[19]))) begin
             tri_64__d = unit_0__degree;
         end
-        if (above_n_19[11] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[19]))) begin
+        if (above_n_19[11] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[19]))) begin
             tri_74__d = unit_0__degree;
         end
-        if (above_n_19[12] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[19]))) begin
+        if (above_n_19[12] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[19]))) begin
             tri_85__d = unit_0__degree;
         end
-        if (above_n_19[13] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[19]))) begin
+        if (above_n_19[13] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[19]))) begin
             tri_97__d = unit_0__degree;
         end
-        if (above_n_19[14] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[19]))) begin
+        if (above_n_19[14] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[19]))) begin
             tri_110__d = unit_0__degree;
         end
-        if (above_n_19[15] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[19]))) begin
+        if (above_n_19[15] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[19]))) begin
             tri_124__d = unit_0__degree;
         end
-        if (above_n_19[16] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[19]))) begin
+        if (above_n_19[16] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[19]))) begin
             tri_139__d = unit_0__degree;
         end
-        if (above_n_19[17] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[19]))) begin
+        if (above_n_19[17] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[19]))) begin
             tri_155__d = unit_0__degree;
         end
-        if (above_n_19[18] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[19]))) begin
+        if (above_n_19[18] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[19]))) begin
             tri_172__d = unit_0__degree;
         end
-        if (above_n_19[19] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[19]))) begin
+        if (above_n_19[19] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[19]))) begin
             tri_190__d = unit_0__degree;
         end
-        if (above_n_19[20] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[19]))) begin
+        if (above_n_19[20] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[19]))) begin
             tri_209__d = unit_0__degree;
         end
-        if (above_n_19[21] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[19]))) begin
+        if (above_n_19[21] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[19]))) begin
             tri_229__d = unit_0__degree;
         end
-        if (above_n_19[22] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[19]))) begin
+        if (above_n_19[22] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[19]))) begin
             tri_250__d = unit_0__degree;
         end
-        if (above_n_19[23] & row_busy_0__q & ((row_oh_0__q[19] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[19]))) begin
+        if (above_n_19[23] & row_busy_0__q & ((row_oh_0__q[19] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[19]))) begin
             tri_272__d = unit_0__degree;
         end
-        if (above_n_20[0] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[20]))) begin
+        if (above_n_20[0] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[20]))) begin
             tri_20__d = unit_0__degree;
         end
-        if (above_n_20[1] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[20]))) begin
+        if (above_n_20[1] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[20]))) begin
             tri_20__d = unit_0__degree;
         end
-        if (above_n_20[2] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[20]))) begin
+        if (above_n_20[2] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[20]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_20[3] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[20]))) begin
+        if (above_n_20[3] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[20]))) begin
             tri_23__d = unit_0__degree;
         end
-        if (above_n_20[4] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[20]))) begin
+        if (above_n_20[4] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[20]))) begin
             tri_26__d = unit_0__degree;
         end
-        if (above_n_20[5] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[20]))) begin
+        if (above_n_20[5] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[20]))) begin
             tri_30__d = unit_0__degree;
         end
-        if (above_n_20[6] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[20]))) begin
+        if (above_n_20[6] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[20]))) begin
             tri_35__d = unit_0__degree;
         end
-        if (above_n_20[7] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[20]))) begin
+        if (above_n_20[7] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[20]))) begin
             tri_41__d = unit_0__degree;
         end
-        if (above_n_20[8] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[20]))) begin
+        if (above_n_20[8] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[20]))) begin
             tri_48__d = unit_0__degree;
         end
-        if (above_n_20[9] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[20]))) begin
+        if (above_n_20[9] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[20]))) begin
             tri_56__d = unit_0__degree;
         end
-        if (above_n_20[10] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[20]))) begin
+        if (above_n_20[10] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[20]))) begin
             tri_65__d = unit_0__degree;
         end
-        if (above_n_20[11] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[20]))) begin
+        if (above_n_20[11] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[20]))) begin
             tri_75__d = unit_0__degree;
         end
-        if (above_n_20[12] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[20]))) begin
+        if (above_n_20[12] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[20]))) begin
             tri_86__d = unit_0__degree;
         end
-        if (above_n_20[13] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[20]))) begin
+        if (above_n_20[13] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[20]))) begin
             tri_98__d = unit_0__degree;
         end
-        if (above_n_20[14] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[20]))) begin
+        if (above_n_20[14] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[20]))) begin
             tri_111__d = unit_0__degree;
         end
-        if (above_n_20[15] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[20]))) begin
+        if (above_n_20[15] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[20]))) begin
             tri_125__d = unit_0__degree;
         end
-        if (above_n_20[16] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[20]))) begin
+        if (above_n_20[16] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[20]))) begin
             tri_140__d = unit_0__degree;
         end
-        if (above_n_20[17] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[20]))) begin
+        if (above_n_20[17] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[20]))) begin
             tri_156__d = unit_0__degree;
         end
-        if (above_n_20[18] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[20]))) begin
+        if (above_n_20[18] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[20]))) begin
             tri_173__d = unit_0__degree;
         end
-        if (above_n_20[19] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[20]))) begin
+        if (above_n_20[19] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[20]))) begin
             tri_191__d = unit_0__degree;
         end
-        if (above_n_20[20] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[20]))) begin
+        if (above_n_20[20] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[20]))) begin
             tri_210__d = unit_0__degree;
         end
-        if (above_n_20[21] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[20]))) begin
+        if (above_n_20[21] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[20]))) begin
             tri_230__d = unit_0__degree;
         end
-        if (above_n_20[22] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[20]))) begin
+        if (above_n_20[22] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[20]))) begin
             tri_251__d = unit_0__degree;
         end
-        if (above_n_20[23] & row_busy_0__q & ((row_oh_0__q[20] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[20]))) begin
+        if (above_n_20[23] & row_busy_0__q & ((row_oh_0__q[20] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[20]))) begin
             tri_273__d = unit_0__degree;
         end
-        if (above_n_21[0] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[21]))) begin
+        if (above_n_21[0] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[21]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_21[1] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[21]))) begin
+        if (above_n_21[1] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[21]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_21[2] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[21]))) begin
+        if (above_n_21[2] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[21]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_21[3] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[21]))) begin
+        if (above_n_21[3] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[21]))) begin
             tri_24__d = unit_0__degree;
         end
-        if (above_n_21[4] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[21]))) begin
+        if (above_n_21[4] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[21]))) begin
             tri_27__d = unit_0__degree;
         end
-        if (above_n_21[5] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[21]))) begin
+        if (above_n_21[5] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[21]))) begin
             tri_31__d = unit_0__degree;
         end
-        if (above_n_21[6] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[21]))) begin
+        if (above_n_21[6] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[21]))) begin
             tri_36__d = unit_0__degree;
         end
-        if (above_n_21[7] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[21]))) begin
+        if (above_n_21[7] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[21]))) begin
             tri_42__d = unit_0__degree;
         end
-        if (above_n_21[8] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[21]))) begin
+        if (above_n_21[8] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[21]))) begin
             tri_49__d = unit_0__degree;
         end
-        if (above_n_21[9] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[21]))) begin
+        if (above_n_21[9] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[21]))) begin
             tri_57__d = unit_0__degree;
         end
-        if (above_n_21[10] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[21]))) begin
+        if (above_n_21[10] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[21]))) begin
             tri_66__d = unit_0__degree;
         end
-        if (above_n_21[11] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[21]))) begin
+        if (above_n_21[11] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[21]))) begin
             tri_76__d = unit_0__degree;
         end
-        if (above_n_21[12] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[21]))) begin
+        if (above_n_21[12] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[21]))) begin
             tri_87__d = unit_0__degree;
         end
-        if (above_n_21[13] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[21]))) begin
+        if (above_n_21[13] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[21]))) begin
             tri_99__d = unit_0__degree;
         end
-        if (above_n_21[14] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[21]))) begin
+        if (above_n_21[14] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[21]))) begin
             tri_112__d = unit_0__degree;
         end
-        if (above_n_21[15] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[21]))) begin
+        if (above_n_21[15] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[21]))) begin
             tri_126__d = unit_0__degree;
         end
-        if (above_n_21[16] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[21]))) begin
+        if (above_n_21[16] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[21]))) begin
             tri_141__d = unit_0__degree;
         end
-        if (above_n_21[17] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[21]))) begin
+        if (above_n_21[17] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[21]))) begin
             tri_157__d = unit_0__degree;
         end
-        if (above_n_21[18] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[21]))) begin
+        if (above_n_21[18] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[21]))) begin
             tri_174__d = unit_0__degree;
         end
-        if (above_n_21[19] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[21]))) begin
+        if (above_n_21[19] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[21]))) begin
             tri_192__d = unit_0__degree;
         end
-        if (above_n_21[20] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[21]))) begin
+        if (above_n_21[20] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[21]))) begin
             tri_211__d = unit_0__degree;
         end
-        if (above_n_21[21] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[21]))) begin
+        if (above_n_21[21] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[21]))) begin
             tri_231__d = unit_0__degree;
         end
-        if (above_n_21[22] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[21]))) begin
+        if (above_n_21[22] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[21]))) begin
             tri_252__d = unit_0__degree;
         end
-        if (above_n_21[23] & row_busy_0__q & ((row_oh_0__q[21] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[21]))) begin
+        if (above_n_21[23] & row_busy_0__q & ((row_oh_0__q[21] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[21]))) begin
             tri_274__d = unit_0__degree;
         end
-        if (above_n_22[0] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[22]))) begin
+        if (above_n_22[0] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[22]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_22[1] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[22]))) begin
+        if (above_n_22[1] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[22]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_22[2] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[22]))) begin
+        if (above_n_22[2] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[22]))) begin
             tri_23__d = unit_0__degree;
         end
-        if (above_n_22[3] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[22]))) begin
+        if (above_n_22[3] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[22]))) begin
             tri_25__d = unit_0__degree;
         end
-        if (above_n_22[4] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[22]))) begin
+        if (above_n_22[4] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[22]))) begin
             tri_28__d = unit_0__degree;
         end
-        if (above_n_22[5] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[22]))) begin
+        if (above_n_22[5] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[22]))) begin
             tri_32__d = unit_0__degree;
         end
-        if (above_n_22[6] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[22]))) begin
+        if (above_n_22[6] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[22]))) begin
             tri_37__d = unit_0__degree;
         end
-        if (above_n_22[7] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[22]))) begin
+        if (above_n_22[7] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[22]))) begin
             tri_43__d = unit_0__degree;
         end
-        if (above_n_22[8] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[22]))) begin
+        if (above_n_22[8] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[22]))) begin
             tri_50__d = unit_0__degree;
         end
-        if (above_n_22[9] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[22]))) begin
+        if (above_n_22[9] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[22]))) begin
             tri_58__d = unit_0__degree;
         end
-        if (above_n_22[10] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[22]))) begin
+        if (above_n_22[10] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[22]))) begin
             tri_67__d = unit_0__degree;
         end
-        if (above_n_22[11] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[22]))) begin
+        if (above_n_22[11] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[22]))) begin
             tri_77__d = unit_0__degree;
         end
-        if (above_n_22[12] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[22]))) begin
+        if (above_n_22[12] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[22]))) begin
             tri_88__d = unit_0__degree;
         end
-        if (above_n_22[13] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[22]))) begin
+        if (above_n_22[13] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[22]))) begin
             tri_100__d = unit_0__degree;
         end
-        if (above_n_22[14] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[22]))) begin
+        if (above_n_22[14] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[22]))) begin
             tri_113__d = unit_0__degree;
         end
-        if (above_n_22[15] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[22]))) begin
+        if (above_n_22[15] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[22]))) begin
             tri_127__d = unit_0__degree;
         end
-        if (above_n_22[16] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[22]))) begin
+        if (above_n_22[16] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[22]))) begin
             tri_142__d = unit_0__degree;
         end
-        if (above_n_22[17] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[22]))) begin
+        if (above_n_22[17] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[22]))) begin
             tri_158__d = unit_0__degree;
         end
-        if (above_n_22[18] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[22]))) begin
+        if (above_n_22[18] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[22]))) begin
             tri_175__d = unit_0__degree;
         end
-        if (above_n_22[19] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[22]))) begin
+        if (above_n_22[19] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[22]))) begin
             tri_193__d = unit_0__degree;
         end
-        if (above_n_22[20] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[22]))) begin
+        if (above_n_22[20] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[22]))) begin
             tri_212__d = unit_0__degree;
         end
-        if (above_n_22[21] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[22]))) begin
+        if (above_n_22[21] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[22]))) begin
             tri_232__d = unit_0__degree;
         end
-        if (above_n_22[22] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[22]))) begin
+        if (above_n_22[22] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[22]))) begin
             tri_253__d = unit_0__degree;
         end
-        if (above_n_22[23] & row_busy_0__q & ((row_oh_0__q[22] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[22]))) begin
+        if (above_n_22[23] & row_busy_0__q & ((row_oh_0__q[22] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[22]))) begin
             tri_275__d = unit_0__degree;
         end
-        if (above_n_23[0] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[23]))) begin
+        if (above_n_23[0] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[23]))) begin
             tri_23__d = unit_0__degree;
         end
-        if (above_n_23[1] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[23]))) begin
+        if (above_n_23[1] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[23]))) begin
             tri_23__d = unit_0__degree;
         end
-        if (above_n_23[2] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[23]))) begin
+        if (above_n_23[2] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[23]))) begin
             tri_24__d = unit_0__degree;
         end
-        if (above_n_23[3] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[23]))) begin
+        if (above_n_23[3] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[23]))) begin
             tri_26__d = unit_0__degree;
         end
-        if (above_n_23[4] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[23]))) begin
+        if (above_n_23[4] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[23]))) begin
             tri_29__d = unit_0__degree;
         end
-        if (above_n_23[5] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[23]))) begin
+        if (above_n_23[5] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[23]))) begin
             tri_33__d = unit_0__degree;
         end
-        if (above_n_23[6] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[23]))) begin
+        if (above_n_23[6] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[23]))) begin
             tri_38__d = unit_0__degree;
         end
-        if (above_n_23[7] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[23]))) begin
+        if (above_n_23[7] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[23]))) begin
             tri_44__d = unit_0__degree;
         end
-        if (above_n_23[8] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[8]) | (row_oh_0__q[8] & col_oh_0__q[23]))) begin
+        if (above_n_23[8] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[8]) | (row_oh_0__q[8] & wr_oh_0__q[23]))) begin
             tri_51__d = unit_0__degree;
         end
-        if (above_n_23[9] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[9]) | (row_oh_0__q[9] & col_oh_0__q[23]))) begin
+        if (above_n_23[9] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[9]) | (row_oh_0__q[9] & wr_oh_0__q[23]))) begin
             tri_59__d = unit_0__degree;
         end
-        if (above_n_23[10] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[10]) | (row_oh_0__q[10] & col_oh_0__q[23]))) begin
+        if (above_n_23[10] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[10]) | (row_oh_0__q[10] & wr_oh_0__q[23]))) begin
             tri_68__d = unit_0__degree;
         end
-        if (above_n_23[11] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[11]) | (row_oh_0__q[11] & col_oh_0__q[23]))) begin
+        if (above_n_23[11] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[11]) | (row_oh_0__q[11] & wr_oh_0__q[23]))) begin
             tri_78__d = unit_0__degree;
         end
-        if (above_n_23[12] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[12]) | (row_oh_0__q[12] & col_oh_0__q[23]))) begin
+        if (above_n_23[12] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[12]) | (row_oh_0__q[12] & wr_oh_0__q[23]))) begin
             tri_89__d = unit_0__degree;
         end
-        if (above_n_23[13] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[13]) | (row_oh_0__q[13] & col_oh_0__q[23]))) begin
+        if (above_n_23[13] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[13]) | (row_oh_0__q[13] & wr_oh_0__q[23]))) begin
             tri_101__d = unit_0__degree;
         end
-        if (above_n_23[14] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[14]) | (row_oh_0__q[14] & col_oh_0__q[23]))) begin
+        if (above_n_23[14] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[14]) | (row_oh_0__q[14] & wr_oh_0__q[23]))) begin
             tri_114__d = unit_0__degree;
         end
-        if (above_n_23[15] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[15]) | (row_oh_0__q[15] & col_oh_0__q[23]))) begin
+        if (above_n_23[15] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[15]) | (row_oh_0__q[15] & wr_oh_0__q[23]))) begin
             tri_128__d = unit_0__degree;
         end
-        if (above_n_23[16] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[16]) | (row_oh_0__q[16] & col_oh_0__q[23]))) begin
+        if (above_n_23[16] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[16]) | (row_oh_0__q[16] & wr_oh_0__q[23]))) begin
             tri_143__d = unit_0__degree;
         end
-        if (above_n_23[17] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[17]) | (row_oh_0__q[17] & col_oh_0__q[23]))) begin
+        if (above_n_23[17] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[17]) | (row_oh_0__q[17] & wr_oh_0__q[23]))) begin
             tri_159__d = unit_0__degree;
         end
-        if (above_n_23[18] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[18]) | (row_oh_0__q[18] & col_oh_0__q[23]))) begin
+        if (above_n_23[18] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[18]) | (row_oh_0__q[18] & wr_oh_0__q[23]))) begin
             tri_176__d = unit_0__degree;
         end
-        if (above_n_23[19] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[19]) | (row_oh_0__q[19] & col_oh_0__q[23]))) begin
+        if (above_n_23[19] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[19]) | (row_oh_0__q[19] & wr_oh_0__q[23]))) begin
             tri_194__d = unit_0__degree;
         end
-        if (above_n_23[20] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[20]) | (row_oh_0__q[20] & col_oh_0__q[23]))) begin
+        if (above_n_23[20] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[20]) | (row_oh_0__q[20] & wr_oh_0__q[23]))) begin
             tri_213__d = unit_0__degree;
         end
-        if (above_n_23[21] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[21]) | (row_oh_0__q[21] & col_oh_0__q[23]))) begin
+        if (above_n_23[21] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[21]) | (row_oh_0__q[21] & wr_oh_0__q[23]))) begin
             tri_233__d = unit_0__degree;
         end
-        if (above_n_23[22] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[22]) | (row_oh_0__q[22] & col_oh_0__q[23]))) begin
+        if (above_n_23[22] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[22]) | (row_oh_0__q[22] & wr_oh_0__q[23]))) begin
             tri_254__d = unit_0__degree;
         end
-        if (above_n_23[23] & row_busy_0__q & ((row_oh_0__q[23] & col_oh_0__q[23]) | (row_oh_0__q[23] & col_oh_0__q[23]))) begin
+        if (above_n_23[23] & row_busy_0__q & ((row_oh_0__q[23] & wr_oh_0__q[23]) | (row_oh_0__q[23] & wr_oh_0__q[23]))) begin
             tri_0__d = unit_0__degree;
         end
+        start_oh_0__d = row_pick__onehot;
         row_busy_0__d = row_busy_0__q;
         row_oh_0__d = row_oh_0__q;
         col_oh_0__d = col_oh_0__q << one_n_0;
+        wr_oh_0__d = col_oh_0__q;
+        col_vreg_0__d = row_region__out;
+        col_vsub_0__d = row_sub__out;
         row_vreg_0__d = row_vreg_0__q;
         row_vsub_0__d = row_vsub_0__q;
         row_next_0 = row_oh_0__q;
         row_done_0 = zero_n;
         if (row_busy_0__q) begin
-            if (|(col_oh_0__q & top_n_0)) begin
+            if (~|col_oh_0__q) begin
                 row_done_0 = row_oh_0__q;
                 row_busy_0__d = 1'b0;
                 row_next_0 = zero_n;
             end
         end
         else begin
-            row_busy_0__d = |dirty__q;
-            row_oh_0__d = row_pick__onehot;
+            row_busy_0__d = |(start_oh_0__q & dirty__q);
+            row_oh_0__d = start_oh_0__q;
             col_oh_0__d = one_n_0;
+            wr_oh_0__d = zero_n;
             row_vreg_0__d = row_region__out;
             row_vsub_0__d = row_sub__out;
-            row_next_0 = row_pick__onehot;
+            row_next_0 = start_oh_0__q & dirty__q;
         end
         if (|(row_next_0 & (exit | launched))) begin
             row_busy_0__d = 1'b0;
@@ -35987,6 +38158,31 @@ module locality_degree_serial_fermi(clock,reset,ready,launch,launch2,tbs_launche
             tri_274__d = zero7;
             tri_275__d = zero7;
             row_busy_0__d = 1'b0;
+            start_oh_0__d = zero_n;
+            dl_0__d = zero7;
+            dl_1__d = zero7;
+            dl_2__d = zero7;
+            dl_3__d = zero7;
+            dl_4__d = zero7;
+            dl_5__d = zero7;
+            dl_6__d = zero7;
+            dl_7__d = zero7;
+            dl_8__d = zero7;
+            dl_9__d = zero7;
+            dl_10__d = zero7;
+            dl_11__d = zero7;
+            dl_12__d = zero7;
+            dl_13__d = zero7;
+            dl_14__d = zero7;
+            dl_15__d = zero7;
+            dl_16__d = zero7;
+            dl_17__d = zero7;
+            dl_18__d = zero7;
+            dl_19__d = zero7;
+            dl_20__d = zero7;
+            dl_21__d = zero7;
+            dl_22__d = zero7;
+            dl_23__d = zero7;
         end
     end
     
@@ -36030,6 +38226,44 @@ module locality_degree_serial_fermi__col_oh_0(d,q,clock);
           
 endmodule // locality_degree_serial_fermi__col_oh_0
 
+// locality_degree_serial_fermi__col_vreg_0: a register (rust-hdl DFF), field `col_vreg.0` of `locality_degree_serial_fermi`; 1 instance.
+module locality_degree_serial_fermi__col_vreg_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [54:0] d;
+    output reg  [54:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 55'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_fermi__col_vreg_0
+
+// locality_degree_serial_fermi__col_vsub_0: a register (rust-hdl DFF), field `col_vsub.0` of `locality_degree_serial_fermi`; 1 instance.
+module locality_degree_serial_fermi__col_vsub_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [79:0] d;
+    output reg  [79:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 80'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_fermi__col_vsub_0
+
 // locality_degree_serial_fermi__dirty: a register (rust-hdl DFF), field `dirty` of `locality_degree_serial_fermi`; 1 instance.
 module locality_degree_serial_fermi__dirty(d,q,clock);
     
@@ -36048,6 +38282,25 @@ module locality_degree_serial_fermi__dirty(d,q,clock);
     end
           
 endmodule // locality_degree_serial_fermi__dirty
+
+// locality_degree_serial_fermi__dl: a register (rust-hdl DFF), field `dl` of `locality_degree_serial_fermi`; 24 instances (one per array element).
+module locality_degree_serial_fermi__dl(d,q,clock);
+    
+    // Module arguments
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 7'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_fermi__dl
 
 // locality_degree_serial_fermi__gap: a register (rust-hdl DFF), field `gap` of `locality_degree_serial_fermi`; 24 instances (one per array element).
 module locality_degree_serial_fermi__gap(d,q,clock);
@@ -36742,6 +38995,25 @@ module locality_degree_serial_fermi__score(d,q,clock);
           
 endmodule // locality_degree_serial_fermi__score
 
+// locality_degree_serial_fermi__start_oh_0: a register (rust-hdl DFF), field `start_oh.0` of `locality_degree_serial_fermi`; 1 instance.
+module locality_degree_serial_fermi__start_oh_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_fermi__start_oh_0
+
 // locality_degree_serial_fermi__tri: a register (rust-hdl DFF), field `tri` of `locality_degree_serial_fermi`; 276 instances (one per array element).
 module locality_degree_serial_fermi__tri(d,q,clock);
     
@@ -37067,4 +39339,23 @@ module locality_degree_serial_fermi__vsub(d,q,clock);
     end
           
 endmodule // locality_degree_serial_fermi__vsub
+
+// locality_degree_serial_fermi__wr_oh_0: a register (rust-hdl DFF), field `wr_oh.0` of `locality_degree_serial_fermi`; 1 instance.
+module locality_degree_serial_fermi__wr_oh_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_fermi__wr_oh_0
 

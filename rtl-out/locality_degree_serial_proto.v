@@ -65,7 +65,6 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
     localparam  k_pb = 4'h4;
     localparam  zero_n = 8'h0;
     localparam  one_n_0 = 8'h1;
-    localparam  top_n_0 = 8'h80;
     localparam  zero7 = 7'b0;
     localparam  zero5 = 5'b0;
     localparam  zero3 = 3'b0;
@@ -612,6 +611,62 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
     // verilator lint_on UNOPTFLAT
     wire  [2:0] grant_index__index;
     // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_6__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [6:0] dl_7__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [6:0] dl_7__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dl_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] row_pick__req;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNUSEDSIGNAL
@@ -724,6 +779,34 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
     wire  [79:0] row_vsub_0__q;
     // verilator lint_off UNOPTFLAT
     reg  row_vsub_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] wr_oh_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] wr_oh_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wr_oh_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [54:0] col_vreg_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [54:0] col_vreg_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  col_vreg_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] col_vsub_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [79:0] col_vsub_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  col_vsub_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] start_oh_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] start_oh_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  start_oh_0__clock;
     // verilator lint_on UNOPTFLAT
     
     // Local signals
@@ -1987,6 +2070,46 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         .onehot(grant_index__onehot),
         .index(grant_index__index)
     );
+    locality_degree_serial_proto__dl dl_0(
+        .d(dl_0__d),
+        .q(dl_0__q),
+        .clock(dl_0__clock)
+    );
+    locality_degree_serial_proto__dl dl_1(
+        .d(dl_1__d),
+        .q(dl_1__q),
+        .clock(dl_1__clock)
+    );
+    locality_degree_serial_proto__dl dl_2(
+        .d(dl_2__d),
+        .q(dl_2__q),
+        .clock(dl_2__clock)
+    );
+    locality_degree_serial_proto__dl dl_3(
+        .d(dl_3__d),
+        .q(dl_3__q),
+        .clock(dl_3__clock)
+    );
+    locality_degree_serial_proto__dl dl_4(
+        .d(dl_4__d),
+        .q(dl_4__q),
+        .clock(dl_4__clock)
+    );
+    locality_degree_serial_proto__dl dl_5(
+        .d(dl_5__d),
+        .q(dl_5__q),
+        .clock(dl_5__clock)
+    );
+    locality_degree_serial_proto__dl dl_6(
+        .d(dl_6__d),
+        .q(dl_6__q),
+        .clock(dl_6__clock)
+    );
+    locality_degree_serial_proto__dl dl_7(
+        .d(dl_7__d),
+        .q(dl_7__q),
+        .clock(dl_7__clock)
+    );
     locality_degree_serial_proto__row_pick row_pick(
         .req(row_pick__req),
         .valid(row_pick__valid),
@@ -2048,6 +2171,26 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         .d(row_vsub_0__d),
         .q(row_vsub_0__q),
         .clock(row_vsub_0__clock)
+    );
+    locality_degree_serial_proto__wr_oh_0 wr_oh_0(
+        .d(wr_oh_0__d),
+        .q(wr_oh_0__q),
+        .clock(wr_oh_0__clock)
+    );
+    locality_degree_serial_proto__col_vreg_0 col_vreg_0(
+        .d(col_vreg_0__d),
+        .q(col_vreg_0__q),
+        .clock(col_vreg_0__clock)
+    );
+    locality_degree_serial_proto__col_vsub_0 col_vsub_0(
+        .d(col_vsub_0__d),
+        .q(col_vsub_0__q),
+        .clock(col_vsub_0__clock)
+    );
+    locality_degree_serial_proto__start_oh_0 start_oh_0(
+        .d(start_oh_0__d),
+        .q(start_oh_0__q),
+        .clock(start_oh_0__clock)
     );
     
     // Update code
@@ -2129,6 +2272,18 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         col_oh_0__clock = clock;
         row_vreg_0__clock = clock;
         row_vsub_0__clock = clock;
+        wr_oh_0__clock = clock;
+        col_vreg_0__clock = clock;
+        col_vsub_0__clock = clock;
+        start_oh_0__clock = clock;
+        dl_0__clock = clock;
+        dl_1__clock = clock;
+        dl_2__clock = clock;
+        dl_3__clock = clock;
+        dl_4__clock = clock;
+        dl_5__clock = clock;
+        dl_6__clock = clock;
+        dl_7__clock = clock;
         deg_0 = zero7;
         if (above_n_0[0]) begin
             deg_0 = tri_0__q;
@@ -3563,6 +3718,22 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
             deg_last_56 = zero7;
             score_7__d = zero_sb;
         end
+        dl_0__d = deg_last_0;
+        deg_last_0 = dl_0__q;
+        dl_1__d = deg_last_8;
+        deg_last_8 = dl_1__q;
+        dl_2__d = deg_last_16;
+        deg_last_16 = dl_2__q;
+        dl_3__d = deg_last_24;
+        deg_last_24 = dl_3__q;
+        dl_4__d = deg_last_32;
+        deg_last_32 = dl_4__q;
+        dl_5__d = deg_last_40;
+        deg_last_40 = dl_5__q;
+        dl_6__d = deg_last_48;
+        deg_last_48 = dl_6__q;
+        dl_7__d = deg_last_56;
+        deg_last_56 = dl_7__q;
         launched = launch | launch2;
         starved = zero_n;
         starved[0] = live__q[0] & (starve_after[(32'h5)+:(3)] == zero3) & (gap_0__q > starve_after[(32'h0)+:(5)]);
@@ -3760,25 +3931,49 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_0[0] & cands[0]) begin
             cnt_0 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_0 = one_pb;
+        end
         if (beaten_0[1] & cands[1]) begin
+            cnt_1 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_1 = one_pb;
         end
         if (beaten_0[2] & cands[2]) begin
             cnt_2 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_2 = one_pb;
+        end
         if (beaten_0[3] & cands[3]) begin
+            cnt_3 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_3 = one_pb;
         end
         if (beaten_0[4] & cands[4]) begin
             cnt_4 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_4 = one_pb;
+        end
         if (beaten_0[5] & cands[5]) begin
+            cnt_5 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_5 = one_pb;
         end
         if (beaten_0[6] & cands[6]) begin
             cnt_6 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_6 = one_pb;
+        end
         if (beaten_0[7] & cands[7]) begin
+            cnt_7 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_7 = one_pb;
         end
         cnt_0 = cnt_0 + cnt_1;
@@ -3799,25 +3994,49 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_1[0] & cands[0]) begin
             cnt_8 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_8 = one_pb;
+        end
         if (beaten_1[1] & cands[1]) begin
+            cnt_9 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_9 = one_pb;
         end
         if (beaten_1[2] & cands[2]) begin
             cnt_10 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_10 = one_pb;
+        end
         if (beaten_1[3] & cands[3]) begin
+            cnt_11 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_11 = one_pb;
         end
         if (beaten_1[4] & cands[4]) begin
             cnt_12 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_12 = one_pb;
+        end
         if (beaten_1[5] & cands[5]) begin
+            cnt_13 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_13 = one_pb;
         end
         if (beaten_1[6] & cands[6]) begin
             cnt_14 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_14 = one_pb;
+        end
         if (beaten_1[7] & cands[7]) begin
+            cnt_15 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_15 = one_pb;
         end
         cnt_8 = cnt_8 + cnt_9;
@@ -3838,25 +4057,49 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_2[0] & cands[0]) begin
             cnt_16 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_16 = one_pb;
+        end
         if (beaten_2[1] & cands[1]) begin
+            cnt_17 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_17 = one_pb;
         end
         if (beaten_2[2] & cands[2]) begin
             cnt_18 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_18 = one_pb;
+        end
         if (beaten_2[3] & cands[3]) begin
+            cnt_19 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_19 = one_pb;
         end
         if (beaten_2[4] & cands[4]) begin
             cnt_20 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_20 = one_pb;
+        end
         if (beaten_2[5] & cands[5]) begin
+            cnt_21 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_21 = one_pb;
         end
         if (beaten_2[6] & cands[6]) begin
             cnt_22 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_22 = one_pb;
+        end
         if (beaten_2[7] & cands[7]) begin
+            cnt_23 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_23 = one_pb;
         end
         cnt_16 = cnt_16 + cnt_17;
@@ -3877,25 +4120,49 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_3[0] & cands[0]) begin
             cnt_24 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_24 = one_pb;
+        end
         if (beaten_3[1] & cands[1]) begin
+            cnt_25 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_25 = one_pb;
         end
         if (beaten_3[2] & cands[2]) begin
             cnt_26 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_26 = one_pb;
+        end
         if (beaten_3[3] & cands[3]) begin
+            cnt_27 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_27 = one_pb;
         end
         if (beaten_3[4] & cands[4]) begin
             cnt_28 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_28 = one_pb;
+        end
         if (beaten_3[5] & cands[5]) begin
+            cnt_29 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_29 = one_pb;
         end
         if (beaten_3[6] & cands[6]) begin
             cnt_30 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_30 = one_pb;
+        end
         if (beaten_3[7] & cands[7]) begin
+            cnt_31 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_31 = one_pb;
         end
         cnt_24 = cnt_24 + cnt_25;
@@ -3916,25 +4183,49 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_4[0] & cands[0]) begin
             cnt_32 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_32 = one_pb;
+        end
         if (beaten_4[1] & cands[1]) begin
+            cnt_33 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_33 = one_pb;
         end
         if (beaten_4[2] & cands[2]) begin
             cnt_34 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_34 = one_pb;
+        end
         if (beaten_4[3] & cands[3]) begin
+            cnt_35 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_35 = one_pb;
         end
         if (beaten_4[4] & cands[4]) begin
             cnt_36 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_36 = one_pb;
+        end
         if (beaten_4[5] & cands[5]) begin
+            cnt_37 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_37 = one_pb;
         end
         if (beaten_4[6] & cands[6]) begin
             cnt_38 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_38 = one_pb;
+        end
         if (beaten_4[7] & cands[7]) begin
+            cnt_39 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_39 = one_pb;
         end
         cnt_32 = cnt_32 + cnt_33;
@@ -3955,25 +4246,49 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_5[0] & cands[0]) begin
             cnt_40 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_40 = one_pb;
+        end
         if (beaten_5[1] & cands[1]) begin
+            cnt_41 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_41 = one_pb;
         end
         if (beaten_5[2] & cands[2]) begin
             cnt_42 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_42 = one_pb;
+        end
         if (beaten_5[3] & cands[3]) begin
+            cnt_43 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_43 = one_pb;
         end
         if (beaten_5[4] & cands[4]) begin
             cnt_44 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_44 = one_pb;
+        end
         if (beaten_5[5] & cands[5]) begin
+            cnt_45 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_45 = one_pb;
         end
         if (beaten_5[6] & cands[6]) begin
             cnt_46 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_46 = one_pb;
+        end
         if (beaten_5[7] & cands[7]) begin
+            cnt_47 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_47 = one_pb;
         end
         cnt_40 = cnt_40 + cnt_41;
@@ -3994,25 +4309,49 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_6[0] & cands[0]) begin
             cnt_48 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_48 = one_pb;
+        end
         if (beaten_6[1] & cands[1]) begin
+            cnt_49 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_49 = one_pb;
         end
         if (beaten_6[2] & cands[2]) begin
             cnt_50 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_50 = one_pb;
+        end
         if (beaten_6[3] & cands[3]) begin
+            cnt_51 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_51 = one_pb;
         end
         if (beaten_6[4] & cands[4]) begin
             cnt_52 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_52 = one_pb;
+        end
         if (beaten_6[5] & cands[5]) begin
+            cnt_53 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_53 = one_pb;
         end
         if (beaten_6[6] & cands[6]) begin
             cnt_54 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_54 = one_pb;
+        end
         if (beaten_6[7] & cands[7]) begin
+            cnt_55 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_55 = one_pb;
         end
         cnt_48 = cnt_48 + cnt_49;
@@ -4033,25 +4372,49 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         if (beaten_7[0] & cands[0]) begin
             cnt_56 = one_pb;
         end
+        if (staying[0]) begin
+            cnt_56 = one_pb;
+        end
         if (beaten_7[1] & cands[1]) begin
+            cnt_57 = one_pb;
+        end
+        if (staying[1]) begin
             cnt_57 = one_pb;
         end
         if (beaten_7[2] & cands[2]) begin
             cnt_58 = one_pb;
         end
+        if (staying[2]) begin
+            cnt_58 = one_pb;
+        end
         if (beaten_7[3] & cands[3]) begin
+            cnt_59 = one_pb;
+        end
+        if (staying[3]) begin
             cnt_59 = one_pb;
         end
         if (beaten_7[4] & cands[4]) begin
             cnt_60 = one_pb;
         end
+        if (staying[4]) begin
+            cnt_60 = one_pb;
+        end
         if (beaten_7[5] & cands[5]) begin
+            cnt_61 = one_pb;
+        end
+        if (staying[5]) begin
             cnt_61 = one_pb;
         end
         if (beaten_7[6] & cands[6]) begin
             cnt_62 = one_pb;
         end
+        if (staying[6]) begin
+            cnt_62 = one_pb;
+        end
         if (beaten_7[7] & cands[7]) begin
+            cnt_63 = one_pb;
+        end
+        if (staying[7]) begin
             cnt_63 = one_pb;
         end
         cnt_56 = cnt_56 + cnt_57;
@@ -4103,17 +4466,28 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         free = k_pb - scnt_0;
         promoted = zero_n;
         promoted[0] = cands[0] & (cnt_0 < free);
+        promoted[0] = cands[0] & (cnt_0 < k_pb);
         promoted[1] = cands[1] & (cnt_8 < free);
+        promoted[1] = cands[1] & (cnt_8 < k_pb);
         promoted[2] = cands[2] & (cnt_16 < free);
+        promoted[2] = cands[2] & (cnt_16 < k_pb);
         promoted[3] = cands[3] & (cnt_24 < free);
+        promoted[3] = cands[3] & (cnt_24 < k_pb);
         promoted[4] = cands[4] & (cnt_32 < free);
+        promoted[4] = cands[4] & (cnt_32 < k_pb);
         promoted[5] = cands[5] & (cnt_40 < free);
+        promoted[5] = cands[5] & (cnt_40 < k_pb);
         promoted[6] = cands[6] & (cnt_48 < free);
+        promoted[6] = cands[6] & (cnt_48 < k_pb);
         promoted[7] = cands[7] & (cnt_56 < free);
+        promoted[7] = cands[7] & (cnt_56 < k_pb);
         row_pick__req = dirty__q;
         row_region__sel = row_pick__onehot;
         row_sub__sel = row_pick__onehot;
+        row_region__sel = start_oh_0__q;
+        row_sub__sel = start_oh_0__q;
         if (row_busy_0__q) begin
+            row_pick__req = dirty__q & ~row_oh_0__q;
             row_region__sel = col_oh_0__q;
             row_sub__sel = col_oh_0__q;
         end
@@ -4163,221 +4537,226 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
         tri_27__d = tri_27__q;
         unit_0__region_a = row_vreg_0__q;
         unit_0__sub_a = row_vsub_0__q;
-        unit_0__region_b = row_region__out;
-        unit_0__sub_b = row_sub__out;
-        if (above_n_0[0] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[0]))) begin
+        unit_0__region_b = col_vreg_0__q;
+        unit_0__sub_b = col_vsub_0__q;
+        if (above_n_0[0] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[0]))) begin
             tri_0__d = unit_0__degree;
         end
-        if (above_n_0[1] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[0]))) begin
+        if (above_n_0[1] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[0]))) begin
             tri_0__d = unit_0__degree;
         end
-        if (above_n_0[2] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[0]))) begin
+        if (above_n_0[2] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[0]))) begin
             tri_1__d = unit_0__degree;
         end
-        if (above_n_0[3] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[0]))) begin
+        if (above_n_0[3] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[0]))) begin
             tri_3__d = unit_0__degree;
         end
-        if (above_n_0[4] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[0]))) begin
+        if (above_n_0[4] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[0]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_0[5] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[0]))) begin
+        if (above_n_0[5] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[0]))) begin
             tri_10__d = unit_0__degree;
         end
-        if (above_n_0[6] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[0]))) begin
+        if (above_n_0[6] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[0]))) begin
             tri_15__d = unit_0__degree;
         end
-        if (above_n_0[7] & row_busy_0__q & ((row_oh_0__q[0] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[0]))) begin
+        if (above_n_0[7] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[0]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_1[0] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[1]))) begin
+        if (above_n_1[0] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[1]))) begin
             tri_1__d = unit_0__degree;
         end
-        if (above_n_1[1] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[1]))) begin
+        if (above_n_1[1] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[1]))) begin
             tri_1__d = unit_0__degree;
         end
-        if (above_n_1[2] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[1]))) begin
+        if (above_n_1[2] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[1]))) begin
             tri_2__d = unit_0__degree;
         end
-        if (above_n_1[3] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[1]))) begin
+        if (above_n_1[3] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[1]))) begin
             tri_4__d = unit_0__degree;
         end
-        if (above_n_1[4] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[1]))) begin
+        if (above_n_1[4] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[1]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_1[5] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[1]))) begin
+        if (above_n_1[5] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[1]))) begin
             tri_11__d = unit_0__degree;
         end
-        if (above_n_1[6] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[1]))) begin
+        if (above_n_1[6] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[1]))) begin
             tri_16__d = unit_0__degree;
         end
-        if (above_n_1[7] & row_busy_0__q & ((row_oh_0__q[1] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[1]))) begin
+        if (above_n_1[7] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[1]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_2[0] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[2]))) begin
+        if (above_n_2[0] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[2]))) begin
             tri_2__d = unit_0__degree;
         end
-        if (above_n_2[1] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[2]))) begin
+        if (above_n_2[1] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[2]))) begin
             tri_2__d = unit_0__degree;
         end
-        if (above_n_2[2] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[2]))) begin
+        if (above_n_2[2] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[2]))) begin
             tri_3__d = unit_0__degree;
         end
-        if (above_n_2[3] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[2]))) begin
+        if (above_n_2[3] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[2]))) begin
             tri_5__d = unit_0__degree;
         end
-        if (above_n_2[4] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[2]))) begin
+        if (above_n_2[4] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[2]))) begin
             tri_8__d = unit_0__degree;
         end
-        if (above_n_2[5] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[2]))) begin
+        if (above_n_2[5] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[2]))) begin
             tri_12__d = unit_0__degree;
         end
-        if (above_n_2[6] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[2]))) begin
+        if (above_n_2[6] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[2]))) begin
             tri_17__d = unit_0__degree;
         end
-        if (above_n_2[7] & row_busy_0__q & ((row_oh_0__q[2] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[2]))) begin
+        if (above_n_2[7] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[2]))) begin
             tri_23__d = unit_0__degree;
         end
-        if (above_n_3[0] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[3]))) begin
+        if (above_n_3[0] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[3]))) begin
             tri_3__d = unit_0__degree;
         end
-        if (above_n_3[1] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[3]))) begin
+        if (above_n_3[1] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[3]))) begin
             tri_3__d = unit_0__degree;
         end
-        if (above_n_3[2] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[3]))) begin
+        if (above_n_3[2] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[3]))) begin
             tri_4__d = unit_0__degree;
         end
-        if (above_n_3[3] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[3]))) begin
+        if (above_n_3[3] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[3]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_3[4] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[3]))) begin
+        if (above_n_3[4] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[3]))) begin
             tri_9__d = unit_0__degree;
         end
-        if (above_n_3[5] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[3]))) begin
+        if (above_n_3[5] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[3]))) begin
             tri_13__d = unit_0__degree;
         end
-        if (above_n_3[6] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[3]))) begin
+        if (above_n_3[6] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[3]))) begin
             tri_18__d = unit_0__degree;
         end
-        if (above_n_3[7] & row_busy_0__q & ((row_oh_0__q[3] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[3]))) begin
+        if (above_n_3[7] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[3]))) begin
             tri_24__d = unit_0__degree;
         end
-        if (above_n_4[0] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[4]))) begin
+        if (above_n_4[0] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[4]))) begin
             tri_4__d = unit_0__degree;
         end
-        if (above_n_4[1] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[4]))) begin
+        if (above_n_4[1] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[4]))) begin
             tri_4__d = unit_0__degree;
         end
-        if (above_n_4[2] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[4]))) begin
+        if (above_n_4[2] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[4]))) begin
             tri_5__d = unit_0__degree;
         end
-        if (above_n_4[3] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[4]))) begin
+        if (above_n_4[3] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[4]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_4[4] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[4]))) begin
+        if (above_n_4[4] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[4]))) begin
             tri_10__d = unit_0__degree;
         end
-        if (above_n_4[5] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[4]))) begin
+        if (above_n_4[5] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[4]))) begin
             tri_14__d = unit_0__degree;
         end
-        if (above_n_4[6] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[4]))) begin
+        if (above_n_4[6] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[4]))) begin
             tri_19__d = unit_0__degree;
         end
-        if (above_n_4[7] & row_busy_0__q & ((row_oh_0__q[4] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[4]))) begin
+        if (above_n_4[7] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[4]))) begin
             tri_25__d = unit_0__degree;
         end
-        if (above_n_5[0] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[5]))) begin
+        if (above_n_5[0] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[5]))) begin
             tri_5__d = unit_0__degree;
         end
-        if (above_n_5[1] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[5]))) begin
+        if (above_n_5[1] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[5]))) begin
             tri_5__d = unit_0__degree;
         end
-        if (above_n_5[2] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[5]))) begin
+        if (above_n_5[2] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[5]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_5[3] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[5]))) begin
+        if (above_n_5[3] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[5]))) begin
             tri_8__d = unit_0__degree;
         end
-        if (above_n_5[4] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[5]))) begin
+        if (above_n_5[4] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[5]))) begin
             tri_11__d = unit_0__degree;
         end
-        if (above_n_5[5] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[5]))) begin
+        if (above_n_5[5] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[5]))) begin
             tri_15__d = unit_0__degree;
         end
-        if (above_n_5[6] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[5]))) begin
+        if (above_n_5[6] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[5]))) begin
             tri_20__d = unit_0__degree;
         end
-        if (above_n_5[7] & row_busy_0__q & ((row_oh_0__q[5] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[5]))) begin
+        if (above_n_5[7] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[5]))) begin
             tri_26__d = unit_0__degree;
         end
-        if (above_n_6[0] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[6]))) begin
+        if (above_n_6[0] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[6]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_6[1] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[6]))) begin
+        if (above_n_6[1] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[6]))) begin
             tri_6__d = unit_0__degree;
         end
-        if (above_n_6[2] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[6]))) begin
+        if (above_n_6[2] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[6]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_6[3] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[6]))) begin
+        if (above_n_6[3] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[6]))) begin
             tri_9__d = unit_0__degree;
         end
-        if (above_n_6[4] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[6]))) begin
+        if (above_n_6[4] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[6]))) begin
             tri_12__d = unit_0__degree;
         end
-        if (above_n_6[5] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[6]))) begin
+        if (above_n_6[5] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[6]))) begin
             tri_16__d = unit_0__degree;
         end
-        if (above_n_6[6] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[6]))) begin
+        if (above_n_6[6] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[6]))) begin
             tri_21__d = unit_0__degree;
         end
-        if (above_n_6[7] & row_busy_0__q & ((row_oh_0__q[6] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[6]))) begin
+        if (above_n_6[7] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[6]))) begin
             tri_27__d = unit_0__degree;
         end
-        if (above_n_7[0] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[0]) | (row_oh_0__q[0] & col_oh_0__q[7]))) begin
+        if (above_n_7[0] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[7]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_7[1] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[1]) | (row_oh_0__q[1] & col_oh_0__q[7]))) begin
+        if (above_n_7[1] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[7]))) begin
             tri_7__d = unit_0__degree;
         end
-        if (above_n_7[2] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[2]) | (row_oh_0__q[2] & col_oh_0__q[7]))) begin
+        if (above_n_7[2] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[7]))) begin
             tri_8__d = unit_0__degree;
         end
-        if (above_n_7[3] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[3]) | (row_oh_0__q[3] & col_oh_0__q[7]))) begin
+        if (above_n_7[3] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[7]))) begin
             tri_10__d = unit_0__degree;
         end
-        if (above_n_7[4] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[4]) | (row_oh_0__q[4] & col_oh_0__q[7]))) begin
+        if (above_n_7[4] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[7]))) begin
             tri_13__d = unit_0__degree;
         end
-        if (above_n_7[5] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[5]) | (row_oh_0__q[5] & col_oh_0__q[7]))) begin
+        if (above_n_7[5] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[7]))) begin
             tri_17__d = unit_0__degree;
         end
-        if (above_n_7[6] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[6]) | (row_oh_0__q[6] & col_oh_0__q[7]))) begin
+        if (above_n_7[6] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[7]))) begin
             tri_22__d = unit_0__degree;
         end
-        if (above_n_7[7] & row_busy_0__q & ((row_oh_0__q[7] & col_oh_0__q[7]) | (row_oh_0__q[7] & col_oh_0__q[7]))) begin
+        if (above_n_7[7] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[7]))) begin
             tri_0__d = unit_0__degree;
         end
+        start_oh_0__d = row_pick__onehot;
         row_busy_0__d = row_busy_0__q;
         row_oh_0__d = row_oh_0__q;
         col_oh_0__d = col_oh_0__q << one_n_0;
+        wr_oh_0__d = col_oh_0__q;
+        col_vreg_0__d = row_region__out;
+        col_vsub_0__d = row_sub__out;
         row_vreg_0__d = row_vreg_0__q;
         row_vsub_0__d = row_vsub_0__q;
         row_next_0 = row_oh_0__q;
         row_done_0 = zero_n;
         if (row_busy_0__q) begin
-            if (|(col_oh_0__q & top_n_0)) begin
+            if (~|col_oh_0__q) begin
                 row_done_0 = row_oh_0__q;
                 row_busy_0__d = 1'b0;
                 row_next_0 = zero_n;
             end
         end
         else begin
-            row_busy_0__d = |dirty__q;
-            row_oh_0__d = row_pick__onehot;
+            row_busy_0__d = |(start_oh_0__q & dirty__q);
+            row_oh_0__d = start_oh_0__q;
             col_oh_0__d = one_n_0;
+            wr_oh_0__d = zero_n;
             row_vreg_0__d = row_region__out;
             row_vsub_0__d = row_sub__out;
-            row_next_0 = row_pick__onehot;
+            row_next_0 = start_oh_0__q & dirty__q;
         end
         if (|(row_next_0 & (exit | launched))) begin
             row_busy_0__d = 1'b0;
@@ -4675,6 +5054,15 @@ module locality_degree_serial_proto(clock,reset,ready,launch,launch2,tbs_launche
             tri_26__d = zero7;
             tri_27__d = zero7;
             row_busy_0__d = 1'b0;
+            start_oh_0__d = zero_n;
+            dl_0__d = zero7;
+            dl_1__d = zero7;
+            dl_2__d = zero7;
+            dl_3__d = zero7;
+            dl_4__d = zero7;
+            dl_5__d = zero7;
+            dl_6__d = zero7;
+            dl_7__d = zero7;
         end
     end
     
@@ -4718,6 +5106,44 @@ module locality_degree_serial_proto__col_oh_0(d,q,clock);
           
 endmodule // locality_degree_serial_proto__col_oh_0
 
+// locality_degree_serial_proto__col_vreg_0: a register (rust-hdl DFF), field `col_vreg.0` of `locality_degree_serial_proto`; 1 instance.
+module locality_degree_serial_proto__col_vreg_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [54:0] d;
+    output reg  [54:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 55'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_proto__col_vreg_0
+
+// locality_degree_serial_proto__col_vsub_0: a register (rust-hdl DFF), field `col_vsub.0` of `locality_degree_serial_proto`; 1 instance.
+module locality_degree_serial_proto__col_vsub_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [79:0] d;
+    output reg  [79:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 80'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_proto__col_vsub_0
+
 // locality_degree_serial_proto__dirty: a register (rust-hdl DFF), field `dirty` of `locality_degree_serial_proto`; 1 instance.
 module locality_degree_serial_proto__dirty(d,q,clock);
     
@@ -4736,6 +5162,25 @@ module locality_degree_serial_proto__dirty(d,q,clock);
     end
           
 endmodule // locality_degree_serial_proto__dirty
+
+// locality_degree_serial_proto__dl: a register (rust-hdl DFF), field `dl` of `locality_degree_serial_proto`; 8 instances (one per array element).
+module locality_degree_serial_proto__dl(d,q,clock);
+    
+    // Module arguments
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 7'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_proto__dl
 
 // locality_degree_serial_proto__gap: a register (rust-hdl DFF), field `gap` of `locality_degree_serial_proto`; 8 instances (one per array element).
 module locality_degree_serial_proto__gap(d,q,clock);
@@ -5134,6 +5579,25 @@ module locality_degree_serial_proto__score(d,q,clock);
           
 endmodule // locality_degree_serial_proto__score
 
+// locality_degree_serial_proto__start_oh_0: a register (rust-hdl DFF), field `start_oh.0` of `locality_degree_serial_proto`; 1 instance.
+module locality_degree_serial_proto__start_oh_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_proto__start_oh_0
+
 // locality_degree_serial_proto__tri: a register (rust-hdl DFF), field `tri` of `locality_degree_serial_proto`; 28 instances (one per array element).
 module locality_degree_serial_proto__tri(d,q,clock);
     
@@ -5459,4 +5923,23 @@ module locality_degree_serial_proto__vsub(d,q,clock);
     end
           
 endmodule // locality_degree_serial_proto__vsub
+
+// locality_degree_serial_proto__wr_oh_0: a register (rust-hdl DFF), field `wr_oh.0` of `locality_degree_serial_proto`; 1 instance.
+module locality_degree_serial_proto__wr_oh_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_serial_proto__wr_oh_0
 

@@ -8,7 +8,8 @@
 //! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` adder-tree nodes; the
 //! policy: `SER` = 1 and `PAR` = 0 for `serial`, 0 and 1 for `base`, `NU` locality units (1
 //! for `serial`, `N` for `base`). rust-hdl takes a policy's logic as a loop over `0..SER` or
-//! `0..PAR` (one iteration or none) and its state as arrays of `SER` entries.
+//! `0..PAR` (one iteration or none) and its state as arrays of `SER` entries (`NR` = `N`
+//! for `serial`, 0 for `base`: per-warp registers of `serial` only).
 //!
 //! State: `live`, `act` (the active group), `last` (one-hot; zero when none) and `dirty`
 //! masks; the age matrix `older` (row `i`, bit `j`: warp `j` is older than warp `i`); per warp
@@ -18,19 +19,26 @@
 //! * issue: the oldest ready starved warp (an AND-OR per age row), else the last warp, else
 //!   the ready warp that beats every other ready warp on (degree with the last warp, age):
 //!   the degrees through an in-place OR tree per warp masked by `last`, then `N x N`
-//!   comparators and an AND-reduction per warp;
+//!   comparators and an AND-reduction per warp (`serial`: the degrees registered, `dl`, so
+//!   the comparators read the degrees with the warp that was last a cycle earlier: no path
+//!   runs from `last` through the table's multiplexers to the grant);
 //! * promotion: per pending warp its rank, the number of candidates that beat it on
 //!   (starved, score, age) (`N x N` comparators and a population count per warp, an adder
-//!   tree), promoted when the rank is below the free places (`K` minus the staying warps);
+//!   tree), promoted when the rank is below the free places (`K` minus the staying warps;
+//!   `serial`: the staying warps counted in the rank's tree, the sum compared with `K`, so
+//!   no subtraction and no second tree sit on the path);
 //! * next scores: per warp an adder tree over its degrees with the staying warps (`log2 NP`
 //!   levels), registered;
 //! * table row (`base`): the lowest dirty warp ([`FindFirst`]), its vector through
 //!   [`OneHotMuxTree`]s, one [`WarpLocality`] per warp against it; launched warps clear their
 //!   row and column;
-//! * table row (`serial`): one [`WarpLocality`]; a row starts by latching the lowest dirty
-//!   warp's vector (one-hot `row_oh`) through the same multiplexers, which then select the
-//!   column warp's vector (one-hot `col_oh`, shifted left a cycle) for its entry, written at the
-//!   edge; the entries of dirty warps read 0 (a mask per warp on the leaves and roots of the
+//! * table row (`serial`): one [`WarpLocality`]; the next row's warp is picked a cycle ahead
+//!   (the lowest dirty warp other than the row under way's, registered one-hot in `start_oh`,
+//!   so every multiplexer select is a register); a row starts by latching that warp's vector
+//!   (one-hot `row_oh`) through the same multiplexers, which then select the column warps'
+//!   vectors (one-hot `col_oh`, shifted left a cycle), each latched (`col_vreg`, `col_vsub`,
+//!   its column `wr_oh`) and its entry computed and written the cycle after (a two-stage
+//!   pipeline: no path runs from a multiplexer through the unit); the entries of dirty warps read 0 (a mask per warp on the leaves and roots of the
 //!   trees that read the table, not per entry), so launches clear nothing.
 //!
 //! rust-hdl evaluates array indices from loop variables only, so loops that index by `i * N +
@@ -58,6 +66,7 @@ pub struct Laws<
     const NU: usize,
     const SER: usize,
     const PAR: usize,
+    const NR: usize,
 > {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
@@ -114,6 +123,9 @@ pub struct Laws<
     /// tree over `deg_last[p * NP..][..NP]`, built beside the next scores' adder trees (a
     /// sub-block would close a loop through this block for Verilator, as `cnt` says).
     deg_last: [Signal<Local, Bits<7>>; NS],
+    /// `serial`: per warp its degree with the last warp as computed the cycle before (the
+    /// issue comparators read these).
+    dl: [DFF<Bits<7>>; NR],
     /// Per warp `w`: the warps `v` it beats on (degree with the last warp, age).
     wbeats: [Signal<Local, Bits<N>>; N],
     /// Promotion: the staying warps, the candidates, per candidate the candidates that beat
@@ -140,14 +152,21 @@ pub struct Laws<
     unit: [WarpLocality; NU],
     /// `serial`: a row under way, its warp and this cycle's column (one-hot), its latched
     /// vector, its warp at the edge (before an exit or a launch abandons it), the warp whose
-    /// row is done this cycle (leaving the dirty set).
+    /// row is done this cycle (leaving the dirty set); the next row's warp (one-hot or zero,
+    /// picked the cycle before).
     row_busy: [DFF<Bit>; SER],
     row_oh: [DFF<Bits<N>>; SER],
     col_oh: [DFF<Bits<N>>; SER],
     row_vreg: [DFF<Bits<55>>; SER],
     row_vsub: [DFF<Bits<80>>; SER],
+    /// `serial`: the column latched the cycle before (one-hot; zero when none) and its
+    /// vector, whose entry is computed and written this cycle.
+    wr_oh: [DFF<Bits<N>>; SER],
+    col_vreg: [DFF<Bits<55>>; SER],
+    col_vsub: [DFF<Bits<80>>; SER],
     row_next: [Signal<Local, Bits<N>>; SER],
     row_done: [Signal<Local, Bits<N>>; SER],
+    start_oh: [DFF<Bits<N>>; SER],
     /// Gap increments: blocks launched (at most 2), minus one, and whether any launched.
     add: Signal<Local, Bits<5>>,
     add_less: Signal<Local, Bits<5>>,
@@ -155,9 +174,8 @@ pub struct Laws<
     gap_sum: Signal<Local, Bits<5>>,
     k_pb: Constant<Bits<PB>>,
     zero_n: Constant<Bits<N>>,
-    /// `serial`: 1 and the top bit (`N - 1`) of a one-hot column.
+    /// `serial`: 1, the first one-hot column.
     one_n: [Constant<Bits<N>>; SER],
-    top_n: [Constant<Bits<N>>; SER],
     zero7: Constant<Bits<7>>,
     zero5: Constant<Bits<5>>,
     zero3: Constant<Bits<3>>,
@@ -187,7 +205,8 @@ impl<
         const NU: usize,
         const SER: usize,
         const PAR: usize,
-    > Default for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR>
+        const NR: usize,
+    > Default for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR>
 {
     fn default() -> Self {
         assert!((2..=64).contains(&N) && N <= 1 << B && (N - 1) >> (B - 1) == 1);
@@ -196,6 +215,7 @@ impl<
         assert!(NP.is_power_of_two() && NP >= N && NP < 2 * N && 1 << (PB - 1) == NP);
         assert!(K * 80 < 1 << SB, "SB holds K * 80");
         assert!(SER + PAR == 1 && NU == SER + PAR * N, "serial: 1, 0, 1 unit; base: 0, 1, N");
+        assert!(NR == SER * N, "serial: N registered degrees; base: none");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -231,6 +251,7 @@ impl<
             grant_index: Default::default(),
             deg: array_init::array_init(|_| Default::default()),
             deg_last: array_init::array_init(|_| Default::default()),
+            dl: array_init::array_init(|_| Default::default()),
             wbeats: array_init::array_init(|_| Default::default()),
             staying: Default::default(),
             cands: Default::default(),
@@ -250,8 +271,12 @@ impl<
             col_oh: array_init::array_init(|_| Default::default()),
             row_vreg: array_init::array_init(|_| Default::default()),
             row_vsub: array_init::array_init(|_| Default::default()),
+            wr_oh: array_init::array_init(|_| Default::default()),
+            col_vreg: array_init::array_init(|_| Default::default()),
+            col_vsub: array_init::array_init(|_| Default::default()),
             row_next: array_init::array_init(|_| Default::default()),
             row_done: array_init::array_init(|_| Default::default()),
+            start_oh: array_init::array_init(|_| Default::default()),
             add: Default::default(),
             add_less: Default::default(),
             tick: Default::default(),
@@ -259,7 +284,6 @@ impl<
             k_pb: constant(K as u64),
             zero_n: constant(0),
             one_n: array_init::array_init(|_| constant(1)),
-            top_n: array_init::array_init(|_| constant(1 << (N - 1))),
             zero7: constant(0),
             zero5: constant(0),
             zero3: constant(0),
@@ -291,7 +315,8 @@ impl<
         const NU: usize,
         const SER: usize,
         const PAR: usize,
-    > Logic for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR>
+        const NR: usize,
+    > Logic for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -316,6 +341,13 @@ impl<
             self.col_oh[s].clock.next = self.clock.val();
             self.row_vreg[s].clock.next = self.clock.val();
             self.row_vsub[s].clock.next = self.clock.val();
+            self.wr_oh[s].clock.next = self.clock.val();
+            self.col_vreg[s].clock.next = self.clock.val();
+            self.col_vsub[s].clock.next = self.clock.val();
+            self.start_oh[s].clock.next = self.clock.val();
+        }
+        for w in 0..NR {
+            self.dl[w].clock.next = self.clock.val();
         }
         // The table as a full matrix.
         for n in N..(N + 1) {
@@ -406,6 +438,14 @@ impl<
                             self.deg_last[p * np].next = self.zero7.val();
                             self.score[p].d.next = self.zero_sb.val();
                         }
+                    }
+                }
+                // `serial`: the comparators read last cycle's degrees; this cycle's are
+                // registered for the next.
+                for _s in 0..SER {
+                    for p in 0..N {
+                        self.dl[p].d.next = self.deg_last[p * np].val();
+                        self.deg_last[p * np].next = self.dl[p].q.val();
                     }
                 }
             }
@@ -500,6 +540,13 @@ impl<
                     if self.beaten[p].val().get_bit(q) & self.cands.val().get_bit(q) {
                         self.cnt[p * np + q].next = self.one_pb.val();
                     }
+                    // `serial`: the staying warps counted in the same tree (they are not
+                    // candidates), so the rank is compared with `K`, not with `free`.
+                    for _s in 0..SER {
+                        if self.staying.val().get_bit(q) {
+                            self.cnt[p * np + q].next = self.one_pb.val();
+                        }
+                    }
                 }
                 for i in 0..(NP / 2) {
                     self.cnt[p * np + i].next = self.cnt[p * np + 2 * i].val() + self.cnt[p * np + 2 * i + 1].val();
@@ -555,15 +602,25 @@ impl<
                     p,
                     self.cands.val().get_bit(p) & (self.cnt[p * np].val() < self.free.val()),
                 );
+                for _s in 0..SER {
+                    self.promoted.next = self.promoted.val().replace_bit(
+                        p,
+                        self.cands.val().get_bit(p) & (self.cnt[p * np].val() < self.k_pb.val()),
+                    );
+                }
             }
         }
         // The dirty row: the multiplexers select the lowest dirty warp's vector (`serial`:
-        // the column warp's while a row is under way).
+        // the registered start's, or the column warp's while a row is under way; the search
+        // picks the next start, the row under way's warp excluded).
         self.row_pick.req.next = self.dirty.q.val();
         self.row_region.sel.next = self.row_pick.onehot.val();
         self.row_sub.sel.next = self.row_pick.onehot.val();
         for s in 0..SER {
+            self.row_region.sel.next = self.start_oh[s].q.val();
+            self.row_sub.sel.next = self.start_oh[s].q.val();
             if self.row_busy[s].q.val() {
+                self.row_pick.req.next = self.dirty.q.val() & !self.row_oh[s].q.val();
                 self.row_region.sel.next = self.col_oh[s].q.val();
                 self.row_sub.sel.next = self.col_oh[s].q.val();
             }
@@ -606,47 +663,53 @@ impl<
                 }
             }
         }
-        // `serial`: an entry a cycle from the latched row vector and the column's vector.
+        // `serial`: an entry a cycle from the latched row vector and the column vector
+        // latched the cycle before.
         for s in 0..SER {
             self.unit[s].region_a.next = self.row_vreg[s].q.val();
             self.unit[s].sub_a.next = self.row_vsub[s].q.val();
-            self.unit[s].region_b.next = self.row_region.out.val();
-            self.unit[s].sub_b.next = self.row_sub.out.val();
+            self.unit[s].region_b.next = self.col_vreg[s].q.val();
+            self.unit[s].sub_b.next = self.col_vsub[s].q.val();
             for t in T..(T + 1) {
                 for i in 0..N {
                     for j in 0..N {
                         if self.above_n[i].val().get_bit(j)
                             & self.row_busy[s].q.val()
                             & ((self.row_oh[s].q.val().get_bit(i)
-                                & self.col_oh[s].q.val().get_bit(j))
+                                & self.wr_oh[s].q.val().get_bit(j))
                                 | (self.row_oh[s].q.val().get_bit(j)
-                                    & self.col_oh[s].q.val().get_bit(i)))
+                                    & self.wr_oh[s].q.val().get_bit(i)))
                         {
                             self.tri[((j * j - j) / 2 + i) % t].d.next = self.unit[s].degree.val();
                         }
                     }
                 }
             }
+            self.start_oh[s].d.next = self.row_pick.onehot.val();
             self.row_busy[s].d.next = self.row_busy[s].q.val();
             self.row_oh[s].d.next = self.row_oh[s].q.val();
             self.col_oh[s].d.next = self.col_oh[s].q.val() << self.one_n[s].val();
+            self.wr_oh[s].d.next = self.col_oh[s].q.val();
+            self.col_vreg[s].d.next = self.row_region.out.val();
+            self.col_vsub[s].d.next = self.row_sub.out.val();
             self.row_vreg[s].d.next = self.row_vreg[s].q.val();
             self.row_vsub[s].d.next = self.row_vsub[s].q.val();
             self.row_next[s].next = self.row_oh[s].q.val();
             self.row_done[s].next = self.zero_n.val();
             if self.row_busy[s].q.val() {
-                if (self.col_oh[s].q.val() & self.top_n[s].val()).any() {
+                if !self.col_oh[s].q.val().any() {
                     self.row_done[s].next = self.row_oh[s].q.val();
                     self.row_busy[s].d.next = false;
                     self.row_next[s].next = self.zero_n.val();
                 }
             } else {
-                self.row_busy[s].d.next = self.dirty.q.val().any();
-                self.row_oh[s].d.next = self.row_pick.onehot.val();
+                self.row_busy[s].d.next = (self.start_oh[s].q.val() & self.dirty.q.val()).any();
+                self.row_oh[s].d.next = self.start_oh[s].q.val();
                 self.col_oh[s].d.next = self.one_n[s].val();
+                self.wr_oh[s].d.next = self.zero_n.val();
                 self.row_vreg[s].d.next = self.row_region.out.val();
                 self.row_vsub[s].d.next = self.row_sub.out.val();
-                self.row_next[s].next = self.row_pick.onehot.val();
+                self.row_next[s].next = self.start_oh[s].q.val() & self.dirty.q.val();
             }
             // Abandoned when its warp exits or is launched again.
             if (self.row_next[s].val() & (self.exit.val() | self.launched.val())).any() {
@@ -733,6 +796,10 @@ impl<
             }
             for s in 0..SER {
                 self.row_busy[s].d.next = false;
+                self.start_oh[s].d.next = self.zero_n.val();
+            }
+            for w in 0..NR {
+                self.dl[w].d.next = self.zero7.val();
             }
         }
     }
@@ -751,7 +818,8 @@ impl<
         const NU: usize,
         const SER: usize,
         const PAR: usize,
-    > Clocked for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR>
+        const NR: usize,
+    > Clocked for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -759,13 +827,13 @@ impl<
 }
 
 /// `base`, `fermi`: 24 warps per scheduler (48 per SM, two schedulers), 6 active.
-pub type BaseFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 24, 0, 1>;
+pub type BaseFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 24, 0, 1, 0>;
 /// `base`, `proto`: 8 warps, 4 active.
-pub type BaseProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 8, 0, 1>;
+pub type BaseProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 8, 0, 1, 0>;
 /// `serial`, `fermi`.
-pub type SerialFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 1, 1, 0>;
+pub type SerialFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 1, 1, 0, 24>;
 /// `serial`, `proto`.
-pub type SerialProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 1, 1, 0>;
+pub type SerialProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 1, 1, 0, 8>;
 
 /// The scheduler's RTL per policy and preset.
 pub struct Rtl;

@@ -29,7 +29,8 @@ impl<
         const NU: usize,
         const SER: usize,
         const PAR: usize,
-    > Ports for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR>
+        const NR: usize,
+    > Ports for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR>
 {
     const SIZE: (usize, usize, bool) = (N, K, SER == 1);
 

@@ -35,9 +35,10 @@ const LA_ROWS: OptSpec = OptSpec::value(
     "ENGINE",
     "parallel",
     "How the locality table computes a launched warp's row: parallel (a row a cycle, one \
-     locality unit per warp: the block's `base`) or serial (an entry a cycle through one unit, \
-     entries of warps still waiting masked: the block's `serial`, the thesis's serial \
-     hardware)",
+     locality unit per warp: the block's `base`) or serial (an entry a cycle through one \
+     pipelined unit, entries of warps still waiting masked, the locality pick on degrees \
+     registered a cycle earlier: the block's `serial`, the thesis's serial hardware at the \
+     board clock)",
 )
 .one_of(&["parallel", "serial"]);
 

@@ -19,14 +19,21 @@
 //! Policy `serial` (the thesis's serial hardware, seed 000 §1.1.5: one [`warp_locality`] unit
 //! instead of one per warp): a launched warp's vector is stored and the warp joins the dirty
 //! set as above, but the table is not cleared: an entry reads 0 while either of its warps is
-//! dirty (a mask at read time; no `2 n`-entry clear, as a table in block RAM needs). When no
-//! row is under way and some warp is dirty, the lowest dirty warp's row starts: its vector is
-//! latched at the edge. Then one entry a cycle, columns `0..n` in order (its own column
-//! skipped, `n` cycles), each written at the edge from the latched vector and the column
-//! warp's stored vector; the warp leaves the dirty set at the edge of its last column. A row
-//! takes `n + 1` cycles. It is abandoned (and starts again later) when its warp exits or is
+//! dirty (a mask at read time; no `2 n`-entry clear, as a table in block RAM needs). The next
+//! row's warp is picked a cycle ahead and registered (so that no multiplexer select waits for
+//! the search): each cycle the lowest dirty warp other than the row under way's is the next
+//! start. When no row is under way and the registered start is still dirty, its row starts:
+//! its vector is latched at the edge. Then a two-stage pipeline, columns `0..n` in order: a
+//! cycle latches the column warp's stored vector, the next computes the entry from the two
+//! latched vectors and writes it at the edge (its own column skipped), while the following
+//! column is latched; the warp leaves the dirty set at the edge of its last column's write. A
+//! row takes `n + 2` cycles; the first row after an idle cycle starts a cycle later (its pick
+//! is registered first). It is abandoned (and starts again later) when its warp exits or is
 //! launched again; a column warp launched meanwhile is dirty, so its entries are masked until
-//! its own row recomputes them.
+//! its own row recomputes them. The issue's locality pick also reads registered degrees:
+//! each warp's degree with the last warp as the table read at the start of the previous cycle
+//! (so no path runs from the last warp through the table to the grant); the greedy pick and
+//! the starved pick are unchanged.
 //!
 //! # A cycle (decisions from the state at the start of the cycle; group moves at the edge)
 //! * Issue (only active warps issue, R4): among active warps that are `ready`, a *starved* one
@@ -93,8 +100,9 @@ pub struct Params {
     pub warps: usize,
     /// Active group size `K`, 1..=`warps` (R9: GPGPU-Sim's 6).
     pub active: usize,
-    /// Policy `serial`: the table's rows one entry a cycle, entries of dirty warps masked
-    /// (module documentation); `base`: a row a cycle, cleared at launch.
+    /// Policy `serial`: the table's rows one entry a cycle (pipelined), entries of dirty
+    /// warps masked, the locality pick on registered degrees (module documentation); `base`:
+    /// a row a cycle, cleared at launch.
     pub serial: bool,
 }
 
@@ -173,6 +181,12 @@ pub struct Golden {
     dirty: u64,
     /// Policy `serial`: the row under way.
     row: Option<Row>,
+    /// Policy `serial`: the next row's warp, picked a cycle ahead (the lowest dirty warp
+    /// other than the row under way's; a register in the RTL).
+    next_start: Option<usize>,
+    /// Policy `serial`: per warp its degree with the last warp, read at the start of the
+    /// previous cycle (registers in the RTL; the issue's locality pick reads them).
+    deg_last: Vec<u8>,
     /// Per warp: its promotion score (locality with the previous cycle's staying warps).
     score: Vec<u32>,
     /// The staying warps `score` was computed from, while the table has not changed since
@@ -188,10 +202,12 @@ pub struct Golden {
 struct Row {
     /// Its warp.
     warp: usize,
-    /// The column computed this cycle, `0..warps`.
+    /// The next column to latch, `0..=warps` (`warps`: all latched).
     col: usize,
     /// The warp's vector, latched when the row started.
     vec: WarpVector,
+    /// The column latched the cycle before and its warp's vector then: this cycle's entry.
+    latched: Option<(usize, WarpVector)>,
 }
 
 /// Bugs a test can plant.
@@ -232,6 +248,8 @@ impl Golden {
             score: vec![0; n],
             score_of: None,
             row: None,
+            next_start: None,
+            deg_last: vec![0; n],
             #[cfg(test)]
             fault: None,
         };
@@ -296,19 +314,21 @@ impl Golden {
         }
     }
 
-    /// The lowest dirty warp (the highest under a planted fault).
-    fn lowest_dirty(&self) -> usize {
+    /// The lowest warp of `m` (the highest under a planted fault), if any.
+    fn lowest(&self, m: u64) -> Option<usize> {
+        if m == 0 {
+            return None;
+        }
         #[cfg(test)]
         if self.fault == Some(Fault::HighestDirtyFirst) {
-            return 63 - self.dirty.leading_zeros() as usize;
+            return Some(63 - m.leading_zeros() as usize);
         }
-        self.dirty.trailing_zeros() as usize
+        Some(m.trailing_zeros() as usize)
     }
 
     /// `base`'s row update at the edge: the lowest dirty warp's whole row.
     fn parallel_row_edge(&mut self) {
-        if self.dirty != 0 {
-            let w = self.lowest_dirty();
+        if let Some(w) = self.lowest(self.dirty) {
             for j in (0..self.params.warps).filter(|&j| j != w) {
                 let d = warp_locality(&self.vecs[w], &self.vecs[j]);
                 self.table[w][j] = d;
@@ -319,29 +339,39 @@ impl Golden {
         }
     }
 
-    /// `serial`'s row engine at the edge: start a row, or write its entry of this cycle.
+    /// `serial`'s row engine at the edge: start the registered next row, or write the
+    /// entry of this cycle; register the next start.
     fn serial_row_edge(&mut self) {
+        let busy = self.row.as_ref().map_or(0, |r| 1u64 << r.warp);
+        let pick = self.lowest(self.dirty & !busy);
         match self.row.take() {
             Some(mut r) => {
-                if r.col != r.warp {
-                    let d = warp_locality(&r.vec, &self.vecs[r.col]);
-                    self.table[r.warp][r.col] = d;
-                    self.table[r.col][r.warp] = d;
+                if let Some((c, v)) = r.latched.take().filter(|&(c, _)| c != r.warp) {
+                    let d = warp_locality(&r.vec, &v);
+                    self.table[r.warp][c] = d;
+                    self.table[c][r.warp] = d;
                 }
-                if r.col + 1 == self.params.warps {
+                if r.col == self.params.warps {
                     self.dirty &= !(1 << r.warp);
                 } else {
+                    r.latched = Some((r.col, self.vecs[r.col]));
                     r.col += 1;
                     self.row = Some(r);
                 }
             }
-            None if self.dirty != 0 => {
-                let warp = self.lowest_dirty();
-                let vec = self.vecs[warp];
-                self.row = Some(Row { warp, col: 0, vec });
+            None => {
+                if let Some(warp) = self.next_start.filter(|&w| self.dirty >> w & 1 == 1) {
+                    let vec = self.vecs[warp];
+                    self.row = Some(Row {
+                        warp,
+                        col: 0,
+                        vec,
+                        latched: None,
+                    });
+                }
             }
-            None => {}
         }
+        self.next_start = pick;
     }
 }
 
@@ -363,6 +393,8 @@ impl Block for Golden {
         self.score = vec![0; n];
         self.score_of = None;
         self.row = None;
+        self.next_start = None;
+        self.deg_last = vec![0; n];
     }
 
     fn step(&mut self, inp: &LawsIn) -> LawsOut {
@@ -380,7 +412,11 @@ impl Block for Golden {
             }
             let last = self.last;
             Self::bits(ready).min_by_key(|&w| {
-                let deg = last.map_or(0, |l| self.degree(w, l));
+                let deg = if self.params.serial {
+                    self.deg_last[w]
+                } else {
+                    last.map_or(0, |l| self.degree(w, l))
+                };
                 #[cfg(test)]
                 let deg = if self.fault == Some(Fault::IgnoreLocality) {
                     0
@@ -395,6 +431,12 @@ impl Block for Golden {
             grant_warp: grant.unwrap_or(0) as u8,
             active,
         };
+        if self.params.serial {
+            // Edge: the degrees with the last warp, for the next cycle's pick.
+            for w in 0..self.params.warps {
+                self.deg_last[w] = self.last.map_or(0, |l| self.degree(w, l));
+            }
+        }
         // Demotion and promotion.
         let demoted = active & long;
         #[cfg(test)]
@@ -494,7 +536,9 @@ impl Inspect for Golden {
             specs.extend([
                 PortSpec::new("row_busy", 1),
                 PortSpec::new("row_warp", b),
-                PortSpec::new("row_col", b),
+                PortSpec::new("row_col", b + 1),
+                PortSpec::new("row_start_valid", 1),
+                PortSpec::new("row_start", b),
             ]);
         }
         specs
@@ -515,6 +559,8 @@ impl Inspect for Golden {
                 r.is_some() as u64,
                 r.map_or(0, |r| r.warp as u64),
                 r.map_or(0, |r| r.col as u64),
+                self.next_start.is_some() as u64,
+                self.next_start.unwrap_or(0) as u64,
             ]);
         }
     }

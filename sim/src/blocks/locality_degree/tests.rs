@@ -232,11 +232,13 @@ fn vectors_pack_and_unpack() {
     assert_eq!(unpack(pack_region(&v), pack_sub(&v)), v);
 }
 
-/// `serial`: the thesis's example, its rows an entry a cycle. Warp 0's row starts a cycle
-/// after the launch and writes columns 0..8 in the 8 cycles after; warp 1's (and 2's) follow,
-/// `n + 1` cycles each; an entry reads 0 until both its warps' rows are done.
+/// `serial`: the thesis's example, its rows an entry a cycle through a two-stage pipeline.
+/// Warp 0 is picked the cycle after the launch, its row starts (latches its vector) the cycle
+/// after, then latches column 0..8's vectors one a cycle, each written the cycle after;
+/// warp 1's (picked during warp 0's row) and 2's follow, `n + 2` cycles each; an entry reads
+/// 0 until both its warps' rows are done.
 #[test]
-fn serial_rows_take_n_plus_one_cycles_and_mask_dirty_warps() {
+fn serial_rows_take_n_plus_two_cycles_and_mask_dirty_warps() {
     let p = Params {
         serial: true,
         ..PRESETS[1].1
@@ -244,8 +246,10 @@ fn serial_rows_take_n_plus_one_cycles_and_mask_dirty_warps() {
     let mut g = Golden::new(p);
     g.step(&thesis_launch());
     let n = p.warps;
-    // Step 0 launches; row `k` (of warp `k`) starts at step `k (n + 1) + 1` and writes its
-    // columns in the `n` steps after, so it is done after `(k + 1) (n + 1) + 1` steps.
+    // Step 0 launches, step 1 picks warp 0; row `k` (of warp `k`) starts at step `k (n + 2)
+    // + 2`, latches its columns in the `n` steps after and writes each a step later, so it
+    // is done after `(k + 1) (n + 2) + 2` steps.
+    let done = |k: usize| (k + 1) * (n + 2) + 2;
     let mut steps = 1;
     let mut run_to = |g: &mut Golden, step: usize| {
         while steps < step {
@@ -253,20 +257,61 @@ fn serial_rows_take_n_plus_one_cycles_and_mask_dirty_warps() {
             steps += 1;
         }
     };
-    run_to(&mut g, 1 + n);
-    assert_eq!(g.dirty, 0b111, "warp 0's row under way");
+    run_to(&mut g, 2);
+    assert_eq!((g.row.is_none(), g.next_start), (true, Some(0)), "warp 0 picked");
+    run_to(&mut g, 5);
+    assert_eq!(g.table[0][1], 0, "column 1 latched, not written yet");
+    run_to(&mut g, 6);
     assert_eq!(g.table[0][1], 2, "entry (0, 1) written, ...");
     assert_eq!(g.degree(0, 1), 0, "... masked while both are dirty");
-    run_to(&mut g, 2 + n);
+    assert_eq!(g.next_start, Some(1), "warp 1 picked while warp 0's row is under way");
+    run_to(&mut g, done(0) - 1);
+    assert_eq!(g.dirty, 0b111, "warp 0's row one cycle short");
+    run_to(&mut g, done(0));
     assert_eq!(g.dirty, 0b110, "warp 0's row done");
-    run_to(&mut g, 2 * (n + 1));
+    run_to(&mut g, done(1) - 1);
     assert_eq!(g.dirty, 0b110, "warp 1's row one cycle short");
-    run_to(&mut g, 2 * (n + 1) + 1);
+    run_to(&mut g, done(1));
     assert_eq!(g.dirty, 0b100);
     assert_eq!((g.degree(0, 1), g.degree(1, 0), g.degree(0, 2)), (2, 2, 0));
-    run_to(&mut g, 3 * (n + 1) + 1);
+    run_to(&mut g, done(2) - 1);
+    assert_eq!(g.dirty, 0b100, "warp 2's row one cycle short");
+    run_to(&mut g, done(2));
     assert_eq!(g.dirty, 0);
     assert_eq!((g.degree(0, 1), g.degree(0, 2), g.degree(1, 2)), (2, 0, 0));
+}
+
+/// `serial`: the next row's warp is the one registered a cycle earlier: a lower warp
+/// launched meanwhile waits for the following row, and a registered warp that exits before
+/// its row starts is dropped (no row starts that cycle).
+#[test]
+fn serial_row_start_is_the_registered_pick() {
+    let p = Params {
+        serial: true,
+        ..PRESETS[1].1
+    };
+    let launch = |m: u64| LawsIn {
+        launch: m,
+        tbs_launched: 1,
+        ..Default::default()
+    };
+    let mut g = Golden::new(p);
+    g.step(&launch(0b100));
+    g.step(&launch(0b001));
+    assert_eq!((g.dirty, g.next_start), (0b101, Some(2)), "warp 2 picked");
+    g.step(&LawsIn::default());
+    assert_eq!(g.row.as_ref().map(|r| r.warp), Some(2), "warp 2 starts, not 0");
+    assert_eq!(g.next_start, Some(0), "warp 0 picked next");
+
+    let mut g = Golden::new(p);
+    g.step(&launch(0b100));
+    g.step(&LawsIn {
+        exit: 0b100,
+        ..Default::default()
+    });
+    assert_eq!((g.dirty, g.next_start), (0, Some(2)), "warp 2 picked, then exits");
+    g.step(&LawsIn::default());
+    assert_eq!((g.row.is_none(), g.next_start), (true, None), "no row starts");
 }
 
 /// `serial` under random stimulus (launches, relaunches, exits): whenever no warp is dirty,
@@ -295,7 +340,7 @@ fn serial_table_is_coherent_whenever_no_row_waits() {
             }
             prev = Some(out);
         }
-        // Rows of `n + 1` cycles rarely catch up with this stimulus's launches at 24 warps.
+        // Rows of `n + 2` cycles rarely catch up with this stimulus's launches at 24 warps.
         assert!(checked > 100 && grants > 10_000, "{p:?}: {checked} checks, {grants} grants");
     }
 }
