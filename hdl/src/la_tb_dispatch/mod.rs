@@ -963,10 +963,13 @@ impl crate::RtlKind for Rtl {
         match (policy, preset) {
             ("base", "fermi") => verilog_of::<BaseFermi>(module),
             ("base", "proto") => verilog_of::<BaseProto>(module),
+            ("serial", "fermi") => verilog_of::<serial::SerialFermi>(module),
+            ("serial", "proto") => verilog_of::<serial::SerialProto>(module),
             _ => Err(crate::no_variant(Self::NAME, policy, preset)),
         }
     }
 }
 
+pub mod serial;
 #[cfg(test)]
 mod tests;

@@ -10,8 +10,10 @@ use gpusim::blocks::la_tb_dispatch::{Golden, Kind, LaDispatchIn, LaDispatchOut};
 
 /// Port access of every preset alias.
 trait Ports: Default + Clocked {
-    /// SMs, slots, window, arrays, fill.
-    const SIZE: (usize, usize, usize, usize, usize);
+    /// The policy the alias implements.
+    const POLICY: &'static str;
+    /// SMs, slots, window, arrays, fill, lanes.
+    const SIZE: (usize, usize, usize, usize, usize, usize);
     fn drive(&mut self, reset: bool, i: &LaDispatchIn);
     fn outputs(&self) -> LaDispatchOut;
 }
@@ -37,7 +39,8 @@ impl<
         const WAP: usize,
     > Ports for LaDispatch<S, SB, J, JB, W, WB, A, F, FB, R, RB, OB, WA, WS, RA, AF, AP, WAP>
 {
-    const SIZE: (usize, usize, usize, usize, usize) = (S, J, W, A, F);
+    const POLICY: &'static str = "base";
+    const SIZE: (usize, usize, usize, usize, usize, usize) = (S, J, W, A, F, 0);
 
     fn drive(&mut self, reset: bool, i: &LaDispatchIn) {
         self.reset.next = reset;
@@ -90,7 +93,7 @@ fn compare_here<U: Ports>(
     cycles: usize,
     corrupt: impl Fn(&LaDispatchIn, LaDispatchOut) -> LaDispatchOut,
 ) -> Outcome {
-    let params = Kind::params("base", preset);
+    let params = Kind::params(U::POLICY, preset);
     let mut u = U::default();
     start(&mut u);
     u.drive(true, &LaDispatchIn::default());
@@ -119,15 +122,17 @@ fn compare_here<U: Ports>(
 #[test]
 fn preset_aliases_are_the_golden_presets() {
     fn check<U: Ports + 'static>(preset: &str) {
-        let p = Kind::params("base", preset);
+        let p = Kind::params(U::POLICY, preset);
         assert_eq!(
             U::SIZE,
-            (p.sms, p.slots, p.window, p.arrays, p.fill),
+            (p.sms, p.slots, p.window, p.arrays, p.fill, p.lanes),
             "{preset}"
         );
     }
     check::<BaseFermi>("fermi");
     check::<BaseProto>("proto");
+    check::<serial::SerialFermi>("fermi");
+    check::<serial::SerialProto>("proto");
 }
 
 #[test]
@@ -144,6 +149,44 @@ fn rtl_matches_golden_for_every_preset() {
 }
 
 #[test]
+fn serial_rtl_matches_golden_for_every_preset() {
+    let same = |_: &LaDispatchIn, o| o;
+    for (preset, r) in [
+        ("fermi", compare::<serial::SerialFermi>("fermi", 1, 20_000, same)),
+        ("proto", compare::<serial::SerialProto>("proto", 2, 30_000, same)),
+    ] {
+        let grants =
+            r.unwrap_or_else(|(c, g, r)| panic!("{preset} cycle {c}: golden {g:?} rtl {r:?}"));
+        assert!(grants > 100, "{preset}: {grants} grants");
+    }
+}
+
+/// The serial comparison catches a golden model whose grants come a cycle late.
+#[test]
+fn a_late_serial_grant_is_caught() {
+    let late = std::sync::Mutex::new(None::<LaDispatchOut>);
+    let r = compare::<serial::SerialProto>("proto", 4, 30_000, move |_, o| {
+        let mut held = late.lock().expect("one thread");
+        let mut out = o;
+        out.grant = false;
+        out.grant_sm = 0;
+        out.grant_id = 0;
+        out.grant_slot = 0;
+        if let Some(prev) = held.take() {
+            out.grant = prev.grant;
+            out.grant_sm = prev.grant_sm;
+            out.grant_id = prev.grant_id;
+            out.grant_slot = prev.grant_slot;
+        }
+        if o.grant {
+            *held = Some(o);
+        }
+        out
+    });
+    assert!(r.is_err());
+}
+
+#[test]
 fn a_planted_golden_bug_is_caught() {
     // Pretend the golden model grants one block id higher.
     let r = compare::<BaseProto>("proto", 4, 30_000, |_, mut o| {
@@ -153,4 +196,84 @@ fn a_planted_golden_bug_is_caught() {
         o
     });
     assert!(r.is_err());
+}
+
+impl<
+        const S: usize,
+        const SB: usize,
+        const J: usize,
+        const JB: usize,
+        const W: usize,
+        const WB: usize,
+        const A: usize,
+        const R: usize,
+        const RB: usize,
+        const OB: usize,
+        const G: usize,
+        const GB: usize,
+        const NW: usize,
+        const NWB: usize,
+        const NR: usize,
+        const NRB: usize,
+        const RW: usize,
+        const GA: usize,
+        const WS: usize,
+        const SAB: usize,
+        const AP: usize,
+        const GAP: usize,
+        const GQ: usize,
+    > Ports
+    for serial::LaDispatchSerial<
+        S,
+        SB,
+        J,
+        JB,
+        W,
+        WB,
+        A,
+        R,
+        RB,
+        OB,
+        G,
+        GB,
+        NW,
+        NWB,
+        NR,
+        NRB,
+        RW,
+        GA,
+        WS,
+        SAB,
+        AP,
+        GAP,
+        GQ,
+    >
+{
+    const POLICY: &'static str = "serial";
+    const SIZE: (usize, usize, usize, usize, usize, usize) = (S, J, W, A, 1, G);
+
+    fn drive(&mut self, reset: bool, i: &LaDispatchIn) {
+        self.reset.next = reset;
+        self.start.next = i.start;
+        self.total.next = to_bits(i.total as u128);
+        self.room.next = to_bits(i.room);
+        self.fill_count.next = to_bits(i.fill_count as u128);
+        for k in 0..A {
+            self.fill_rect[k].next = to_bits(i.fill_rect[k] as u128);
+        }
+        for s in 0..S {
+            self.done[s].next = to_bits(i.done[s] as u128);
+        }
+    }
+
+    fn outputs(&self) -> LaDispatchOut {
+        LaDispatchOut {
+            fill_taken: self.fill_taken.val().index() as u8,
+            grant: self.grant.val(),
+            grant_sm: self.grant_sm.val().index() as u8,
+            grant_id: self.grant_id.val().index() as u32,
+            grant_slot: self.grant_slot.val().index() as u8,
+            idle: self.idle.val(),
+        }
+    }
 }

@@ -34,6 +34,17 @@ const LA_RECT: OptSpec = OptSpec::value(
 )
 .one_of(RectMode::NAMES);
 
+const LA_ENGINE: OptSpec = OptSpec::value(
+    "la-engine",
+    "ENGINE",
+    "parallel",
+    "How the dispatcher keeps its scores: parallel (every window entry updated in one cycle, a \
+     grant at most every third cycle: the block's `base`) or serial (one operation at a time \
+     over tables in block RAM, 8 rectangle pairs a cycle: the block's `serial`; needs a \
+     --la-window)",
+)
+.one_of(&["parallel", "serial"]);
+
 /// `locality`.
 pub const ENTRIES: &[&PolicyEntry] = &[&LOCALITY];
 
@@ -43,7 +54,7 @@ static LOCALITY: PolicyEntry = PolicyEntry {
     summary: "seed 000's locality-aware dispatch: the candidate whose access rectangles overlap \
               most with the SM's blocks",
     blocks: &[<la_tb_dispatch::Kind as BlockKind>::NAME],
-    options: &[LA_WINDOW, LA_RECT],
+    options: &[LA_WINDOW, LA_RECT, LA_ENGINE],
     flag: None,
     implies: &[],
     regress: &[RegressRun::new(
@@ -58,6 +69,7 @@ fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
     Ok(SitePolicy::TbDispatch(Arc::new(Locality {
         window: v.number(&LA_WINDOW, 0..=usize::MAX)?,
         rect: RectMode::from_name(v.raw(&LA_RECT)?).expect("one of its names"),
+        serial: v.raw(&LA_ENGINE)? == "serial",
     })))
 }
 
@@ -67,15 +79,25 @@ struct Locality {
     window: usize,
     /// How blocks' rectangles are found.
     rect: RectMode,
+    /// The block's `serial` engine.
+    serial: bool,
 }
 
 /// The locality-aware dispatcher's parameters for `cfg` (at most
 /// [`la_tb_dispatch::MAX_SMS`] SMs and [`la_tb_dispatch::MAX_SLOTS`] blocks per SM) with a
-/// candidate window of `window` blocks (0: the whole queue).
+/// candidate window of `window` blocks (0: the whole queue), the `serial` engine if `serial`
+/// (its lanes: the largest of 8, 4, 2, 1 dividing the window and the slots per SM).
 pub fn la_dispatch_params(
     cfg: &GpuConfig,
     window: usize,
+    serial: bool,
 ) -> Result<la_tb_dispatch::Params, SimError> {
+    if serial && window == 0 {
+        return Err(SimError::Config(
+            "--la-engine serial keeps its window in block RAM: give it a --la-window (e.g. 32)"
+                .into(),
+        ));
+    }
     let (sms, slots) = (cfg.sm.count as usize, cfg.sm.max_blocks as usize);
     if !(1..=la_tb_dispatch::MAX_SMS).contains(&sms)
         || !(1..=la_tb_dispatch::MAX_SLOTS).contains(&slots)
@@ -100,6 +122,14 @@ pub fn la_dispatch_params(
         } else {
             1
         },
+        lanes: if serial {
+            [8, 4, 2, 1]
+                .into_iter()
+                .find(|g| window % g == 0 && slots % g == 0)
+                .expect("1 divides both")
+        } else {
+            0
+        },
     })
 }
 
@@ -109,7 +139,7 @@ impl TbDispatchPolicy for Locality {
     }
 
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
-        la_dispatch_params(cfg, self.window).map(|_| ())
+        la_dispatch_params(cfg, self.window, self.serial).map(|_| ())
     }
 
     fn prepare(
@@ -127,7 +157,7 @@ impl TbDispatchPolicy for Locality {
         provider: &mut dyn DynProvider<'a>,
         slot: usize,
     ) -> Result<Box<dyn DispatchUnit<'a> + 'a>, SimError> {
-        let params = la_dispatch_params(cfg, self.window)?;
+        let params = la_dispatch_params(cfg, self.window, self.serial)?;
         let site = Site::dispatch(slot, <la_tb_dispatch::Kind as BlockKind>::NAME);
         Ok(Box::new(LocalityUnit {
             slot: Slot::new(provider, site, &params)?,

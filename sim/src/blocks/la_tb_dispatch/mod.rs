@@ -62,6 +62,7 @@
 //! a test checks every kept score against recomputation each cycle (P-TB5). Locality values: [`crate::analysis::locality::pair_locality`]
 //! (at most 19 bits per pair; a score sums at most 32 slots: 24 bits).
 
+pub mod serial;
 pub mod stimulus;
 #[cfg(test)]
 mod tests;
@@ -121,6 +122,9 @@ pub struct Params {
     pub arrays: usize,
     /// Blocks the queue can present per cycle, 1..=[`MAX_FILL`].
     pub fill: usize,
+    /// 0: `base` (every window entry updated in one cycle); else the `serial` engine's
+    /// lanes, the rectangle pairs it compares a cycle (divides `window` and `slots`).
+    pub lanes: usize,
 }
 
 impl Params {
@@ -145,6 +149,7 @@ pub const PRESETS: &[(&str, Params)] = &[
             window: 32,
             arrays: MAX_ARRAYS,
             fill: 1,
+            lanes: 0,
         },
     ),
     (
@@ -155,9 +160,13 @@ pub const PRESETS: &[(&str, Params)] = &[
             window: 8,
             arrays: 2,
             fill: 2,
+            lanes: 0,
         },
     ),
 ];
+
+/// The `serial` policy's lanes per preset (its `fill` is 1).
+pub const SERIAL_LANES: &[(&str, usize)] = &[("fermi", 8), ("proto", 2)];
 
 port_bundle! {
     /// Dispatcher inputs for one cycle.
@@ -235,6 +244,8 @@ pub struct Golden {
     /// The events of the last two cycles, newest first: their sums are still in the
     /// pipeline (applied here at once: only their timing matters).
     in_flight: [Option<Event>; 2],
+    /// The `serial` policy's engine, which then does all the work.
+    serial: Option<Box<serial::Serial>>,
     /// A planted bug (tests show the checks catch it).
     #[cfg(test)]
     pub(crate) fault: Option<Fault>,
@@ -288,6 +299,7 @@ impl Golden {
             pending: vec![],
             visit: vec![],
             in_flight: [None; 2],
+            serial: (params.lanes > 0).then(|| Box::new(serial::Serial::new(params))),
             #[cfg(test)]
             fault: None,
         };
@@ -466,9 +478,15 @@ impl Block for Golden {
         self.pending = vec![vec![false; slots]; sms];
         self.visit = vec![vec![false; slots]; sms];
         self.in_flight = [None; 2];
+        if let Some(s) = &mut self.serial {
+            s.reset();
+        }
     }
 
     fn step(&mut self, inp: &LaDispatchIn) -> LaDispatchOut {
+        if let Some(s) = &mut self.serial {
+            return s.step(inp);
+        }
         let p = self.params;
         let mut out = LaDispatchOut::default();
         // The decision and the event, from the state before the edge.
@@ -529,6 +547,9 @@ impl Block for Golden {
 
 impl Inspect for Golden {
     fn state_specs(&self) -> Vec<PortSpec> {
+        if let Some(s) = &self.serial {
+            return s.state_specs();
+        }
         vec![
             PortSpec::new("total", 32),
             PortSpec::new("fed", 32),
@@ -544,6 +565,9 @@ impl Inspect for Golden {
     }
 
     fn state_values(&self, out: &mut Vec<u64>) {
+        if let Some(s) = &self.serial {
+            return s.state_values(out);
+        }
         out.clear();
         out.extend([
             self.total as u64,
@@ -576,7 +600,7 @@ impl crate::block::BlockKind for Kind {
     const NAME: &'static str = "la_tb_dispatch";
     const SUMMARY: &'static str = "locality-aware thread-block dispatcher: the candidate whose \
         rectangles overlap most with an SM's blocks (seed 000)";
-    const POLICIES: &'static [&'static str] = &["base"];
+    const POLICIES: &'static [&'static str] = &["base", "serial"];
     const PRESETS: &'static [&'static str] = &["fermi", "proto"];
     type Params = Params;
     type In = LaDispatchIn;
@@ -584,8 +608,16 @@ impl crate::block::BlockKind for Kind {
     type Golden = Golden;
     type Stim = stimulus::Stimulus;
 
-    fn params(_policy: &str, preset: &str) -> Params {
-        crate::block::preset_of(PRESETS, preset)
+    fn params(policy: &str, preset: &str) -> Params {
+        let p = crate::block::preset_of(PRESETS, preset);
+        match policy {
+            "serial" => Params {
+                fill: 1,
+                lanes: crate::block::preset_of(SERIAL_LANES, preset),
+                ..p
+            },
+            _ => p,
+        }
     }
     fn golden(params: &Params) -> Golden {
         Golden::new(*params)
@@ -594,13 +626,17 @@ impl crate::block::BlockKind for Kind {
         stimulus::Stimulus::new(*params, seed)
     }
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
-        vec![
+        [
             ("sms", p.sms as u64),
             ("slots", p.slots as u64),
             ("window", p.window as u64),
             ("arrays", p.arrays as u64),
             ("fill", p.fill as u64),
         ]
+        .into_iter()
+        // `base` has no lanes (and its Verilog keeps the header it had before `serial`).
+        .chain((p.lanes > 0).then_some(("lanes", p.lanes as u64)))
+        .collect()
     }
     fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
         let entries = (p.window + p.sms * p.slots) as u64;
@@ -625,8 +661,13 @@ impl crate::block::BlockKind for Kind {
         } else {
             format!("a window of {}", p.window)
         };
+        let engine = if p.lanes > 0 {
+            format!(", a serial engine of {} lanes", p.lanes)
+        } else {
+            String::new()
+        };
         format!(
-            "{} SMs x {} slots, {w}, {} arrays",
+            "{} SMs x {} slots, {w}, {} arrays{engine}",
             p.sms, p.slots, p.arrays
         )
     }

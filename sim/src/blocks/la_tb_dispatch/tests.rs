@@ -192,6 +192,7 @@ fn no_locality_dispatches_in_id_order() {
         window: 8,
         arrays: 2,
         fill: 1,
+        lanes: 0,
     };
     let grants = dispatch_all(p, 16, |_| TbFootprint::default());
     let ids: Vec<u32> = grants.iter().map(|g| g.1).collect();
@@ -210,6 +211,7 @@ fn row_major_neighbours_follow_their_seed() {
         window: 32,
         arrays: 1,
         fill: 1,
+        lanes: 0,
     };
     let grants = dispatch_all(p, 8, |b| row(b, 4, 8));
     // SM 0's seed: block 0 (nothing runs; lowest id). SM 1's seed: the block sharing least
@@ -235,6 +237,7 @@ fn column_sharers_gather_on_one_sm() {
         window: 0,
         arrays: 1,
         fill: 1,
+        lanes: 0,
     };
     let gx = 3;
     let grants = dispatch_all(p, 12, |b| row(b % gx, 16, 8));
@@ -257,6 +260,7 @@ fn the_window_fills_before_the_first_decision() {
         window: 4,
         arrays: 1,
         fill: 1,
+        lanes: 0,
     };
     let mut g = Golden::new(p);
     let start = LaDispatchIn {
@@ -346,6 +350,7 @@ fn a_candidate_waits_for_its_sweep() {
         window: 1,
         arrays: 1,
         fill: 1,
+        lanes: 0,
     };
     let mut g = Golden::new(p);
     let mut grants = vec![];
@@ -377,6 +382,7 @@ fn the_sm_is_chosen_from_the_previous_cycles_room() {
         window: 1,
         arrays: 1,
         fill: 1,
+        lanes: 0,
     };
     let mut g = Golden::new(p);
     let mut grants = vec![];
