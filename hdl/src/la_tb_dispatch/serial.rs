@@ -284,12 +284,29 @@ pub struct LaDispatchSerial<
     /// Temporaries for widening an indexed value.
     t16: Signal<Local, Bits<16>>,
     t24: Signal<Local, Bits<SCORE_BITS>>,
-    t57: Signal<Local, Bits<57>>,
-    rect_shift: [Constant<Bits<16>>; A],
+    t_ob: Signal<Local, Bits<OB>>,
+    /// Indices split into RAM row and lane: the decision's entry, the waiting entry, the free
+    /// entry, the pending finish's slot, the grant's slot.
+    win_row: Signal<Local, Bits<NWB>>,
+    win_lane: Signal<Local, Bits<GB>>,
+    wait_row: Signal<Local, Bits<NWB>>,
+    wait_lane: Signal<Local, Bits<GB>>,
+    free_row: Signal<Local, Bits<NWB>>,
+    free_lane: Signal<Local, Bits<GB>>,
+    fin_row: Signal<Local, Bits<NRB>>,
+    fin_lane: Signal<Local, Bits<GB>>,
+    gq_row: Signal<Local, Bits<NRB>>,
+    gq_lane: Signal<Local, Bits<GB>>,
+    /// Score addresses: an update's read (`p1`) and write (`p2`), a Decide's read, a Row's
+    /// write; a Decide's row as an entry index.
+    sa_upd: Signal<Local, Bits<SAB>>,
+    sa_dec: Signal<Local, Bits<SAB>>,
+    sa_wupd: Signal<Local, Bits<SAB>>,
+    sa_wrow: Signal<Local, Bits<SAB>>,
+    dk_row_c: Signal<Local, Bits<WB>>,
+    zero_sab: Constant<Bits<SAB>>,
+    zero_rb: Constant<Bits<RB>>,
     shift: [Constant<Bits<8>>; SB],
-    gb_shift: Constant<Bits<8>>,
-    jb_shift: Constant<Bits<8>>,
-    sb_shift: Constant<Bits<8>>,
     below_s: [Constant<Bits<S>>; S],
     index_s: [Constant<Bits<SB>>; S],
     index_j: [Constant<Bits<JB>>; J],
@@ -311,7 +328,6 @@ pub struct LaDispatchSerial<
     three3: Constant<Bits<3>>,
     seven3: Constant<Bits<3>>,
     one3: Constant<Bits<3>>,
-    zero3: Constant<Bits<3>>,
     zero_w: Constant<Bits<W>>,
     zero_s: Constant<Bits<S>>,
     zero_j: Constant<Bits<J>>,
@@ -322,14 +338,12 @@ pub struct LaDispatchSerial<
     zero_sb: Constant<Bits<SB>>,
     zero_jb: Constant<Bits<JB>>,
     zero_wb: Constant<Bits<WB>>,
-    zero_gb: Constant<Bits<GB>>,
     zero_nwb: Constant<Bits<NWB>>,
     zero_nrb: Constant<Bits<NRB>>,
     zero32: Constant<Bits<32>>,
     zero_rw: Constant<Bits<RW>>,
     zero_score: Constant<Bits<SCORE_BITS>>,
     zero_ob: Constant<Bits<OB>>,
-    zero_ws: Constant<Bits<WS>>,
     zero1: Constant<Bits<1>>,
     one1: Constant<Bits<1>>,
 }
@@ -564,12 +578,25 @@ impl<
             done_flat: Default::default(),
             t16: Default::default(),
             t24: Default::default(),
-            t57: Default::default(),
-            rect_shift: array_init::array_init(|a| constant(57 * a as u64)),
+            t_ob: Default::default(),
+            win_row: Default::default(),
+            win_lane: Default::default(),
+            wait_row: Default::default(),
+            wait_lane: Default::default(),
+            free_row: Default::default(),
+            free_lane: Default::default(),
+            fin_row: Default::default(),
+            fin_lane: Default::default(),
+            gq_row: Default::default(),
+            gq_lane: Default::default(),
+            sa_upd: Default::default(),
+            sa_dec: Default::default(),
+            sa_wupd: Default::default(),
+            sa_wrow: Default::default(),
+            dk_row_c: Default::default(),
+            zero_sab: constant(0),
+            zero_rb: constant(0),
             shift: shift_table(),
-            gb_shift: constant(GB as u64),
-            jb_shift: constant(JB as u64),
-            sb_shift: constant(SB as u64),
             below_s: below_table(),
             index_s: index_table(),
             index_j: index_table(),
@@ -591,7 +618,6 @@ impl<
             three3: constant(3),
             seven3: constant(7),
             one3: constant(1),
-            zero3: constant(0),
             zero_w: constant(0),
             zero_s: constant(0),
             zero_j: constant(0),
@@ -602,14 +628,12 @@ impl<
             zero_sb: constant(0),
             zero_jb: constant(0),
             zero_wb: constant(0),
-            zero_gb: constant(0),
             zero_nwb: constant(0),
             zero_nrb: constant(0),
             zero32: constant(0),
             zero_rw: constant(0),
             zero_score: constant(0),
             zero_ob: constant(0),
-            zero_ws: constant(0),
             zero1: constant(0),
             one1: constant(1),
         }
@@ -700,7 +724,7 @@ impl<
             self.wid[b].write_address.next = self.zero_nwb.val();
             self.tot[b].write_address.next = self.zero_nwb.val();
             self.rrect[b].write_address.next = self.zero_nrb.val();
-            self.score[b].write_address.next = bit_cast::<SAB, 1>(self.zero1.val());
+            self.score[b].write_address.next = self.zero_sab.val();
             self.wrect[b].write_data.next = self.zero_rw.val();
             self.wid[b].write_data.next = self.zero32.val();
             self.tot[b].write_data.next = self.zero_ob.val();
@@ -806,8 +830,28 @@ impl<
                 }
             }
         }
-        self.g_q.next = (bit_cast::<RB, SB>(self.h_si.val()) << self.jb_shift.val())
-            | bit_cast::<RB, JB>(self.h_slot.val());
+        self.g_q.next = self.zero_rb.val();
+        for i in 0..JB {
+            self.g_q.next = self.g_q.val().replace_bit(i, self.h_slot.val().get_bit(i));
+        }
+        for jbn in JB..(JB + 1) {
+            for i in 0..SB {
+                self.g_q.next = self.g_q.val().replace_bit(jbn + i, self.h_si.val().get_bit(i));
+            }
+        }
+        // Entry and slot indices split into their RAM row and lane.
+        for gbn in GB..(GB + 1) {
+            self.win_row.next = self.win_c.val().get_bits::<NWB>(gbn);
+            self.wait_row.next = self.wait_c.val().get_bits::<NWB>(gbn);
+            self.free_row.next = self.free_c.val().get_bits::<NWB>(gbn);
+            self.fin_row.next = self.fin.index.val().get_bits::<NRB>(gbn);
+            self.gq_row.next = self.g_q.val().get_bits::<NRB>(gbn);
+        }
+        self.win_lane.next = self.win_c.val().get_bits::<GB>(0);
+        self.wait_lane.next = self.wait_c.val().get_bits::<GB>(0);
+        self.free_lane.next = self.free_c.val().get_bits::<GB>(0);
+        self.fin_lane.next = self.fin.index.val().get_bits::<GB>(0);
+        self.gq_lane.next = self.g_q.val().get_bits::<GB>(0);
         // The lowest pending finish: its SM.
         self.fin.req.next = self.pend.q.val();
         self.f_sm.next = self.zero_s.val();
@@ -913,29 +957,55 @@ impl<
                 self.active.d.next = false;
             }
         }
+        // Score addresses `row * 2^SB + sm`: an update's read and write, a Decide's read, a
+        // Row's write.
+        self.sa_upd.next = self.zero_sab.val();
+        self.sa_dec.next = self.zero_sab.val();
+        self.sa_wupd.next = self.zero_sab.val();
+        self.sa_wrow.next = self.zero_sab.val();
+        for i in 0..SB {
+            self.sa_upd.next = self.sa_upd.val().replace_bit(i, self.osi.q.val().get_bit(i));
+            self.sa_dec.next = self.sa_dec.val().replace_bit(i, self.osi.q.val().get_bit(i));
+            self.sa_wupd.next = self.sa_wupd.val().replace_bit(i, self.osi.q.val().get_bit(i));
+            self.sa_wrow.next = self.sa_wrow.val().replace_bit(i, self.p2_si.q.val().get_bit(i));
+        }
+        for sbn in SB..(SB + 1) {
+            for i in 0..NWB {
+                self.sa_upd.next =
+                    self.sa_upd.val().replace_bit(sbn + i, self.p1_row.q.val().get_bit(i));
+                self.sa_dec.next = self.sa_dec.val().replace_bit(sbn + i, self.ie_row.val().get_bit(i));
+                self.sa_wupd.next =
+                    self.sa_wupd.val().replace_bit(sbn + i, self.p2_row.q.val().get_bit(i));
+                self.sa_wrow.next =
+                    self.sa_wrow.val().replace_bit(sbn + i, self.oc_row.q.val().get_bit(i));
+            }
+        }
+        self.dk_row_c.next = self.zero_wb.val();
+        for gbn in GB..(GB + 1) {
+            for i in 0..NWB {
+                self.dk_row_c.next =
+                    self.dk_row_c.val().replace_bit(gbn + i, self.dk_row.q.val().get_bit(i));
+            }
+        }
         // Table reads: the broadcast at an operation's start, else the issued row.
         for b in 0..G {
             self.wrect[b].read_address.next = self.ie_row.val();
             if self.st_grant.val() {
-                self.wrect[b].read_address.next = bit_cast::<NWB, WB>(self.win_c.val() >> self.gb_shift.val());
+                self.wrect[b].read_address.next = self.win_row.val();
             }
             if self.st_row.val() {
-                self.wrect[b].read_address.next = bit_cast::<NWB, WB>(self.wait_c.val() >> self.gb_shift.val());
+                self.wrect[b].read_address.next = self.wait_row.val();
             }
             self.rrect[b].read_address.next = self.is_row.val();
             if self.st_fin.val() {
-                self.rrect[b].read_address.next = bit_cast::<NRB, RB>(self.fin.index.val() >> self.gb_shift.val());
+                self.rrect[b].read_address.next = self.fin_row.val();
             }
             self.wid[b].read_address.next = self.ie_row.val();
             self.tot[b].read_address.next = self.p1_row.q.val();
-            self.score[b].read_address.next = (bit_cast::<SAB, NWB>(self.p1_row.q.val())
-                << self.sb_shift.val())
-                | bit_cast::<SAB, SB>(self.osi.q.val());
+            self.score[b].read_address.next = self.sa_upd.val();
             if self.k_dec.q.val() {
                 self.tot[b].read_address.next = self.ie_row.val();
-                self.score[b].read_address.next = (bit_cast::<SAB, NWB>(self.ie_row.val())
-                    << self.sb_shift.val())
-                    | bit_cast::<SAB, SB>(self.osi.q.val());
+                self.score[b].read_address.next = self.sa_dec.val();
             }
         }
         // Stage 1 (`u + 1`): the broadcast's word, the lanes' words, the overlaps.
@@ -991,8 +1061,12 @@ impl<
                 self.t24.next = self.score[b].read_data.val();
             }
             self.dk_sx[b].d.next = self.t24.val();
+            self.t_ob.next = self.zero_ob.val();
+            for i in 0..SCORE_BITS {
+                self.t_ob.next = self.t_ob.val().replace_bit(i, self.t24.val().get_bit(i));
+            }
             self.dk_rest[b].d.next =
-                self.tot[b].read_data.val() - bit_cast::<OB, SCORE_BITS>(self.t24.val());
+                self.tot[b].read_data.val() - self.t_ob.val();
             self.dk_id[b].d.next = self.wid[b].read_data.val();
         }
         self.dk_v.d.next = self.zero_g.val();
@@ -1006,8 +1080,7 @@ impl<
             self.th_v[b].next = self.dk_v.q.val().get_bit(b);
             self.th_sx[b].next = self.dk_sx[b].q.val();
             self.th_id[b].next = self.dk_id[b].q.val();
-            self.th_c[b].next = (bit_cast::<WB, NWB>(self.dk_row.q.val()) << self.gb_shift.val())
-                | self.lane_c[b].val();
+            self.th_c[b].next = self.dk_row_c.val() | self.lane_c[b].val();
             self.tl_v[b].next = self.dk_v.q.val().get_bit(b);
             self.tl_rest[b].next = self.dk_rest[b].q.val();
             self.tl_id[b].next = self.dk_id[b].q.val();
@@ -1175,7 +1248,11 @@ impl<
                     }
                     for a in 0..A {
                         self.t16.next = self.ov[b * an + a].q.val();
-                        self.plt[b * apn + a].next = bit_cast::<SCORE_BITS, 16>(self.t16.val());
+                        self.t24.next = self.zero_score.val();
+                        for i in 0..16 {
+                            self.t24.next = self.t24.val().replace_bit(i, self.t16.val().get_bit(i));
+                        }
+                        self.plt[b * apn + a].next = self.t24.val();
                     }
                     for i in 0..(AP / 2) {
                         self.plt[b * apn + i].next =
@@ -1206,7 +1283,11 @@ impl<
                             self.cur[b].next = self.score[b].read_data.val();
                         }
                         self.t24.next = self.plt[b * apn].val();
-                        self.plw[b].next = bit_cast::<OB, SCORE_BITS>(self.t24.val());
+                        self.t_ob.next = self.zero_ob.val();
+                        for i in 0..SCORE_BITS {
+                            self.t_ob.next = self.t_ob.val().replace_bit(i, self.t24.val().get_bit(i));
+                        }
+                        self.plw[b].next = self.t_ob.val();
                         self.new_score[b].next = self.cur[b].val() + self.plt[b * apn].val();
                         self.new_tot[b].next = self.tot[b].read_data.val() + self.plw[b].val();
                         if self.k_fin.q.val() {
@@ -1218,10 +1299,7 @@ impl<
                             & self.p2_acc.q.val().get_bit(b)
                         {
                             self.score[b].write_enable.next = true;
-                            self.score[b].write_address.next = (bit_cast::<SAB, NWB>(
-                                self.p2_row.q.val(),
-                            ) << self.sb_shift.val())
-                                | bit_cast::<SAB, SB>(self.osi.q.val());
+                            self.score[b].write_address.next = self.sa_wupd.val();
                             self.score[b].write_data.next = self.new_score[b].val();
                             self.tot[b].write_enable.next = true;
                             self.tot[b].write_address.next = self.p2_row.q.val();
@@ -1258,7 +1336,11 @@ impl<
         if self.racc_any.q.val() & (self.racc_si.q.val() == self.p2_si.q.val()) {
             self.racc_n.next = self.racc.q.val() + self.rsum[0].val();
         }
-        self.rtot_n.next = self.rtot.q.val() + bit_cast::<OB, SCORE_BITS>(self.rsum[0].val());
+        self.t_ob.next = self.zero_ob.val();
+        for i in 0..SCORE_BITS {
+            self.t_ob.next = self.t_ob.val().replace_bit(i, self.rsum[0].val().get_bit(i));
+        }
+        self.rtot_n.next = self.rtot.q.val() + self.t_ob.val();
         if self.p2_v.q.val() & self.k_row.q.val() {
             self.racc_any.d.next = true;
             self.racc.d.next = self.racc_n.val();
@@ -1269,10 +1351,7 @@ impl<
                     for b in 0..G {
                         if self.oc_lane.q.val().get_bit(b) {
                             self.score[b].write_enable.next = true;
-                            self.score[b].write_address.next = (bit_cast::<SAB, NWB>(
-                                self.oc_row.q.val(),
-                            ) << self.sb_shift.val())
-                                | bit_cast::<SAB, SB>(self.p2_si.q.val());
+                            self.score[b].write_address.next = self.sa_wrow.val();
                             self.score[b].write_data.next = self.racc_n.val();
                             self.tot[b].write_enable.next = true;
                             self.tot[b].write_address.next = self.oc_row.q.val();
@@ -1331,15 +1410,15 @@ impl<
             self.bsrc_run.d.next = false;
             self.bsel.d.next = self.zero_g.val();
             for b in 0..G {
-                if bit_cast::<GB, WB>(self.win_c.val()) == self.index_g[b].val() {
+                if self.win_lane.val() == self.index_g[b].val() {
                     self.bsel.d.next = self.onehot_g[b].val();
                 }
             }
             self.copy.d.next = true;
-            self.cq_row.d.next = bit_cast::<NRB, RB>(self.g_q.val() >> self.gb_shift.val());
+            self.cq_row.d.next = self.gq_row.val();
             self.cq_lane.d.next = self.zero_g.val();
             for b in 0..G {
-                if bit_cast::<GB, RB>(self.g_q.val()) == self.index_g[b].val() {
+                if self.gq_lane.val() == self.index_g[b].val() {
                     self.cq_lane.d.next = self.onehot_g[b].val();
                 }
             }
@@ -1351,7 +1430,7 @@ impl<
             self.bsrc_run.d.next = true;
             self.bsel.d.next = self.zero_g.val();
             for b in 0..G {
-                if bit_cast::<GB, RB>(self.fin.index.val()) == self.index_g[b].val() {
+                if self.fin_lane.val() == self.index_g[b].val() {
                     self.bsel.d.next = self.onehot_g[b].val();
                 }
             }
@@ -1371,16 +1450,15 @@ impl<
             self.bsel.d.next = self.zero_g.val();
             self.oc_lane.d.next = self.zero_g.val();
             for b in 0..G {
-                if bit_cast::<GB, WB>(self.wait_c.val()) == self.index_g[b].val() {
+                if self.wait_lane.val() == self.index_g[b].val() {
                     self.bsel.d.next = self.onehot_g[b].val();
                     self.oc_lane.d.next = self.onehot_g[b].val();
                     self.tot[b].write_enable.next = true;
-                    self.tot[b].write_address.next =
-                        bit_cast::<NWB, WB>(self.wait_c.val() >> self.gb_shift.val());
+                    self.tot[b].write_address.next = self.wait_row.val();
                     self.tot[b].write_data.next = self.zero_ob.val();
                 }
             }
-            self.oc_row.d.next = bit_cast::<NWB, WB>(self.wait_c.val() >> self.gb_shift.val());
+            self.oc_row.d.next = self.wait_row.val();
             self.racc_any.d.next = false;
             self.rtot.d.next = self.zero_ob.val();
             self.ready_n.next = self.ready.q.val() | self.wait_oh.val();
@@ -1428,10 +1506,15 @@ impl<
             & (self.fed.q.val() < self.total_q.q.val());
         self.fill_taken.next = self.zero1.val();
         self.fill_word.next = self.zero_rw.val();
-        for a in 0..A {
-            self.t57.next = self.fill_rect[a].val();
-            self.fill_word.next = self.fill_word.val()
-                | (bit_cast::<RW, 57>(self.t57.val()) << self.rect_shift[a].val());
+        for rb in 57..58 {
+            for a in 0..A {
+                for i in 0..57 {
+                    self.fill_word.next = self
+                        .fill_word
+                        .val()
+                        .replace_bit(a * rb + i, self.fill_rect[a].val().get_bit(i));
+                }
+            }
         }
         if self.take.val() {
             self.fill_taken.next = self.one1.val();
@@ -1439,14 +1522,12 @@ impl<
             self.valid_n.next = self.valid_n.val() | self.free_oh.val();
             self.ready_n.next = self.ready_n.val() & !self.free_oh.val();
             for b in 0..G {
-                if bit_cast::<GB, WB>(self.free_c.val()) == self.index_g[b].val() {
+                if self.free_lane.val() == self.index_g[b].val() {
                     self.wrect[b].write_enable.next = true;
-                    self.wrect[b].write_address.next =
-                        bit_cast::<NWB, WB>(self.free_c.val() >> self.gb_shift.val());
+                    self.wrect[b].write_address.next = self.free_row.val();
                     self.wrect[b].write_data.next = self.fill_word.val();
                     self.wid[b].write_enable.next = true;
-                    self.wid[b].write_address.next =
-                        bit_cast::<NWB, WB>(self.free_c.val() >> self.gb_shift.val());
+                    self.wid[b].write_address.next = self.free_row.val();
                     self.wid[b].write_data.next = self.fed.q.val();
                 }
             }
@@ -1595,4 +1676,5 @@ pub type SerialFermi = LaDispatchSerial<
 pub type SerialProto = LaDispatchSerial<
     4, 2, 4, 2, 8, 3, 2, 16, 4, 26, 2, 1, 4, 2, 8, 3, 114, 4, 32, 4, 2, 4, 1,
 >;
+
 
