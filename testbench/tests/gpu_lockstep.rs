@@ -656,6 +656,11 @@ fn verilated_locality_dispatcher_agrees_with_golden_inside_the_gpu() {
             golden.counters.cycles
         );
     }
+    // The `serial` engine (the `la_tb_dispatch_serial_fermi` module).
+    let serial =
+        SimOptions::parse("--tb-sched locality --la-window 32 --la-engine serial").unwrap();
+    let open = || gpusim::workload::open_named("locality_col", "small").unwrap();
+    same_in_every_mode("locality_col serial", &open, &serial, &cfg);
     // Both locality blocks in hardware at once: the dispatcher and 30 LAWS schedulers.
     let (name, open) = &workloads()[0];
     let both = la_tb(true);

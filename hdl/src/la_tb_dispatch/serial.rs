@@ -403,7 +403,7 @@ impl<
         let clog = |n: usize| (usize::BITS - (n.max(2) - 1).leading_zeros()) as usize;
         assert!(S >= 2 && SB == clog(S) && J.is_power_of_two() && J >= 2 && JB == clog(J));
         assert!(R == S * J && R <= 128 && RB == clog(R) && W <= 64 && WB == clog(W));
-        assert!(G.is_power_of_two() && G >= 2 && 1 << GB == G && W % G == 0 && J % G == 0);
+        assert!(G.is_power_of_two() && G >= 2 && 1 << GB == G && W.is_multiple_of(G) && J.is_multiple_of(G));
         assert!(NW == W / G && NWB == clog(NW) && NR == R / G && NRB == SB + JB - GB);
         assert!(RW == 57 * A && GA == G * A && WS == W * S && SAB == NWB + SB);
         assert!((1..=8).contains(&A) && AP.is_power_of_two() && AP >= A && AP / 2 < A);

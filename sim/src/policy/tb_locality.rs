@@ -125,7 +125,7 @@ pub fn la_dispatch_params(
         lanes: if serial {
             [8, 4, 2, 1]
                 .into_iter()
-                .find(|g| window % g == 0 && slots % g == 0)
+                .find(|&g| window.is_multiple_of(g) && slots.is_multiple_of(g))
                 .expect("1 divides both")
         } else {
             0
@@ -232,5 +232,22 @@ impl<'a> DispatchUnit<'a> for LocalityUnit<'a> {
         if let Some(slot) = g.slot {
             self.slot_of[g.sm][sm_slot] = slot;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The serial engine's lanes divide the window and the slots; without a window it is
+    /// refused with the option to give.
+    #[test]
+    fn the_serial_engine_needs_a_window_and_takes_dividing_lanes() {
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let err = la_dispatch_params(&cfg, 0, true).unwrap_err().to_string();
+        assert!(err.contains("--la-window"), "{err}");
+        assert_eq!(la_dispatch_params(&cfg, 32, true).unwrap().lanes, 8);
+        assert_eq!(la_dispatch_params(&cfg, 12, true).unwrap().lanes, 4);
+        assert_eq!(la_dispatch_params(&cfg, 32, false).unwrap().lanes, 0);
     }
 }

@@ -123,7 +123,7 @@ impl Serial {
     pub fn new(p: Params) -> Self {
         assert!(p.lanes > 0 && p.window > 0, "a serial engine has lanes and a window");
         assert!(
-            p.window % p.lanes == 0 && p.slots % p.lanes == 0,
+            p.window.is_multiple_of(p.lanes) && p.slots.is_multiple_of(p.lanes),
             "lanes divide the window and the slots per SM"
         );
         assert_eq!(p.fill, 1, "a serial engine takes one block a cycle");
