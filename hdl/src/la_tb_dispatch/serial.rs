@@ -26,9 +26,9 @@
 //! are registered at `u + 1` while the scores and totals of an update are read, and at
 //! `u + 2` each lane's sum updates its entry's score and total (Finish, Grant) or the row's
 //! sum adds to the entry's score with the row's SM (Row). A Decide reads the scores with its
-//! SM at `u`, reduces the row's `G` lanes to its best on each order at `u + 1` (a tree) and
-//! merges them into the operation's best at `u + 2`; the Grant that follows reads those
-//! registers.
+//! SM at `u`, registers each lane's keys at `u + 1`, runs two levels of the lanes' tournament
+//! on each order at `u + 2` and the rest with the merge into the operation's best at `u + 3`
+//! (so it drains three cycles, not two); the Grant that follows reads those registers.
 
 use crate::consts::{below_table, constant, index_table, onehot_table, shift_table};
 use crate::locality::RectOverlap;
