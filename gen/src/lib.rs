@@ -15,6 +15,7 @@ mod modules;
 pub mod parallel;
 pub mod readable;
 pub mod report;
+pub mod tables;
 #[cfg(test)]
 mod testing;
 

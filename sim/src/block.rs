@@ -292,7 +292,7 @@ pub struct PaperBudget {
     pub structure: String,
 }
 
-/// Most state bits (flip-flops + RAM bits) per paper bit a block may keep: issue 58's bound
+/// Most state bits (flip-flops + the tables' declared bits) per paper bit a block may keep: issue 58's bound
 /// ("within 2x of the paper's storage budget").
 pub const BUDGET_RATIO_BOUND: f64 = 2.0;
 
