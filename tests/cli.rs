@@ -1737,11 +1737,18 @@ fn bench_lockstep_measures_every_case_with_identical_statistics() {
     let names: Vec<&str> = cases.iter().map(|c| c["case"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["gto", "elf++", "la-tb", "laws", "la-tb+laws"],
+        [
+            "gto",
+            "elf++",
+            "la-tb",
+            "la-tb serial",
+            "laws",
+            "la-tb+laws"
+        ],
         "{v}"
     );
-    assert_eq!(cases[4]["blocks"], "la_tb_dispatch,locality_degree");
-    assert_eq!(cases[4]["workload"], "locality_col small");
+    assert_eq!(cases[5]["blocks"], "la_tb_dispatch,locality_degree");
+    assert_eq!(cases[5]["workload"], "locality_col small");
     for c in cases {
         assert_eq!(c["identical"], true, "{c}");
         assert!(c["cycles"].as_u64().unwrap() > 10_000, "{c}");
@@ -3290,6 +3297,7 @@ fn the_speed_page_holds_what_bench_runs_now() {
             "gto (warp_arbiter)",
             "elf++ (elf,newcar)",
             "la-tb (la_tb_dispatch)",
+            "la-tb serial (la_tb_dispatch)",
             "laws (locality_degree)",
             "la-tb+laws (la_tb_dispatch,locality_degree)"
         ],

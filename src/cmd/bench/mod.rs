@@ -139,7 +139,8 @@ struct LockstepCase {
 
 /// The cases: the baseline arbiter and ELF++ on a streaming kernel, and seed 000's locality
 /// blocks, each and both, on the kernel its dispatcher was measured on (issue 58: every block
-/// set at most 1.5x the golden run). The dispatcher runs with the RTL's window of 32.
+/// set at most 1.5x the golden run). The dispatcher runs with the RTL's window of 32, on its
+/// `parallel` engine (`base`) and on its `serial` one.
 const LOCKSTEP_CASES: &[LockstepCase] = &[
     LockstepCase {
         name: "gto",
@@ -160,6 +161,14 @@ const LOCKSTEP_CASES: &[LockstepCase] = &[
     LockstepCase {
         name: "la-tb",
         options: "--tb-sched locality --la-window 32 --warp-sched gto",
+        workload: "locality_col",
+        size: "small",
+        blocks: &["la_tb_dispatch"],
+        target: 1.5,
+    },
+    LockstepCase {
+        name: "la-tb serial",
+        options: "--tb-sched locality --la-window 32 --la-engine serial --warp-sched gto",
         workload: "locality_col",
         size: "small",
         blocks: &["la_tb_dispatch"],
