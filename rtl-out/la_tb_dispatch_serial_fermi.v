@@ -122,57 +122,10 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
     localparam  index_j_5 = 3'b101;
     localparam  index_j_6 = 3'b110;
     localparam  index_j_7 = 3'b111;
-    localparam  index_w_0 = 5'b0;
-    localparam  index_w_1 = 5'b1;
-    localparam  index_w_2 = 5'b10;
-    localparam  index_w_3 = 5'b11;
-    localparam  index_w_4 = 5'b100;
-    localparam  index_w_5 = 5'b101;
-    localparam  index_w_6 = 5'b110;
-    localparam  index_w_7 = 5'b111;
-    localparam  index_w_8 = 5'b1000;
-    localparam  index_w_9 = 5'b1001;
-    localparam  index_w_10 = 5'b1010;
-    localparam  index_w_11 = 5'b1011;
-    localparam  index_w_12 = 5'b1100;
-    localparam  index_w_13 = 5'b1101;
-    localparam  index_w_14 = 5'b1110;
-    localparam  index_w_15 = 5'b1111;
-    localparam  index_w_16 = 5'b10000;
-    localparam  index_w_17 = 5'b10001;
-    localparam  index_w_18 = 5'b10010;
-    localparam  index_w_19 = 5'b10011;
-    localparam  index_w_20 = 5'b10100;
-    localparam  index_w_21 = 5'b10101;
-    localparam  index_w_22 = 5'b10110;
-    localparam  index_w_23 = 5'b10111;
-    localparam  index_w_24 = 5'b11000;
-    localparam  index_w_25 = 5'b11001;
-    localparam  index_w_26 = 5'b11010;
-    localparam  index_w_27 = 5'b11011;
-    localparam  index_w_28 = 5'b11100;
-    localparam  index_w_29 = 5'b11101;
-    localparam  index_w_30 = 5'b11110;
-    localparam  index_w_31 = 5'b11111;
     localparam  index_nw_0 = 2'b0;
     localparam  index_nw_1 = 2'b1;
     localparam  index_nw_2 = 2'b10;
     localparam  index_nw_3 = 2'b11;
-    localparam  index_nr_0 = 4'h0;
-    localparam  index_nr_1 = 4'h1;
-    localparam  index_nr_2 = 4'h2;
-    localparam  index_nr_3 = 4'h3;
-    localparam  index_nr_4 = 4'h4;
-    localparam  index_nr_5 = 4'h5;
-    localparam  index_nr_6 = 4'h6;
-    localparam  index_nr_7 = 4'h7;
-    localparam  index_nr_8 = 4'h8;
-    localparam  index_nr_9 = 4'h9;
-    localparam  index_nr_10 = 4'ha;
-    localparam  index_nr_11 = 4'hb;
-    localparam  index_nr_12 = 4'hc;
-    localparam  index_nr_13 = 4'hd;
-    localparam  index_nr_14 = 4'he;
     localparam  index_g_0 = 3'b0;
     localparam  index_g_1 = 3'b1;
     localparam  index_g_2 = 3'b10;
@@ -196,61 +149,7 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
     localparam  srow_si_12 = 4'hc;
     localparam  srow_si_13 = 4'hd;
     localparam  srow_si_14 = 4'he;
-    localparam  onehot_s_0 = 15'b1;
-    localparam  onehot_s_1 = 15'b10;
-    localparam  onehot_s_2 = 15'b100;
-    localparam  onehot_s_3 = 15'b1000;
-    localparam  onehot_s_4 = 15'b10000;
-    localparam  onehot_s_5 = 15'b100000;
-    localparam  onehot_s_6 = 15'b1000000;
-    localparam  onehot_s_7 = 15'b10000000;
-    localparam  onehot_s_8 = 15'b100000000;
-    localparam  onehot_s_9 = 15'b1000000000;
-    localparam  onehot_s_10 = 15'b10000000000;
-    localparam  onehot_s_11 = 15'b100000000000;
-    localparam  onehot_s_12 = 15'b1000000000000;
-    localparam  onehot_s_13 = 15'b10000000000000;
-    localparam  onehot_s_14 = 15'b100000000000000;
-    localparam  onehot_j_0 = 8'h1;
-    localparam  onehot_j_1 = 8'h2;
-    localparam  onehot_j_2 = 8'h4;
-    localparam  onehot_j_3 = 8'h8;
-    localparam  onehot_j_4 = 8'h10;
-    localparam  onehot_j_5 = 8'h20;
-    localparam  onehot_j_6 = 8'h40;
-    localparam  onehot_j_7 = 8'h80;
-    localparam  onehot_w_0 = 32'h1;
-    localparam  onehot_w_1 = 32'h2;
-    localparam  onehot_w_2 = 32'h4;
-    localparam  onehot_w_3 = 32'h8;
-    localparam  onehot_w_4 = 32'h10;
-    localparam  onehot_w_5 = 32'h20;
-    localparam  onehot_w_6 = 32'h40;
-    localparam  onehot_w_7 = 32'h80;
-    localparam  onehot_w_8 = 32'h100;
-    localparam  onehot_w_9 = 32'h200;
-    localparam  onehot_w_10 = 32'h400;
-    localparam  onehot_w_11 = 32'h800;
-    localparam  onehot_w_12 = 32'h1000;
-    localparam  onehot_w_13 = 32'h2000;
-    localparam  onehot_w_14 = 32'h4000;
-    localparam  onehot_w_15 = 32'h8000;
-    localparam  onehot_w_16 = 32'h10000;
-    localparam  onehot_w_17 = 32'h20000;
-    localparam  onehot_w_18 = 32'h40000;
-    localparam  onehot_w_19 = 32'h80000;
-    localparam  onehot_w_20 = 32'h100000;
-    localparam  onehot_w_21 = 32'h200000;
-    localparam  onehot_w_22 = 32'h400000;
-    localparam  onehot_w_23 = 32'h800000;
-    localparam  onehot_w_24 = 32'h1000000;
-    localparam  onehot_w_25 = 32'h2000000;
-    localparam  onehot_w_26 = 32'h4000000;
-    localparam  onehot_w_27 = 32'h8000000;
-    localparam  onehot_w_28 = 32'h10000000;
-    localparam  onehot_w_29 = 32'h20000000;
-    localparam  onehot_w_30 = 32'h40000000;
-    localparam  onehot_w_31 = 32'h80000000;
+    localparam  one_w = 32'h1;
     localparam  onehot_g_0 = 8'h1;
     localparam  onehot_g_1 = 8'h2;
     localparam  onehot_g_2 = 8'h4;
@@ -259,130 +158,7 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
     localparam  onehot_g_5 = 8'h20;
     localparam  onehot_g_6 = 8'h40;
     localparam  onehot_g_7 = 8'h80;
-    localparam  onehot_r_0 = 120'h1;
-    localparam  onehot_r_1 = 120'h2;
-    localparam  onehot_r_2 = 120'h4;
-    localparam  onehot_r_3 = 120'h8;
-    localparam  onehot_r_4 = 120'h10;
-    localparam  onehot_r_5 = 120'h20;
-    localparam  onehot_r_6 = 120'h40;
-    localparam  onehot_r_7 = 120'h80;
-    localparam  onehot_r_8 = 120'h100;
-    localparam  onehot_r_9 = 120'h200;
-    localparam  onehot_r_10 = 120'h400;
-    localparam  onehot_r_11 = 120'h800;
-    localparam  onehot_r_12 = 120'h1000;
-    localparam  onehot_r_13 = 120'h2000;
-    localparam  onehot_r_14 = 120'h4000;
-    localparam  onehot_r_15 = 120'h8000;
-    localparam  onehot_r_16 = 120'h10000;
-    localparam  onehot_r_17 = 120'h20000;
-    localparam  onehot_r_18 = 120'h40000;
-    localparam  onehot_r_19 = 120'h80000;
-    localparam  onehot_r_20 = 120'h100000;
-    localparam  onehot_r_21 = 120'h200000;
-    localparam  onehot_r_22 = 120'h400000;
-    localparam  onehot_r_23 = 120'h800000;
-    localparam  onehot_r_24 = 120'h1000000;
-    localparam  onehot_r_25 = 120'h2000000;
-    localparam  onehot_r_26 = 120'h4000000;
-    localparam  onehot_r_27 = 120'h8000000;
-    localparam  onehot_r_28 = 120'h10000000;
-    localparam  onehot_r_29 = 120'h20000000;
-    localparam  onehot_r_30 = 120'h40000000;
-    localparam  onehot_r_31 = 120'h80000000;
-    localparam  onehot_r_32 = 120'h100000000;
-    localparam  onehot_r_33 = 120'h200000000;
-    localparam  onehot_r_34 = 120'h400000000;
-    localparam  onehot_r_35 = 120'h800000000;
-    localparam  onehot_r_36 = 120'h1000000000;
-    localparam  onehot_r_37 = 120'h2000000000;
-    localparam  onehot_r_38 = 120'h4000000000;
-    localparam  onehot_r_39 = 120'h8000000000;
-    localparam  onehot_r_40 = 120'h10000000000;
-    localparam  onehot_r_41 = 120'h20000000000;
-    localparam  onehot_r_42 = 120'h40000000000;
-    localparam  onehot_r_43 = 120'h80000000000;
-    localparam  onehot_r_44 = 120'h100000000000;
-    localparam  onehot_r_45 = 120'h200000000000;
-    localparam  onehot_r_46 = 120'h400000000000;
-    localparam  onehot_r_47 = 120'h800000000000;
-    localparam  onehot_r_48 = 120'h1000000000000;
-    localparam  onehot_r_49 = 120'h2000000000000;
-    localparam  onehot_r_50 = 120'h4000000000000;
-    localparam  onehot_r_51 = 120'h8000000000000;
-    localparam  onehot_r_52 = 120'h10000000000000;
-    localparam  onehot_r_53 = 120'h20000000000000;
-    localparam  onehot_r_54 = 120'h40000000000000;
-    localparam  onehot_r_55 = 120'h80000000000000;
-    localparam  onehot_r_56 = 120'h100000000000000;
-    localparam  onehot_r_57 = 120'h200000000000000;
-    localparam  onehot_r_58 = 120'h400000000000000;
-    localparam  onehot_r_59 = 120'h800000000000000;
-    localparam  onehot_r_60 = 120'h1000000000000000;
-    localparam  onehot_r_61 = 120'h2000000000000000;
-    localparam  onehot_r_62 = 120'h4000000000000000;
-    localparam  onehot_r_63 = 120'h8000000000000000;
-    localparam  onehot_r_64 = 120'h10000000000000000;
-    localparam  onehot_r_65 = 120'h20000000000000000;
-    localparam  onehot_r_66 = 120'h40000000000000000;
-    localparam  onehot_r_67 = 120'h80000000000000000;
-    localparam  onehot_r_68 = 120'h100000000000000000;
-    localparam  onehot_r_69 = 120'h200000000000000000;
-    localparam  onehot_r_70 = 120'h400000000000000000;
-    localparam  onehot_r_71 = 120'h800000000000000000;
-    localparam  onehot_r_72 = 120'h1000000000000000000;
-    localparam  onehot_r_73 = 120'h2000000000000000000;
-    localparam  onehot_r_74 = 120'h4000000000000000000;
-    localparam  onehot_r_75 = 120'h8000000000000000000;
-    localparam  onehot_r_76 = 120'h10000000000000000000;
-    localparam  onehot_r_77 = 120'h20000000000000000000;
-    localparam  onehot_r_78 = 120'h40000000000000000000;
-    localparam  onehot_r_79 = 120'h80000000000000000000;
-    localparam  onehot_r_80 = 120'h100000000000000000000;
-    localparam  onehot_r_81 = 120'h200000000000000000000;
-    localparam  onehot_r_82 = 120'h400000000000000000000;
-    localparam  onehot_r_83 = 120'h800000000000000000000;
-    localparam  onehot_r_84 = 120'h1000000000000000000000;
-    localparam  onehot_r_85 = 120'h2000000000000000000000;
-    localparam  onehot_r_86 = 120'h4000000000000000000000;
-    localparam  onehot_r_87 = 120'h8000000000000000000000;
-    localparam  onehot_r_88 = 120'h10000000000000000000000;
-    localparam  onehot_r_89 = 120'h20000000000000000000000;
-    localparam  onehot_r_90 = 120'h40000000000000000000000;
-    localparam  onehot_r_91 = 120'h80000000000000000000000;
-    localparam  onehot_r_92 = 120'h100000000000000000000000;
-    localparam  onehot_r_93 = 120'h200000000000000000000000;
-    localparam  onehot_r_94 = 120'h400000000000000000000000;
-    localparam  onehot_r_95 = 120'h800000000000000000000000;
-    localparam  onehot_r_96 = 120'h1000000000000000000000000;
-    localparam  onehot_r_97 = 120'h2000000000000000000000000;
-    localparam  onehot_r_98 = 120'h4000000000000000000000000;
-    localparam  onehot_r_99 = 120'h8000000000000000000000000;
-    localparam  onehot_r_100 = 120'h10000000000000000000000000;
-    localparam  onehot_r_101 = 120'h20000000000000000000000000;
-    localparam  onehot_r_102 = 120'h40000000000000000000000000;
-    localparam  onehot_r_103 = 120'h80000000000000000000000000;
-    localparam  onehot_r_104 = 120'h100000000000000000000000000;
-    localparam  onehot_r_105 = 120'h200000000000000000000000000;
-    localparam  onehot_r_106 = 120'h400000000000000000000000000;
-    localparam  onehot_r_107 = 120'h800000000000000000000000000;
-    localparam  onehot_r_108 = 120'h1000000000000000000000000000;
-    localparam  onehot_r_109 = 120'h2000000000000000000000000000;
-    localparam  onehot_r_110 = 120'h4000000000000000000000000000;
-    localparam  onehot_r_111 = 120'h8000000000000000000000000000;
-    localparam  onehot_r_112 = 120'h10000000000000000000000000000;
-    localparam  onehot_r_113 = 120'h20000000000000000000000000000;
-    localparam  onehot_r_114 = 120'h40000000000000000000000000000;
-    localparam  onehot_r_115 = 120'h80000000000000000000000000000;
-    localparam  onehot_r_116 = 120'h100000000000000000000000000000;
-    localparam  onehot_r_117 = 120'h200000000000000000000000000000;
-    localparam  onehot_r_118 = 120'h400000000000000000000000000000;
-    localparam  onehot_r_119 = 120'h800000000000000000000000000000;
-    localparam  one_w = 32'h1;
     localparam  one_j = 8'h1;
-    localparam  one_nw = 4'h1;
-    localparam  one_nr = 15'b1;
     localparam  one32 = 32'h1;
     localparam  three3 = 3'b11;
     localparam  seven3 = 3'b111;
@@ -443,11 +219,109 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
     reg  ready__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [479:0] sval__d;
+    reg  [31:0] sval_0__d;
     // verilator lint_on UNOPTFLAT
-    wire  [479:0] sval__q;
+    wire  [31:0] sval_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  sval__clock;
+    reg  sval_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_6__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_7__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_7__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_8__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_8__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_8__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_9__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_9__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_9__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_10__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_10__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_10__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_11__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_11__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_11__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_12__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_12__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_12__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_13__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_13__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_13__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_14__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] sval_14__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_14__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [119:0] occ__d;
@@ -2306,6 +2180,38 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
     wire  fin__valid;
     wire  [119:0] fin__onehot;
     wire  [6:0] fin__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] first_wait__req;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNUSEDSIGNAL
+    wire  first_wait__valid;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [31:0] first_wait__onehot;
+    wire  [4:0] first_wait__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] first_free__req;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNUSEDSIGNAL
+    wire  first_free__valid;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [31:0] first_free__onehot;
+    wire  [4:0] first_free__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_erow__req;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNUSEDSIGNAL
+    wire  first_erow__valid;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [3:0] first_erow__onehot;
+    wire  [1:0] first_erow__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] first_srow__req;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNUSEDSIGNAL
+    wire  first_srow__valid;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [14:0] first_srow__onehot;
+    wire  [3:0] first_srow__index;
     
     // Local signals
     // verilator lint_off UNOPTFLAT
@@ -2331,6 +2237,9 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] vrg_rows;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] vr_nw;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [14:0] occ_rows;
@@ -3038,7 +2947,58 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
     reg  [31:0] ready_n;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [479:0] sval_n;
+    reg  [31:0] sval_n_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sval_n_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] sv_sm;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] upd_entries;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] row_entries;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [14:0] rr_above_n;
@@ -3127,10 +3087,80 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
         .q(ready__q),
         .clock(ready__clock)
     );
-    la_tb_dispatch_serial_fermi__sval sval(
-        .d(sval__d),
-        .q(sval__q),
-        .clock(sval__clock)
+    la_tb_dispatch_serial_fermi__sval sval_0(
+        .d(sval_0__d),
+        .q(sval_0__q),
+        .clock(sval_0__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_1(
+        .d(sval_1__d),
+        .q(sval_1__q),
+        .clock(sval_1__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_2(
+        .d(sval_2__d),
+        .q(sval_2__q),
+        .clock(sval_2__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_3(
+        .d(sval_3__d),
+        .q(sval_3__q),
+        .clock(sval_3__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_4(
+        .d(sval_4__d),
+        .q(sval_4__q),
+        .clock(sval_4__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_5(
+        .d(sval_5__d),
+        .q(sval_5__q),
+        .clock(sval_5__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_6(
+        .d(sval_6__d),
+        .q(sval_6__q),
+        .clock(sval_6__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_7(
+        .d(sval_7__d),
+        .q(sval_7__q),
+        .clock(sval_7__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_8(
+        .d(sval_8__d),
+        .q(sval_8__q),
+        .clock(sval_8__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_9(
+        .d(sval_9__d),
+        .q(sval_9__q),
+        .clock(sval_9__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_10(
+        .d(sval_10__d),
+        .q(sval_10__q),
+        .clock(sval_10__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_11(
+        .d(sval_11__d),
+        .q(sval_11__q),
+        .clock(sval_11__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_12(
+        .d(sval_12__d),
+        .q(sval_12__q),
+        .clock(sval_12__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_13(
+        .d(sval_13__d),
+        .q(sval_13__q),
+        .clock(sval_13__clock)
+    );
+    la_tb_dispatch_serial_fermi__sval sval_14(
+        .d(sval_14__d),
+        .q(sval_14__q),
+        .clock(sval_14__clock)
     );
     la_tb_dispatch_serial_fermi__occ occ(
         .d(occ__d),
@@ -4323,6 +4353,30 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
         .onehot(fin__onehot),
         .index(fin__index)
     );
+    la_tb_dispatch_serial_fermi__first_wait first_wait(
+        .req(first_wait__req),
+        .valid(first_wait__valid),
+        .onehot(first_wait__onehot),
+        .index(first_wait__index)
+    );
+    la_tb_dispatch_serial_fermi__first_free first_free(
+        .req(first_free__req),
+        .valid(first_free__valid),
+        .onehot(first_free__onehot),
+        .index(first_free__index)
+    );
+    la_tb_dispatch_serial_fermi__first_erow first_erow(
+        .req(first_erow__req),
+        .valid(first_erow__valid),
+        .onehot(first_erow__onehot),
+        .index(first_erow__index)
+    );
+    la_tb_dispatch_serial_fermi__first_srow first_srow(
+        .req(first_srow__req),
+        .valid(first_srow__valid),
+        .onehot(first_srow__onehot),
+        .index(first_srow__index)
+    );
     
     // Update code
     always @(*) begin
@@ -4331,7 +4385,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
         granted__clock = clock;
         valid__clock = clock;
         ready__clock = clock;
-        sval__clock = clock;
         occ__clock = clock;
         pend__clock = clock;
         active__clock = clock;
@@ -4385,7 +4438,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
         granted__d = granted__q;
         valid__d = valid__q;
         ready__d = ready__q;
-        sval__d = sval__q;
         occ__d = occ__q;
         pend__d = pend__q;
         active__d = active__q;
@@ -4684,7 +4736,36 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
         tot_7__write_data = zero_ob;
         rrect_7__write_data = zero_rw;
         score_7__write_data = zero_score;
-        sval_n = sval__q;
+        sval_0__clock = clock;
+        sval_n_0 = sval_0__q;
+        sval_1__clock = clock;
+        sval_n_1 = sval_1__q;
+        sval_2__clock = clock;
+        sval_n_2 = sval_2__q;
+        sval_3__clock = clock;
+        sval_n_3 = sval_3__q;
+        sval_4__clock = clock;
+        sval_n_4 = sval_4__q;
+        sval_5__clock = clock;
+        sval_n_5 = sval_5__q;
+        sval_6__clock = clock;
+        sval_n_6 = sval_6__q;
+        sval_7__clock = clock;
+        sval_n_7 = sval_7__q;
+        sval_8__clock = clock;
+        sval_n_8 = sval_8__q;
+        sval_9__clock = clock;
+        sval_n_9 = sval_9__q;
+        sval_10__clock = clock;
+        sval_n_10 = sval_10__q;
+        sval_11__clock = clock;
+        sval_n_11 = sval_11__q;
+        sval_12__clock = clock;
+        sval_n_12 = sval_12__q;
+        sval_13__clock = clock;
+        sval_n_13 = sval_13__q;
+        sval_14__clock = clock;
+        sval_n_14 = sval_14__q;
         ready_n = ready__q;
         vr = valid__q & ready__q;
         hi_take = bh_v__q & (bh_sx__q != zero_score);
@@ -4694,488 +4775,40 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             win_c = bh_c__q;
             win_id = bh_id__q;
         end
-        win_oh = zero_w;
-        if (win_c == index_w_0) begin
-            win_oh = onehot_w_0;
-        end
-        if (win_c == index_w_1) begin
-            win_oh = onehot_w_1;
-        end
-        if (win_c == index_w_2) begin
-            win_oh = onehot_w_2;
-        end
-        if (win_c == index_w_3) begin
-            win_oh = onehot_w_3;
-        end
-        if (win_c == index_w_4) begin
-            win_oh = onehot_w_4;
-        end
-        if (win_c == index_w_5) begin
-            win_oh = onehot_w_5;
-        end
-        if (win_c == index_w_6) begin
-            win_oh = onehot_w_6;
-        end
-        if (win_c == index_w_7) begin
-            win_oh = onehot_w_7;
-        end
-        if (win_c == index_w_8) begin
-            win_oh = onehot_w_8;
-        end
-        if (win_c == index_w_9) begin
-            win_oh = onehot_w_9;
-        end
-        if (win_c == index_w_10) begin
-            win_oh = onehot_w_10;
-        end
-        if (win_c == index_w_11) begin
-            win_oh = onehot_w_11;
-        end
-        if (win_c == index_w_12) begin
-            win_oh = onehot_w_12;
-        end
-        if (win_c == index_w_13) begin
-            win_oh = onehot_w_13;
-        end
-        if (win_c == index_w_14) begin
-            win_oh = onehot_w_14;
-        end
-        if (win_c == index_w_15) begin
-            win_oh = onehot_w_15;
-        end
-        if (win_c == index_w_16) begin
-            win_oh = onehot_w_16;
-        end
-        if (win_c == index_w_17) begin
-            win_oh = onehot_w_17;
-        end
-        if (win_c == index_w_18) begin
-            win_oh = onehot_w_18;
-        end
-        if (win_c == index_w_19) begin
-            win_oh = onehot_w_19;
-        end
-        if (win_c == index_w_20) begin
-            win_oh = onehot_w_20;
-        end
-        if (win_c == index_w_21) begin
-            win_oh = onehot_w_21;
-        end
-        if (win_c == index_w_22) begin
-            win_oh = onehot_w_22;
-        end
-        if (win_c == index_w_23) begin
-            win_oh = onehot_w_23;
-        end
-        if (win_c == index_w_24) begin
-            win_oh = onehot_w_24;
-        end
-        if (win_c == index_w_25) begin
-            win_oh = onehot_w_25;
-        end
-        if (win_c == index_w_26) begin
-            win_oh = onehot_w_26;
-        end
-        if (win_c == index_w_27) begin
-            win_oh = onehot_w_27;
-        end
-        if (win_c == index_w_28) begin
-            win_oh = onehot_w_28;
-        end
-        if (win_c == index_w_29) begin
-            win_oh = onehot_w_29;
-        end
-        if (win_c == index_w_30) begin
-            win_oh = onehot_w_30;
-        end
-        if (win_c == index_w_31) begin
-            win_oh = onehot_w_31;
-        end
+        win_oh = one_w << win_c;
+        vr_nw = vr & ~win_oh;
         vr_rows = zero_nw;
         vrg_rows = zero_nw;
         occ_rows = zero_nr;
-        vr_rows[0] = vr_rows[0] | vr[0 * 8 + 0];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 8 + 0] & ~win_oh[0 * 8 + 0]);
-        vr_rows[0] = vr_rows[0] | vr[0 * 8 + 1];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 8 + 1] & ~win_oh[0 * 8 + 1]);
-        vr_rows[0] = vr_rows[0] | vr[0 * 8 + 2];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 8 + 2] & ~win_oh[0 * 8 + 2]);
-        vr_rows[0] = vr_rows[0] | vr[0 * 8 + 3];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 8 + 3] & ~win_oh[0 * 8 + 3]);
-        vr_rows[0] = vr_rows[0] | vr[0 * 8 + 4];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 8 + 4] & ~win_oh[0 * 8 + 4]);
-        vr_rows[0] = vr_rows[0] | vr[0 * 8 + 5];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 8 + 5] & ~win_oh[0 * 8 + 5]);
-        vr_rows[0] = vr_rows[0] | vr[0 * 8 + 6];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 8 + 6] & ~win_oh[0 * 8 + 6]);
-        vr_rows[0] = vr_rows[0] | vr[0 * 8 + 7];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 8 + 7] & ~win_oh[0 * 8 + 7]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 8 + 0];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 8 + 0] & ~win_oh[1 * 8 + 0]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 8 + 1];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 8 + 1] & ~win_oh[1 * 8 + 1]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 8 + 2];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 8 + 2] & ~win_oh[1 * 8 + 2]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 8 + 3];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 8 + 3] & ~win_oh[1 * 8 + 3]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 8 + 4];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 8 + 4] & ~win_oh[1 * 8 + 4]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 8 + 5];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 8 + 5] & ~win_oh[1 * 8 + 5]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 8 + 6];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 8 + 6] & ~win_oh[1 * 8 + 6]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 8 + 7];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 8 + 7] & ~win_oh[1 * 8 + 7]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 8 + 0];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 8 + 0] & ~win_oh[2 * 8 + 0]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 8 + 1];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 8 + 1] & ~win_oh[2 * 8 + 1]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 8 + 2];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 8 + 2] & ~win_oh[2 * 8 + 2]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 8 + 3];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 8 + 3] & ~win_oh[2 * 8 + 3]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 8 + 4];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 8 + 4] & ~win_oh[2 * 8 + 4]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 8 + 5];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 8 + 5] & ~win_oh[2 * 8 + 5]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 8 + 6];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 8 + 6] & ~win_oh[2 * 8 + 6]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 8 + 7];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 8 + 7] & ~win_oh[2 * 8 + 7]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 8 + 0];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 8 + 0] & ~win_oh[3 * 8 + 0]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 8 + 1];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 8 + 1] & ~win_oh[3 * 8 + 1]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 8 + 2];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 8 + 2] & ~win_oh[3 * 8 + 2]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 8 + 3];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 8 + 3] & ~win_oh[3 * 8 + 3]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 8 + 4];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 8 + 4] & ~win_oh[3 * 8 + 4]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 8 + 5];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 8 + 5] & ~win_oh[3 * 8 + 5]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 8 + 6];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 8 + 6] & ~win_oh[3 * 8 + 6]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 8 + 7];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 8 + 7] & ~win_oh[3 * 8 + 7]);
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 8 + 0];
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 8 + 1];
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 8 + 2];
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 8 + 3];
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 8 + 4];
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 8 + 5];
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 8 + 6];
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 8 + 7];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 8 + 0];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 8 + 1];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 8 + 2];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 8 + 3];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 8 + 4];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 8 + 5];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 8 + 6];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 8 + 7];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 8 + 0];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 8 + 1];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 8 + 2];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 8 + 3];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 8 + 4];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 8 + 5];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 8 + 6];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 8 + 7];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 8 + 0];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 8 + 1];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 8 + 2];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 8 + 3];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 8 + 4];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 8 + 5];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 8 + 6];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 8 + 7];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 8 + 0];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 8 + 1];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 8 + 2];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 8 + 3];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 8 + 4];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 8 + 5];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 8 + 6];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 8 + 7];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 8 + 0];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 8 + 1];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 8 + 2];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 8 + 3];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 8 + 4];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 8 + 5];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 8 + 6];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 8 + 7];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 8 + 0];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 8 + 1];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 8 + 2];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 8 + 3];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 8 + 4];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 8 + 5];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 8 + 6];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 8 + 7];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 8 + 0];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 8 + 1];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 8 + 2];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 8 + 3];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 8 + 4];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 8 + 5];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 8 + 6];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 8 + 7];
-        occ_rows[8] = occ_rows[8] | occ__q[8 * 8 + 0];
-        occ_rows[8] = occ_rows[8] | occ__q[8 * 8 + 1];
-        occ_rows[8] = occ_rows[8] | occ__q[8 * 8 + 2];
-        occ_rows[8] = occ_rows[8] | occ__q[8 * 8 + 3];
-        occ_rows[8] = occ_rows[8] | occ__q[8 * 8 + 4];
-        occ_rows[8] = occ_rows[8] | occ__q[8 * 8 + 5];
-        occ_rows[8] = occ_rows[8] | occ__q[8 * 8 + 6];
-        occ_rows[8] = occ_rows[8] | occ__q[8 * 8 + 7];
-        occ_rows[9] = occ_rows[9] | occ__q[9 * 8 + 0];
-        occ_rows[9] = occ_rows[9] | occ__q[9 * 8 + 1];
-        occ_rows[9] = occ_rows[9] | occ__q[9 * 8 + 2];
-        occ_rows[9] = occ_rows[9] | occ__q[9 * 8 + 3];
-        occ_rows[9] = occ_rows[9] | occ__q[9 * 8 + 4];
-        occ_rows[9] = occ_rows[9] | occ__q[9 * 8 + 5];
-        occ_rows[9] = occ_rows[9] | occ__q[9 * 8 + 6];
-        occ_rows[9] = occ_rows[9] | occ__q[9 * 8 + 7];
-        occ_rows[10] = occ_rows[10] | occ__q[10 * 8 + 0];
-        occ_rows[10] = occ_rows[10] | occ__q[10 * 8 + 1];
-        occ_rows[10] = occ_rows[10] | occ__q[10 * 8 + 2];
-        occ_rows[10] = occ_rows[10] | occ__q[10 * 8 + 3];
-        occ_rows[10] = occ_rows[10] | occ__q[10 * 8 + 4];
-        occ_rows[10] = occ_rows[10] | occ__q[10 * 8 + 5];
-        occ_rows[10] = occ_rows[10] | occ__q[10 * 8 + 6];
-        occ_rows[10] = occ_rows[10] | occ__q[10 * 8 + 7];
-        occ_rows[11] = occ_rows[11] | occ__q[11 * 8 + 0];
-        occ_rows[11] = occ_rows[11] | occ__q[11 * 8 + 1];
-        occ_rows[11] = occ_rows[11] | occ__q[11 * 8 + 2];
-        occ_rows[11] = occ_rows[11] | occ__q[11 * 8 + 3];
-        occ_rows[11] = occ_rows[11] | occ__q[11 * 8 + 4];
-        occ_rows[11] = occ_rows[11] | occ__q[11 * 8 + 5];
-        occ_rows[11] = occ_rows[11] | occ__q[11 * 8 + 6];
-        occ_rows[11] = occ_rows[11] | occ__q[11 * 8 + 7];
-        occ_rows[12] = occ_rows[12] | occ__q[12 * 8 + 0];
-        occ_rows[12] = occ_rows[12] | occ__q[12 * 8 + 1];
-        occ_rows[12] = occ_rows[12] | occ__q[12 * 8 + 2];
-        occ_rows[12] = occ_rows[12] | occ__q[12 * 8 + 3];
-        occ_rows[12] = occ_rows[12] | occ__q[12 * 8 + 4];
-        occ_rows[12] = occ_rows[12] | occ__q[12 * 8 + 5];
-        occ_rows[12] = occ_rows[12] | occ__q[12 * 8 + 6];
-        occ_rows[12] = occ_rows[12] | occ__q[12 * 8 + 7];
-        occ_rows[13] = occ_rows[13] | occ__q[13 * 8 + 0];
-        occ_rows[13] = occ_rows[13] | occ__q[13 * 8 + 1];
-        occ_rows[13] = occ_rows[13] | occ__q[13 * 8 + 2];
-        occ_rows[13] = occ_rows[13] | occ__q[13 * 8 + 3];
-        occ_rows[13] = occ_rows[13] | occ__q[13 * 8 + 4];
-        occ_rows[13] = occ_rows[13] | occ__q[13 * 8 + 5];
-        occ_rows[13] = occ_rows[13] | occ__q[13 * 8 + 6];
-        occ_rows[13] = occ_rows[13] | occ__q[13 * 8 + 7];
-        occ_rows[14] = occ_rows[14] | occ__q[14 * 8 + 0];
-        occ_rows[14] = occ_rows[14] | occ__q[14 * 8 + 1];
-        occ_rows[14] = occ_rows[14] | occ__q[14 * 8 + 2];
-        occ_rows[14] = occ_rows[14] | occ__q[14 * 8 + 3];
-        occ_rows[14] = occ_rows[14] | occ__q[14 * 8 + 4];
-        occ_rows[14] = occ_rows[14] | occ__q[14 * 8 + 5];
-        occ_rows[14] = occ_rows[14] | occ__q[14 * 8 + 6];
-        occ_rows[14] = occ_rows[14] | occ__q[14 * 8 + 7];
-        wait_oh = valid__q & ~ready__q;
-        wait_oh = wait_oh & ((~wait_oh) + one_w);
-        free_oh = ~valid__q;
-        free_oh = free_oh & ((~free_oh) + one_w);
-        wait_c = zero_wb;
-        free_c = zero_wb;
-        if (wait_oh[0]) begin
-            wait_c = wait_c | index_w_0;
-        end
-        if (free_oh[0]) begin
-            free_c = free_c | index_w_0;
-        end
-        if (wait_oh[1]) begin
-            wait_c = wait_c | index_w_1;
-        end
-        if (free_oh[1]) begin
-            free_c = free_c | index_w_1;
-        end
-        if (wait_oh[2]) begin
-            wait_c = wait_c | index_w_2;
-        end
-        if (free_oh[2]) begin
-            free_c = free_c | index_w_2;
-        end
-        if (wait_oh[3]) begin
-            wait_c = wait_c | index_w_3;
-        end
-        if (free_oh[3]) begin
-            free_c = free_c | index_w_3;
-        end
-        if (wait_oh[4]) begin
-            wait_c = wait_c | index_w_4;
-        end
-        if (free_oh[4]) begin
-            free_c = free_c | index_w_4;
-        end
-        if (wait_oh[5]) begin
-            wait_c = wait_c | index_w_5;
-        end
-        if (free_oh[5]) begin
-            free_c = free_c | index_w_5;
-        end
-        if (wait_oh[6]) begin
-            wait_c = wait_c | index_w_6;
-        end
-        if (free_oh[6]) begin
-            free_c = free_c | index_w_6;
-        end
-        if (wait_oh[7]) begin
-            wait_c = wait_c | index_w_7;
-        end
-        if (free_oh[7]) begin
-            free_c = free_c | index_w_7;
-        end
-        if (wait_oh[8]) begin
-            wait_c = wait_c | index_w_8;
-        end
-        if (free_oh[8]) begin
-            free_c = free_c | index_w_8;
-        end
-        if (wait_oh[9]) begin
-            wait_c = wait_c | index_w_9;
-        end
-        if (free_oh[9]) begin
-            free_c = free_c | index_w_9;
-        end
-        if (wait_oh[10]) begin
-            wait_c = wait_c | index_w_10;
-        end
-        if (free_oh[10]) begin
-            free_c = free_c | index_w_10;
-        end
-        if (wait_oh[11]) begin
-            wait_c = wait_c | index_w_11;
-        end
-        if (free_oh[11]) begin
-            free_c = free_c | index_w_11;
-        end
-        if (wait_oh[12]) begin
-            wait_c = wait_c | index_w_12;
-        end
-        if (free_oh[12]) begin
-            free_c = free_c | index_w_12;
-        end
-        if (wait_oh[13]) begin
-            wait_c = wait_c | index_w_13;
-        end
-        if (free_oh[13]) begin
-            free_c = free_c | index_w_13;
-        end
-        if (wait_oh[14]) begin
-            wait_c = wait_c | index_w_14;
-        end
-        if (free_oh[14]) begin
-            free_c = free_c | index_w_14;
-        end
-        if (wait_oh[15]) begin
-            wait_c = wait_c | index_w_15;
-        end
-        if (free_oh[15]) begin
-            free_c = free_c | index_w_15;
-        end
-        if (wait_oh[16]) begin
-            wait_c = wait_c | index_w_16;
-        end
-        if (free_oh[16]) begin
-            free_c = free_c | index_w_16;
-        end
-        if (wait_oh[17]) begin
-            wait_c = wait_c | index_w_17;
-        end
-        if (free_oh[17]) begin
-            free_c = free_c | index_w_17;
-        end
-        if (wait_oh[18]) begin
-            wait_c = wait_c | index_w_18;
-        end
-        if (free_oh[18]) begin
-            free_c = free_c | index_w_18;
-        end
-        if (wait_oh[19]) begin
-            wait_c = wait_c | index_w_19;
-        end
-        if (free_oh[19]) begin
-            free_c = free_c | index_w_19;
-        end
-        if (wait_oh[20]) begin
-            wait_c = wait_c | index_w_20;
-        end
-        if (free_oh[20]) begin
-            free_c = free_c | index_w_20;
-        end
-        if (wait_oh[21]) begin
-            wait_c = wait_c | index_w_21;
-        end
-        if (free_oh[21]) begin
-            free_c = free_c | index_w_21;
-        end
-        if (wait_oh[22]) begin
-            wait_c = wait_c | index_w_22;
-        end
-        if (free_oh[22]) begin
-            free_c = free_c | index_w_22;
-        end
-        if (wait_oh[23]) begin
-            wait_c = wait_c | index_w_23;
-        end
-        if (free_oh[23]) begin
-            free_c = free_c | index_w_23;
-        end
-        if (wait_oh[24]) begin
-            wait_c = wait_c | index_w_24;
-        end
-        if (free_oh[24]) begin
-            free_c = free_c | index_w_24;
-        end
-        if (wait_oh[25]) begin
-            wait_c = wait_c | index_w_25;
-        end
-        if (free_oh[25]) begin
-            free_c = free_c | index_w_25;
-        end
-        if (wait_oh[26]) begin
-            wait_c = wait_c | index_w_26;
-        end
-        if (free_oh[26]) begin
-            free_c = free_c | index_w_26;
-        end
-        if (wait_oh[27]) begin
-            wait_c = wait_c | index_w_27;
-        end
-        if (free_oh[27]) begin
-            free_c = free_c | index_w_27;
-        end
-        if (wait_oh[28]) begin
-            wait_c = wait_c | index_w_28;
-        end
-        if (free_oh[28]) begin
-            free_c = free_c | index_w_28;
-        end
-        if (wait_oh[29]) begin
-            wait_c = wait_c | index_w_29;
-        end
-        if (free_oh[29]) begin
-            free_c = free_c | index_w_29;
-        end
-        if (wait_oh[30]) begin
-            wait_c = wait_c | index_w_30;
-        end
-        if (free_oh[30]) begin
-            free_c = free_c | index_w_30;
-        end
-        if (wait_oh[31]) begin
-            wait_c = wait_c | index_w_31;
-        end
-        if (free_oh[31]) begin
-            free_c = free_c | index_w_31;
-        end
+        vr_rows[0] = |vr[(0 * 8)+:(8)];
+        vrg_rows[0] = |vr_nw[(0 * 8)+:(8)];
+        vr_rows[1] = |vr[(1 * 8)+:(8)];
+        vrg_rows[1] = |vr_nw[(1 * 8)+:(8)];
+        vr_rows[2] = |vr[(2 * 8)+:(8)];
+        vrg_rows[2] = |vr_nw[(2 * 8)+:(8)];
+        vr_rows[3] = |vr[(3 * 8)+:(8)];
+        vrg_rows[3] = |vr_nw[(3 * 8)+:(8)];
+        occ_rows[0] = |occ__q[(0 * 8)+:(8)];
+        occ_rows[1] = |occ__q[(1 * 8)+:(8)];
+        occ_rows[2] = |occ__q[(2 * 8)+:(8)];
+        occ_rows[3] = |occ__q[(3 * 8)+:(8)];
+        occ_rows[4] = |occ__q[(4 * 8)+:(8)];
+        occ_rows[5] = |occ__q[(5 * 8)+:(8)];
+        occ_rows[6] = |occ__q[(6 * 8)+:(8)];
+        occ_rows[7] = |occ__q[(7 * 8)+:(8)];
+        occ_rows[8] = |occ__q[(8 * 8)+:(8)];
+        occ_rows[9] = |occ__q[(9 * 8)+:(8)];
+        occ_rows[10] = |occ__q[(10 * 8)+:(8)];
+        occ_rows[11] = |occ__q[(11 * 8)+:(8)];
+        occ_rows[12] = |occ__q[(12 * 8)+:(8)];
+        occ_rows[13] = |occ__q[(13 * 8)+:(8)];
+        occ_rows[14] = |occ__q[(14 * 8)+:(8)];
+        first_wait__req = valid__q & ~ready__q;
+        wait_oh = first_wait__onehot;
+        wait_c = first_wait__index;
+        first_free__req = ~valid__q;
+        free_oh = first_free__onehot;
+        free_c = first_free__index;
         x_ok = |(rr_pick__q & room);
         x_si = zero_sb;
         h_si = zero_sb;
@@ -5270,365 +4903,50 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             h_si = h_si | index_s_14;
         end
         h_free = zero_j;
-        if (hsm__q[0] & ~occ__q[0 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
+        if (hsm__q[0]) begin
+            h_free = h_free | ~occ__q[(0 * 8)+:(8)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
+        if (hsm__q[1]) begin
+            h_free = h_free | ~occ__q[(1 * 8)+:(8)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
+        if (hsm__q[2]) begin
+            h_free = h_free | ~occ__q[(2 * 8)+:(8)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
+        if (hsm__q[3]) begin
+            h_free = h_free | ~occ__q[(3 * 8)+:(8)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
+        if (hsm__q[4]) begin
+            h_free = h_free | ~occ__q[(4 * 8)+:(8)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
+        if (hsm__q[5]) begin
+            h_free = h_free | ~occ__q[(5 * 8)+:(8)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
+        if (hsm__q[6]) begin
+            h_free = h_free | ~occ__q[(6 * 8)+:(8)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
+        if (hsm__q[7]) begin
+            h_free = h_free | ~occ__q[(7 * 8)+:(8)];
         end
-        if (hsm__q[1] & ~occ__q[1 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
+        if (hsm__q[8]) begin
+            h_free = h_free | ~occ__q[(8 * 8)+:(8)];
         end
-        if (hsm__q[1] & ~occ__q[1 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
+        if (hsm__q[9]) begin
+            h_free = h_free | ~occ__q[(9 * 8)+:(8)];
         end
-        if (hsm__q[1] & ~occ__q[1 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
+        if (hsm__q[10]) begin
+            h_free = h_free | ~occ__q[(10 * 8)+:(8)];
         end
-        if (hsm__q[1] & ~occ__q[1 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
+        if (hsm__q[11]) begin
+            h_free = h_free | ~occ__q[(11 * 8)+:(8)];
         end
-        if (hsm__q[1] & ~occ__q[1 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
+        if (hsm__q[12]) begin
+            h_free = h_free | ~occ__q[(12 * 8)+:(8)];
         end
-        if (hsm__q[1] & ~occ__q[1 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
+        if (hsm__q[13]) begin
+            h_free = h_free | ~occ__q[(13 * 8)+:(8)];
         end
-        if (hsm__q[1] & ~occ__q[1 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[1] & ~occ__q[1 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[4] & ~occ__q[4 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[4] & ~occ__q[4 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[4] & ~occ__q[4 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[4] & ~occ__q[4 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[4] & ~occ__q[4 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[4] & ~occ__q[4 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[4] & ~occ__q[4 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[4] & ~occ__q[4 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[5] & ~occ__q[5 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[5] & ~occ__q[5 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[5] & ~occ__q[5 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[5] & ~occ__q[5 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[5] & ~occ__q[5 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[5] & ~occ__q[5 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[5] & ~occ__q[5 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[5] & ~occ__q[5 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[6] & ~occ__q[6 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[6] & ~occ__q[6 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[6] & ~occ__q[6 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[6] & ~occ__q[6 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[6] & ~occ__q[6 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[6] & ~occ__q[6 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[6] & ~occ__q[6 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[6] & ~occ__q[6 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[7] & ~occ__q[7 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[7] & ~occ__q[7 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[7] & ~occ__q[7 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[7] & ~occ__q[7 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[7] & ~occ__q[7 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[7] & ~occ__q[7 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[7] & ~occ__q[7 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[7] & ~occ__q[7 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[8] & ~occ__q[8 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[8] & ~occ__q[8 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[8] & ~occ__q[8 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[8] & ~occ__q[8 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[8] & ~occ__q[8 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[8] & ~occ__q[8 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[8] & ~occ__q[8 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[8] & ~occ__q[8 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[9] & ~occ__q[9 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[9] & ~occ__q[9 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[9] & ~occ__q[9 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[9] & ~occ__q[9 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[9] & ~occ__q[9 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[9] & ~occ__q[9 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[9] & ~occ__q[9 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[9] & ~occ__q[9 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[10] & ~occ__q[10 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[10] & ~occ__q[10 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[10] & ~occ__q[10 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[10] & ~occ__q[10 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[10] & ~occ__q[10 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[10] & ~occ__q[10 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[10] & ~occ__q[10 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[10] & ~occ__q[10 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[11] & ~occ__q[11 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[11] & ~occ__q[11 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[11] & ~occ__q[11 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[11] & ~occ__q[11 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[11] & ~occ__q[11 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[11] & ~occ__q[11 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[11] & ~occ__q[11 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[11] & ~occ__q[11 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[12] & ~occ__q[12 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[12] & ~occ__q[12 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[12] & ~occ__q[12 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[12] & ~occ__q[12 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[12] & ~occ__q[12 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[12] & ~occ__q[12 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[12] & ~occ__q[12 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[12] & ~occ__q[12 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[13] & ~occ__q[13 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[13] & ~occ__q[13 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[13] & ~occ__q[13 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[13] & ~occ__q[13 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[13] & ~occ__q[13 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[13] & ~occ__q[13 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[13] & ~occ__q[13 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[13] & ~occ__q[13 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
-        end
-        if (hsm__q[14] & ~occ__q[14 * 8 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[14] & ~occ__q[14 * 8 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[14] & ~occ__q[14 * 8 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[14] & ~occ__q[14 * 8 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[14] & ~occ__q[14 * 8 + 4]) begin
-            h_free = h_free | onehot_j_4;
-        end
-        if (hsm__q[14] & ~occ__q[14 * 8 + 5]) begin
-            h_free = h_free | onehot_j_5;
-        end
-        if (hsm__q[14] & ~occ__q[14 * 8 + 6]) begin
-            h_free = h_free | onehot_j_6;
-        end
-        if (hsm__q[14] & ~occ__q[14 * 8 + 7]) begin
-            h_free = h_free | onehot_j_7;
+        if (hsm__q[14]) begin
+            h_free = h_free | ~occ__q[(14 * 8)+:(8)];
         end
         h_slot_oh = h_free & ((~h_free) + one_j);
         h_slot = zero_jb;
@@ -5657,365 +4975,155 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             h_slot = h_slot | index_j_7;
         end
         g_slot_oh = zero_r;
-        if (hsm__q[0] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_0;
-        end
-        if (hsm__q[0] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_1;
-        end
-        if (hsm__q[0] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_2;
-        end
-        if (hsm__q[0] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_3;
-        end
-        if (hsm__q[0] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_4;
-        end
-        if (hsm__q[0] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_5;
-        end
-        if (hsm__q[0] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_6;
-        end
-        if (hsm__q[0] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_7;
-        end
-        if (hsm__q[1] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_8;
-        end
-        if (hsm__q[1] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_9;
-        end
-        if (hsm__q[1] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_10;
-        end
-        if (hsm__q[1] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_11;
-        end
-        if (hsm__q[1] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_12;
-        end
-        if (hsm__q[1] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_13;
-        end
-        if (hsm__q[1] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_14;
-        end
-        if (hsm__q[1] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_15;
-        end
-        if (hsm__q[2] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_16;
-        end
-        if (hsm__q[2] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_17;
-        end
-        if (hsm__q[2] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_18;
-        end
-        if (hsm__q[2] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_19;
-        end
-        if (hsm__q[2] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_20;
-        end
-        if (hsm__q[2] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_21;
-        end
-        if (hsm__q[2] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_22;
-        end
-        if (hsm__q[2] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_23;
-        end
-        if (hsm__q[3] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_24;
-        end
-        if (hsm__q[3] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_25;
-        end
-        if (hsm__q[3] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_26;
-        end
-        if (hsm__q[3] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_27;
-        end
-        if (hsm__q[3] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_28;
-        end
-        if (hsm__q[3] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_29;
-        end
-        if (hsm__q[3] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_30;
-        end
-        if (hsm__q[3] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_31;
-        end
-        if (hsm__q[4] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_32;
-        end
-        if (hsm__q[4] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_33;
-        end
-        if (hsm__q[4] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_34;
-        end
-        if (hsm__q[4] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_35;
-        end
-        if (hsm__q[4] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_36;
-        end
-        if (hsm__q[4] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_37;
-        end
-        if (hsm__q[4] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_38;
-        end
-        if (hsm__q[4] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_39;
-        end
-        if (hsm__q[5] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_40;
-        end
-        if (hsm__q[5] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_41;
-        end
-        if (hsm__q[5] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_42;
-        end
-        if (hsm__q[5] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_43;
-        end
-        if (hsm__q[5] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_44;
-        end
-        if (hsm__q[5] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_45;
-        end
-        if (hsm__q[5] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_46;
-        end
-        if (hsm__q[5] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_47;
-        end
-        if (hsm__q[6] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_48;
-        end
-        if (hsm__q[6] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_49;
-        end
-        if (hsm__q[6] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_50;
-        end
-        if (hsm__q[6] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_51;
-        end
-        if (hsm__q[6] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_52;
-        end
-        if (hsm__q[6] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_53;
-        end
-        if (hsm__q[6] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_54;
-        end
-        if (hsm__q[6] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_55;
-        end
-        if (hsm__q[7] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_56;
-        end
-        if (hsm__q[7] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_57;
-        end
-        if (hsm__q[7] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_58;
-        end
-        if (hsm__q[7] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_59;
-        end
-        if (hsm__q[7] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_60;
-        end
-        if (hsm__q[7] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_61;
-        end
-        if (hsm__q[7] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_62;
-        end
-        if (hsm__q[7] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_63;
-        end
-        if (hsm__q[8] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_64;
-        end
-        if (hsm__q[8] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_65;
-        end
-        if (hsm__q[8] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_66;
-        end
-        if (hsm__q[8] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_67;
-        end
-        if (hsm__q[8] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_68;
-        end
-        if (hsm__q[8] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_69;
-        end
-        if (hsm__q[8] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_70;
-        end
-        if (hsm__q[8] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_71;
-        end
-        if (hsm__q[9] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_72;
-        end
-        if (hsm__q[9] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_73;
-        end
-        if (hsm__q[9] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_74;
-        end
-        if (hsm__q[9] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_75;
-        end
-        if (hsm__q[9] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_76;
-        end
-        if (hsm__q[9] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_77;
-        end
-        if (hsm__q[9] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_78;
-        end
-        if (hsm__q[9] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_79;
-        end
-        if (hsm__q[10] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_80;
-        end
-        if (hsm__q[10] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_81;
-        end
-        if (hsm__q[10] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_82;
-        end
-        if (hsm__q[10] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_83;
-        end
-        if (hsm__q[10] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_84;
-        end
-        if (hsm__q[10] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_85;
-        end
-        if (hsm__q[10] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_86;
-        end
-        if (hsm__q[10] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_87;
-        end
-        if (hsm__q[11] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_88;
-        end
-        if (hsm__q[11] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_89;
-        end
-        if (hsm__q[11] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_90;
-        end
-        if (hsm__q[11] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_91;
-        end
-        if (hsm__q[11] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_92;
-        end
-        if (hsm__q[11] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_93;
-        end
-        if (hsm__q[11] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_94;
-        end
-        if (hsm__q[11] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_95;
-        end
-        if (hsm__q[12] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_96;
-        end
-        if (hsm__q[12] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_97;
-        end
-        if (hsm__q[12] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_98;
-        end
-        if (hsm__q[12] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_99;
-        end
-        if (hsm__q[12] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_100;
-        end
-        if (hsm__q[12] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_101;
-        end
-        if (hsm__q[12] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_102;
-        end
-        if (hsm__q[12] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_103;
-        end
-        if (hsm__q[13] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_104;
-        end
-        if (hsm__q[13] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_105;
-        end
-        if (hsm__q[13] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_106;
-        end
-        if (hsm__q[13] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_107;
-        end
-        if (hsm__q[13] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_108;
-        end
-        if (hsm__q[13] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_109;
-        end
-        if (hsm__q[13] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_110;
-        end
-        if (hsm__q[13] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_111;
-        end
-        if (hsm__q[14] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_112;
-        end
-        if (hsm__q[14] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_113;
-        end
-        if (hsm__q[14] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_114;
-        end
-        if (hsm__q[14] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_115;
-        end
-        if (hsm__q[14] & h_slot_oh[4]) begin
-            g_slot_oh = onehot_r_116;
-        end
-        if (hsm__q[14] & h_slot_oh[5]) begin
-            g_slot_oh = onehot_r_117;
-        end
-        if (hsm__q[14] & h_slot_oh[6]) begin
-            g_slot_oh = onehot_r_118;
-        end
-        if (hsm__q[14] & h_slot_oh[7]) begin
-            g_slot_oh = onehot_r_119;
+        if (hsm__q[0]) begin
+            g_slot_oh[0] = h_slot_oh[0];
+            g_slot_oh[1] = h_slot_oh[1];
+            g_slot_oh[2] = h_slot_oh[2];
+            g_slot_oh[3] = h_slot_oh[3];
+            g_slot_oh[4] = h_slot_oh[4];
+            g_slot_oh[5] = h_slot_oh[5];
+            g_slot_oh[6] = h_slot_oh[6];
+            g_slot_oh[7] = h_slot_oh[7];
+        end
+        if (hsm__q[1]) begin
+            g_slot_oh[8] = h_slot_oh[0];
+            g_slot_oh[9] = h_slot_oh[1];
+            g_slot_oh[10] = h_slot_oh[2];
+            g_slot_oh[11] = h_slot_oh[3];
+            g_slot_oh[12] = h_slot_oh[4];
+            g_slot_oh[13] = h_slot_oh[5];
+            g_slot_oh[14] = h_slot_oh[6];
+            g_slot_oh[15] = h_slot_oh[7];
+        end
+        if (hsm__q[2]) begin
+            g_slot_oh[16] = h_slot_oh[0];
+            g_slot_oh[17] = h_slot_oh[1];
+            g_slot_oh[18] = h_slot_oh[2];
+            g_slot_oh[19] = h_slot_oh[3];
+            g_slot_oh[20] = h_slot_oh[4];
+            g_slot_oh[21] = h_slot_oh[5];
+            g_slot_oh[22] = h_slot_oh[6];
+            g_slot_oh[23] = h_slot_oh[7];
+        end
+        if (hsm__q[3]) begin
+            g_slot_oh[24] = h_slot_oh[0];
+            g_slot_oh[25] = h_slot_oh[1];
+            g_slot_oh[26] = h_slot_oh[2];
+            g_slot_oh[27] = h_slot_oh[3];
+            g_slot_oh[28] = h_slot_oh[4];
+            g_slot_oh[29] = h_slot_oh[5];
+            g_slot_oh[30] = h_slot_oh[6];
+            g_slot_oh[31] = h_slot_oh[7];
+        end
+        if (hsm__q[4]) begin
+            g_slot_oh[32] = h_slot_oh[0];
+            g_slot_oh[33] = h_slot_oh[1];
+            g_slot_oh[34] = h_slot_oh[2];
+            g_slot_oh[35] = h_slot_oh[3];
+            g_slot_oh[36] = h_slot_oh[4];
+            g_slot_oh[37] = h_slot_oh[5];
+            g_slot_oh[38] = h_slot_oh[6];
+            g_slot_oh[39] = h_slot_oh[7];
+        end
+        if (hsm__q[5]) begin
+            g_slot_oh[40] = h_slot_oh[0];
+            g_slot_oh[41] = h_slot_oh[1];
+            g_slot_oh[42] = h_slot_oh[2];
+            g_slot_oh[43] = h_slot_oh[3];
+            g_slot_oh[44] = h_slot_oh[4];
+            g_slot_oh[45] = h_slot_oh[5];
+            g_slot_oh[46] = h_slot_oh[6];
+            g_slot_oh[47] = h_slot_oh[7];
+        end
+        if (hsm__q[6]) begin
+            g_slot_oh[48] = h_slot_oh[0];
+            g_slot_oh[49] = h_slot_oh[1];
+            g_slot_oh[50] = h_slot_oh[2];
+            g_slot_oh[51] = h_slot_oh[3];
+            g_slot_oh[52] = h_slot_oh[4];
+            g_slot_oh[53] = h_slot_oh[5];
+            g_slot_oh[54] = h_slot_oh[6];
+            g_slot_oh[55] = h_slot_oh[7];
+        end
+        if (hsm__q[7]) begin
+            g_slot_oh[56] = h_slot_oh[0];
+            g_slot_oh[57] = h_slot_oh[1];
+            g_slot_oh[58] = h_slot_oh[2];
+            g_slot_oh[59] = h_slot_oh[3];
+            g_slot_oh[60] = h_slot_oh[4];
+            g_slot_oh[61] = h_slot_oh[5];
+            g_slot_oh[62] = h_slot_oh[6];
+            g_slot_oh[63] = h_slot_oh[7];
+        end
+        if (hsm__q[8]) begin
+            g_slot_oh[64] = h_slot_oh[0];
+            g_slot_oh[65] = h_slot_oh[1];
+            g_slot_oh[66] = h_slot_oh[2];
+            g_slot_oh[67] = h_slot_oh[3];
+            g_slot_oh[68] = h_slot_oh[4];
+            g_slot_oh[69] = h_slot_oh[5];
+            g_slot_oh[70] = h_slot_oh[6];
+            g_slot_oh[71] = h_slot_oh[7];
+        end
+        if (hsm__q[9]) begin
+            g_slot_oh[72] = h_slot_oh[0];
+            g_slot_oh[73] = h_slot_oh[1];
+            g_slot_oh[74] = h_slot_oh[2];
+            g_slot_oh[75] = h_slot_oh[3];
+            g_slot_oh[76] = h_slot_oh[4];
+            g_slot_oh[77] = h_slot_oh[5];
+            g_slot_oh[78] = h_slot_oh[6];
+            g_slot_oh[79] = h_slot_oh[7];
+        end
+        if (hsm__q[10]) begin
+            g_slot_oh[80] = h_slot_oh[0];
+            g_slot_oh[81] = h_slot_oh[1];
+            g_slot_oh[82] = h_slot_oh[2];
+            g_slot_oh[83] = h_slot_oh[3];
+            g_slot_oh[84] = h_slot_oh[4];
+            g_slot_oh[85] = h_slot_oh[5];
+            g_slot_oh[86] = h_slot_oh[6];
+            g_slot_oh[87] = h_slot_oh[7];
+        end
+        if (hsm__q[11]) begin
+            g_slot_oh[88] = h_slot_oh[0];
+            g_slot_oh[89] = h_slot_oh[1];
+            g_slot_oh[90] = h_slot_oh[2];
+            g_slot_oh[91] = h_slot_oh[3];
+            g_slot_oh[92] = h_slot_oh[4];
+            g_slot_oh[93] = h_slot_oh[5];
+            g_slot_oh[94] = h_slot_oh[6];
+            g_slot_oh[95] = h_slot_oh[7];
+        end
+        if (hsm__q[12]) begin
+            g_slot_oh[96] = h_slot_oh[0];
+            g_slot_oh[97] = h_slot_oh[1];
+            g_slot_oh[98] = h_slot_oh[2];
+            g_slot_oh[99] = h_slot_oh[3];
+            g_slot_oh[100] = h_slot_oh[4];
+            g_slot_oh[101] = h_slot_oh[5];
+            g_slot_oh[102] = h_slot_oh[6];
+            g_slot_oh[103] = h_slot_oh[7];
+        end
+        if (hsm__q[13]) begin
+            g_slot_oh[104] = h_slot_oh[0];
+            g_slot_oh[105] = h_slot_oh[1];
+            g_slot_oh[106] = h_slot_oh[2];
+            g_slot_oh[107] = h_slot_oh[3];
+            g_slot_oh[108] = h_slot_oh[4];
+            g_slot_oh[109] = h_slot_oh[5];
+            g_slot_oh[110] = h_slot_oh[6];
+            g_slot_oh[111] = h_slot_oh[7];
+        end
+        if (hsm__q[14]) begin
+            g_slot_oh[112] = h_slot_oh[0];
+            g_slot_oh[113] = h_slot_oh[1];
+            g_slot_oh[114] = h_slot_oh[2];
+            g_slot_oh[115] = h_slot_oh[3];
+            g_slot_oh[116] = h_slot_oh[4];
+            g_slot_oh[117] = h_slot_oh[5];
+            g_slot_oh[118] = h_slot_oh[6];
+            g_slot_oh[119] = h_slot_oh[7];
         end
         g_q = zero_rb;
         g_q[0] = h_slot[0];
@@ -6036,488 +5144,23 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
         fin_lane = fin__index[(32'h0)+:(3)];
         gq_lane = g_q[(32'h0)+:(3)];
         fin__req = pend__q;
+        f_si = fin__index[(3)+:(4)];
         f_sm = zero_s;
-        f_si = zero_sb;
-        if (fin__onehot[0 * 8 + 0]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 8 + 1]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 8 + 2]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 8 + 3]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 8 + 4]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 8 + 5]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 8 + 6]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 8 + 7]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[1 * 8 + 0]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 8 + 1]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 8 + 2]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 8 + 3]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 8 + 4]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 8 + 5]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 8 + 6]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 8 + 7]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[2 * 8 + 0]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 8 + 1]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 8 + 2]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 8 + 3]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 8 + 4]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 8 + 5]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 8 + 6]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 8 + 7]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[3 * 8 + 0]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 8 + 1]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 8 + 2]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 8 + 3]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 8 + 4]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 8 + 5]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 8 + 6]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 8 + 7]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[4 * 8 + 0]) begin
-            f_sm = onehot_s_4;
-            f_si = index_s_4;
-        end
-        if (fin__onehot[4 * 8 + 1]) begin
-            f_sm = onehot_s_4;
-            f_si = index_s_4;
-        end
-        if (fin__onehot[4 * 8 + 2]) begin
-            f_sm = onehot_s_4;
-            f_si = index_s_4;
-        end
-        if (fin__onehot[4 * 8 + 3]) begin
-            f_sm = onehot_s_4;
-            f_si = index_s_4;
-        end
-        if (fin__onehot[4 * 8 + 4]) begin
-            f_sm = onehot_s_4;
-            f_si = index_s_4;
-        end
-        if (fin__onehot[4 * 8 + 5]) begin
-            f_sm = onehot_s_4;
-            f_si = index_s_4;
-        end
-        if (fin__onehot[4 * 8 + 6]) begin
-            f_sm = onehot_s_4;
-            f_si = index_s_4;
-        end
-        if (fin__onehot[4 * 8 + 7]) begin
-            f_sm = onehot_s_4;
-            f_si = index_s_4;
-        end
-        if (fin__onehot[5 * 8 + 0]) begin
-            f_sm = onehot_s_5;
-            f_si = index_s_5;
-        end
-        if (fin__onehot[5 * 8 + 1]) begin
-            f_sm = onehot_s_5;
-            f_si = index_s_5;
-        end
-        if (fin__onehot[5 * 8 + 2]) begin
-            f_sm = onehot_s_5;
-            f_si = index_s_5;
-        end
-        if (fin__onehot[5 * 8 + 3]) begin
-            f_sm = onehot_s_5;
-            f_si = index_s_5;
-        end
-        if (fin__onehot[5 * 8 + 4]) begin
-            f_sm = onehot_s_5;
-            f_si = index_s_5;
-        end
-        if (fin__onehot[5 * 8 + 5]) begin
-            f_sm = onehot_s_5;
-            f_si = index_s_5;
-        end
-        if (fin__onehot[5 * 8 + 6]) begin
-            f_sm = onehot_s_5;
-            f_si = index_s_5;
-        end
-        if (fin__onehot[5 * 8 + 7]) begin
-            f_sm = onehot_s_5;
-            f_si = index_s_5;
-        end
-        if (fin__onehot[6 * 8 + 0]) begin
-            f_sm = onehot_s_6;
-            f_si = index_s_6;
-        end
-        if (fin__onehot[6 * 8 + 1]) begin
-            f_sm = onehot_s_6;
-            f_si = index_s_6;
-        end
-        if (fin__onehot[6 * 8 + 2]) begin
-            f_sm = onehot_s_6;
-            f_si = index_s_6;
-        end
-        if (fin__onehot[6 * 8 + 3]) begin
-            f_sm = onehot_s_6;
-            f_si = index_s_6;
-        end
-        if (fin__onehot[6 * 8 + 4]) begin
-            f_sm = onehot_s_6;
-            f_si = index_s_6;
-        end
-        if (fin__onehot[6 * 8 + 5]) begin
-            f_sm = onehot_s_6;
-            f_si = index_s_6;
-        end
-        if (fin__onehot[6 * 8 + 6]) begin
-            f_sm = onehot_s_6;
-            f_si = index_s_6;
-        end
-        if (fin__onehot[6 * 8 + 7]) begin
-            f_sm = onehot_s_6;
-            f_si = index_s_6;
-        end
-        if (fin__onehot[7 * 8 + 0]) begin
-            f_sm = onehot_s_7;
-            f_si = index_s_7;
-        end
-        if (fin__onehot[7 * 8 + 1]) begin
-            f_sm = onehot_s_7;
-            f_si = index_s_7;
-        end
-        if (fin__onehot[7 * 8 + 2]) begin
-            f_sm = onehot_s_7;
-            f_si = index_s_7;
-        end
-        if (fin__onehot[7 * 8 + 3]) begin
-            f_sm = onehot_s_7;
-            f_si = index_s_7;
-        end
-        if (fin__onehot[7 * 8 + 4]) begin
-            f_sm = onehot_s_7;
-            f_si = index_s_7;
-        end
-        if (fin__onehot[7 * 8 + 5]) begin
-            f_sm = onehot_s_7;
-            f_si = index_s_7;
-        end
-        if (fin__onehot[7 * 8 + 6]) begin
-            f_sm = onehot_s_7;
-            f_si = index_s_7;
-        end
-        if (fin__onehot[7 * 8 + 7]) begin
-            f_sm = onehot_s_7;
-            f_si = index_s_7;
-        end
-        if (fin__onehot[8 * 8 + 0]) begin
-            f_sm = onehot_s_8;
-            f_si = index_s_8;
-        end
-        if (fin__onehot[8 * 8 + 1]) begin
-            f_sm = onehot_s_8;
-            f_si = index_s_8;
-        end
-        if (fin__onehot[8 * 8 + 2]) begin
-            f_sm = onehot_s_8;
-            f_si = index_s_8;
-        end
-        if (fin__onehot[8 * 8 + 3]) begin
-            f_sm = onehot_s_8;
-            f_si = index_s_8;
-        end
-        if (fin__onehot[8 * 8 + 4]) begin
-            f_sm = onehot_s_8;
-            f_si = index_s_8;
-        end
-        if (fin__onehot[8 * 8 + 5]) begin
-            f_sm = onehot_s_8;
-            f_si = index_s_8;
-        end
-        if (fin__onehot[8 * 8 + 6]) begin
-            f_sm = onehot_s_8;
-            f_si = index_s_8;
-        end
-        if (fin__onehot[8 * 8 + 7]) begin
-            f_sm = onehot_s_8;
-            f_si = index_s_8;
-        end
-        if (fin__onehot[9 * 8 + 0]) begin
-            f_sm = onehot_s_9;
-            f_si = index_s_9;
-        end
-        if (fin__onehot[9 * 8 + 1]) begin
-            f_sm = onehot_s_9;
-            f_si = index_s_9;
-        end
-        if (fin__onehot[9 * 8 + 2]) begin
-            f_sm = onehot_s_9;
-            f_si = index_s_9;
-        end
-        if (fin__onehot[9 * 8 + 3]) begin
-            f_sm = onehot_s_9;
-            f_si = index_s_9;
-        end
-        if (fin__onehot[9 * 8 + 4]) begin
-            f_sm = onehot_s_9;
-            f_si = index_s_9;
-        end
-        if (fin__onehot[9 * 8 + 5]) begin
-            f_sm = onehot_s_9;
-            f_si = index_s_9;
-        end
-        if (fin__onehot[9 * 8 + 6]) begin
-            f_sm = onehot_s_9;
-            f_si = index_s_9;
-        end
-        if (fin__onehot[9 * 8 + 7]) begin
-            f_sm = onehot_s_9;
-            f_si = index_s_9;
-        end
-        if (fin__onehot[10 * 8 + 0]) begin
-            f_sm = onehot_s_10;
-            f_si = index_s_10;
-        end
-        if (fin__onehot[10 * 8 + 1]) begin
-            f_sm = onehot_s_10;
-            f_si = index_s_10;
-        end
-        if (fin__onehot[10 * 8 + 2]) begin
-            f_sm = onehot_s_10;
-            f_si = index_s_10;
-        end
-        if (fin__onehot[10 * 8 + 3]) begin
-            f_sm = onehot_s_10;
-            f_si = index_s_10;
-        end
-        if (fin__onehot[10 * 8 + 4]) begin
-            f_sm = onehot_s_10;
-            f_si = index_s_10;
-        end
-        if (fin__onehot[10 * 8 + 5]) begin
-            f_sm = onehot_s_10;
-            f_si = index_s_10;
-        end
-        if (fin__onehot[10 * 8 + 6]) begin
-            f_sm = onehot_s_10;
-            f_si = index_s_10;
-        end
-        if (fin__onehot[10 * 8 + 7]) begin
-            f_sm = onehot_s_10;
-            f_si = index_s_10;
-        end
-        if (fin__onehot[11 * 8 + 0]) begin
-            f_sm = onehot_s_11;
-            f_si = index_s_11;
-        end
-        if (fin__onehot[11 * 8 + 1]) begin
-            f_sm = onehot_s_11;
-            f_si = index_s_11;
-        end
-        if (fin__onehot[11 * 8 + 2]) begin
-            f_sm = onehot_s_11;
-            f_si = index_s_11;
-        end
-        if (fin__onehot[11 * 8 + 3]) begin
-            f_sm = onehot_s_11;
-            f_si = index_s_11;
-        end
-        if (fin__onehot[11 * 8 + 4]) begin
-            f_sm = onehot_s_11;
-            f_si = index_s_11;
-        end
-        if (fin__onehot[11 * 8 + 5]) begin
-            f_sm = onehot_s_11;
-            f_si = index_s_11;
-        end
-        if (fin__onehot[11 * 8 + 6]) begin
-            f_sm = onehot_s_11;
-            f_si = index_s_11;
-        end
-        if (fin__onehot[11 * 8 + 7]) begin
-            f_sm = onehot_s_11;
-            f_si = index_s_11;
-        end
-        if (fin__onehot[12 * 8 + 0]) begin
-            f_sm = onehot_s_12;
-            f_si = index_s_12;
-        end
-        if (fin__onehot[12 * 8 + 1]) begin
-            f_sm = onehot_s_12;
-            f_si = index_s_12;
-        end
-        if (fin__onehot[12 * 8 + 2]) begin
-            f_sm = onehot_s_12;
-            f_si = index_s_12;
-        end
-        if (fin__onehot[12 * 8 + 3]) begin
-            f_sm = onehot_s_12;
-            f_si = index_s_12;
-        end
-        if (fin__onehot[12 * 8 + 4]) begin
-            f_sm = onehot_s_12;
-            f_si = index_s_12;
-        end
-        if (fin__onehot[12 * 8 + 5]) begin
-            f_sm = onehot_s_12;
-            f_si = index_s_12;
-        end
-        if (fin__onehot[12 * 8 + 6]) begin
-            f_sm = onehot_s_12;
-            f_si = index_s_12;
-        end
-        if (fin__onehot[12 * 8 + 7]) begin
-            f_sm = onehot_s_12;
-            f_si = index_s_12;
-        end
-        if (fin__onehot[13 * 8 + 0]) begin
-            f_sm = onehot_s_13;
-            f_si = index_s_13;
-        end
-        if (fin__onehot[13 * 8 + 1]) begin
-            f_sm = onehot_s_13;
-            f_si = index_s_13;
-        end
-        if (fin__onehot[13 * 8 + 2]) begin
-            f_sm = onehot_s_13;
-            f_si = index_s_13;
-        end
-        if (fin__onehot[13 * 8 + 3]) begin
-            f_sm = onehot_s_13;
-            f_si = index_s_13;
-        end
-        if (fin__onehot[13 * 8 + 4]) begin
-            f_sm = onehot_s_13;
-            f_si = index_s_13;
-        end
-        if (fin__onehot[13 * 8 + 5]) begin
-            f_sm = onehot_s_13;
-            f_si = index_s_13;
-        end
-        if (fin__onehot[13 * 8 + 6]) begin
-            f_sm = onehot_s_13;
-            f_si = index_s_13;
-        end
-        if (fin__onehot[13 * 8 + 7]) begin
-            f_sm = onehot_s_13;
-            f_si = index_s_13;
-        end
-        if (fin__onehot[14 * 8 + 0]) begin
-            f_sm = onehot_s_14;
-            f_si = index_s_14;
-        end
-        if (fin__onehot[14 * 8 + 1]) begin
-            f_sm = onehot_s_14;
-            f_si = index_s_14;
-        end
-        if (fin__onehot[14 * 8 + 2]) begin
-            f_sm = onehot_s_14;
-            f_si = index_s_14;
-        end
-        if (fin__onehot[14 * 8 + 3]) begin
-            f_sm = onehot_s_14;
-            f_si = index_s_14;
-        end
-        if (fin__onehot[14 * 8 + 4]) begin
-            f_sm = onehot_s_14;
-            f_si = index_s_14;
-        end
-        if (fin__onehot[14 * 8 + 5]) begin
-            f_sm = onehot_s_14;
-            f_si = index_s_14;
-        end
-        if (fin__onehot[14 * 8 + 6]) begin
-            f_sm = onehot_s_14;
-            f_si = index_s_14;
-        end
-        if (fin__onehot[14 * 8 + 7]) begin
-            f_sm = onehot_s_14;
-            f_si = index_s_14;
-        end
+        f_sm[0] = |fin__onehot[(0 * 8)+:(8)];
+        f_sm[1] = |fin__onehot[(1 * 8)+:(8)];
+        f_sm[2] = |fin__onehot[(2 * 8)+:(8)];
+        f_sm[3] = |fin__onehot[(3 * 8)+:(8)];
+        f_sm[4] = |fin__onehot[(4 * 8)+:(8)];
+        f_sm[5] = |fin__onehot[(5 * 8)+:(8)];
+        f_sm[6] = |fin__onehot[(6 * 8)+:(8)];
+        f_sm[7] = |fin__onehot[(7 * 8)+:(8)];
+        f_sm[8] = |fin__onehot[(8 * 8)+:(8)];
+        f_sm[9] = |fin__onehot[(9 * 8)+:(8)];
+        f_sm[10] = |fin__onehot[(10 * 8)+:(8)];
+        f_sm[11] = |fin__onehot[(11 * 8)+:(8)];
+        f_sm[12] = |fin__onehot[(12 * 8)+:(8)];
+        f_sm[13] = |fin__onehot[(13 * 8)+:(8)];
+        f_sm[14] = |fin__onehot[(14 * 8)+:(8)];
         free_eng = ~active__q;
         filling = (fed__q < total_q__q) & |(~valid__q);
         st_grant = free_eng & held__q & |(hsm__q & room);
@@ -6535,1981 +5178,175 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             grant_id = win_id;
         end
         idle = granted__q >= total_q__q;
-        ie_oh = erows__q & ((~erows__q) + one_nw);
-        is_oh = srows__q & ((~srows__q) + one_nr);
-        ie_row = zero_nwb;
-        is_row = zero_nrb;
+        first_erow__req = erows__q;
+        ie_oh = first_erow__onehot;
+        ie_row = first_erow__index;
+        first_srow__req = srows__q;
+        is_oh = first_srow__onehot;
+        is_row = first_srow__index;
         i_si = zero_sb;
-        if (ie_oh[0]) begin
-            ie_row = ie_row | index_nw_0;
-        end
-        if (ie_oh[1]) begin
-            ie_row = ie_row | index_nw_1;
-        end
-        if (ie_oh[2]) begin
-            ie_row = ie_row | index_nw_2;
-        end
-        if (ie_oh[3]) begin
-            ie_row = ie_row | index_nw_3;
-        end
         if (is_oh[0]) begin
-            is_row = is_row | index_nr_0;
             i_si = i_si | srow_si_0;
         end
         if (is_oh[1]) begin
-            is_row = is_row | index_nr_1;
             i_si = i_si | srow_si_1;
         end
         if (is_oh[2]) begin
-            is_row = is_row | index_nr_2;
             i_si = i_si | srow_si_2;
         end
         if (is_oh[3]) begin
-            is_row = is_row | index_nr_3;
             i_si = i_si | srow_si_3;
         end
         if (is_oh[4]) begin
-            is_row = is_row | index_nr_4;
             i_si = i_si | srow_si_4;
         end
         if (is_oh[5]) begin
-            is_row = is_row | index_nr_5;
             i_si = i_si | srow_si_5;
         end
         if (is_oh[6]) begin
-            is_row = is_row | index_nr_6;
             i_si = i_si | srow_si_6;
         end
         if (is_oh[7]) begin
-            is_row = is_row | index_nr_7;
             i_si = i_si | srow_si_7;
         end
         if (is_oh[8]) begin
-            is_row = is_row | index_nr_8;
             i_si = i_si | srow_si_8;
         end
         if (is_oh[9]) begin
-            is_row = is_row | index_nr_9;
             i_si = i_si | srow_si_9;
         end
         if (is_oh[10]) begin
-            is_row = is_row | index_nr_10;
             i_si = i_si | srow_si_10;
         end
         if (is_oh[11]) begin
-            is_row = is_row | index_nr_11;
             i_si = i_si | srow_si_11;
         end
         if (is_oh[12]) begin
-            is_row = is_row | index_nr_12;
             i_si = i_si | srow_si_12;
         end
         if (is_oh[13]) begin
-            is_row = is_row | index_nr_13;
             i_si = i_si | srow_si_13;
         end
         if (is_oh[14]) begin
-            is_row = is_row | index_nr_14;
             i_si = i_si | srow_si_14;
         end
         iss = active__q & (|erows__q | |srows__q);
         i_acc = zero_g;
-        if (ie_oh[0] & vr[0 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (ie_oh[1] & vr[1 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (ie_oh[2] & vr[2 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (ie_oh[3] & vr[3 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[0] & occ__q[0 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[1] & occ__q[1 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[2] & occ__q[2 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[3] & occ__q[3 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[4] & occ__q[4 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[5] & occ__q[5 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[6] & occ__q[6 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[7] & occ__q[7 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[8] & occ__q[8 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[9] & occ__q[9 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[10] & occ__q[10 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[11] & occ__q[11 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[12] & occ__q[12 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[13] & occ__q[13 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[14] & occ__q[14 * 8 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (ie_oh[0] & vr[0 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (ie_oh[1] & vr[1 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (ie_oh[2] & vr[2 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (ie_oh[3] & vr[3 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[0] & occ__q[0 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[1] & occ__q[1 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[2] & occ__q[2 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[3] & occ__q[3 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[4] & occ__q[4 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[5] & occ__q[5 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[6] & occ__q[6 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[7] & occ__q[7 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[8] & occ__q[8 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[9] & occ__q[9 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[10] & occ__q[10 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[11] & occ__q[11 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[12] & occ__q[12 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[13] & occ__q[13 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[14] & occ__q[14 * 8 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (ie_oh[0] & vr[0 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (ie_oh[1] & vr[1 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (ie_oh[2] & vr[2 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (ie_oh[3] & vr[3 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[0] & occ__q[0 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[1] & occ__q[1 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[2] & occ__q[2 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[3] & occ__q[3 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[4] & occ__q[4 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[5] & occ__q[5 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[6] & occ__q[6 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[7] & occ__q[7 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[8] & occ__q[8 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[9] & occ__q[9 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[10] & occ__q[10 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[11] & occ__q[11 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[12] & occ__q[12 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[13] & occ__q[13 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (is_oh[14] & occ__q[14 * 8 + 2]) begin
-            i_acc = i_acc | onehot_g_2;
-        end
-        if (ie_oh[0] & vr[0 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (ie_oh[1] & vr[1 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (ie_oh[2] & vr[2 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (ie_oh[3] & vr[3 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[0] & occ__q[0 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[1] & occ__q[1 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[2] & occ__q[2 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[3] & occ__q[3 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[4] & occ__q[4 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[5] & occ__q[5 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[6] & occ__q[6 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[7] & occ__q[7 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[8] & occ__q[8 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[9] & occ__q[9 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[10] & occ__q[10 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[11] & occ__q[11 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[12] & occ__q[12 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[13] & occ__q[13 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (is_oh[14] & occ__q[14 * 8 + 3]) begin
-            i_acc = i_acc | onehot_g_3;
-        end
-        if (ie_oh[0] & vr[0 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (ie_oh[1] & vr[1 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (ie_oh[2] & vr[2 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (ie_oh[3] & vr[3 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[0] & occ__q[0 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[1] & occ__q[1 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[2] & occ__q[2 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[3] & occ__q[3 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[4] & occ__q[4 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[5] & occ__q[5 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[6] & occ__q[6 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[7] & occ__q[7 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[8] & occ__q[8 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[9] & occ__q[9 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[10] & occ__q[10 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[11] & occ__q[11 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[12] & occ__q[12 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[13] & occ__q[13 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (is_oh[14] & occ__q[14 * 8 + 4]) begin
-            i_acc = i_acc | onehot_g_4;
-        end
-        if (ie_oh[0] & vr[0 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (ie_oh[1] & vr[1 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (ie_oh[2] & vr[2 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (ie_oh[3] & vr[3 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[0] & occ__q[0 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[1] & occ__q[1 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[2] & occ__q[2 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[3] & occ__q[3 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[4] & occ__q[4 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[5] & occ__q[5 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[6] & occ__q[6 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[7] & occ__q[7 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[8] & occ__q[8 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[9] & occ__q[9 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[10] & occ__q[10 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[11] & occ__q[11 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[12] & occ__q[12 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[13] & occ__q[13 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (is_oh[14] & occ__q[14 * 8 + 5]) begin
-            i_acc = i_acc | onehot_g_5;
-        end
-        if (ie_oh[0] & vr[0 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (ie_oh[1] & vr[1 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (ie_oh[2] & vr[2 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (ie_oh[3] & vr[3 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[0] & occ__q[0 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[1] & occ__q[1 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[2] & occ__q[2 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[3] & occ__q[3 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[4] & occ__q[4 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[5] & occ__q[5 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[6] & occ__q[6 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[7] & occ__q[7 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[8] & occ__q[8 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[9] & occ__q[9 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[10] & occ__q[10 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[11] & occ__q[11 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[12] & occ__q[12 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[13] & occ__q[13 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (is_oh[14] & occ__q[14 * 8 + 6]) begin
-            i_acc = i_acc | onehot_g_6;
-        end
-        if (ie_oh[0] & vr[0 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (ie_oh[1] & vr[1 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (ie_oh[2] & vr[2 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (ie_oh[3] & vr[3 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[0] & occ__q[0 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[1] & occ__q[1 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[2] & occ__q[2 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[3] & occ__q[3 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[4] & occ__q[4 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[5] & occ__q[5 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[6] & occ__q[6 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[7] & occ__q[7 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[8] & occ__q[8 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[9] & occ__q[9 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[10] & occ__q[10 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[11] & occ__q[11 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[12] & occ__q[12 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[13] & occ__q[13 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
-        if (is_oh[14] & occ__q[14 * 8 + 7]) begin
-            i_acc = i_acc | onehot_g_7;
-        end
         i_sv = zero_g;
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 8 + 0) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[0]) begin
+            i_acc = i_acc | vr[(0 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 8 + 0) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[1]) begin
+            i_acc = i_acc | vr[(1 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 8 + 0) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[2]) begin
+            i_acc = i_acc | vr[(2 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 8 + 0) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[3]) begin
+            i_acc = i_acc | vr[(3 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[4] & sval__q[(0 * 8 + 0) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[0]) begin
+            i_acc = i_acc | occ__q[(0 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[5] & sval__q[(0 * 8 + 0) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[1]) begin
+            i_acc = i_acc | occ__q[(1 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[6] & sval__q[(0 * 8 + 0) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[2]) begin
+            i_acc = i_acc | occ__q[(2 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[7] & sval__q[(0 * 8 + 0) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[3]) begin
+            i_acc = i_acc | occ__q[(3 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[8] & sval__q[(0 * 8 + 0) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[4]) begin
+            i_acc = i_acc | occ__q[(4 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[9] & sval__q[(0 * 8 + 0) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[5]) begin
+            i_acc = i_acc | occ__q[(5 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[10] & sval__q[(0 * 8 + 0) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[6]) begin
+            i_acc = i_acc | occ__q[(6 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[11] & sval__q[(0 * 8 + 0) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[7]) begin
+            i_acc = i_acc | occ__q[(7 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[12] & sval__q[(0 * 8 + 0) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[8]) begin
+            i_acc = i_acc | occ__q[(8 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[13] & sval__q[(0 * 8 + 0) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[9]) begin
+            i_acc = i_acc | occ__q[(9 * 8)+:(8)];
         end
-        if (ie_oh[0] & osm__q[14] & sval__q[(0 * 8 + 0) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[10]) begin
+            i_acc = i_acc | occ__q[(10 * 8)+:(8)];
         end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 8 + 0) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[11]) begin
+            i_acc = i_acc | occ__q[(11 * 8)+:(8)];
         end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 8 + 0) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[12]) begin
+            i_acc = i_acc | occ__q[(12 * 8)+:(8)];
         end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 8 + 0) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[13]) begin
+            i_acc = i_acc | occ__q[(13 * 8)+:(8)];
         end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 8 + 0) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[14]) begin
+            i_acc = i_acc | occ__q[(14 * 8)+:(8)];
         end
-        if (ie_oh[1] & osm__q[4] & sval__q[(1 * 8 + 0) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_0;
+        sv_sm = zero_w;
+        if (osm__q[0]) begin
+            sv_sm = sval_0__q;
         end
-        if (ie_oh[1] & osm__q[5] & sval__q[(1 * 8 + 0) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[1]) begin
+            sv_sm = sval_1__q;
         end
-        if (ie_oh[1] & osm__q[6] & sval__q[(1 * 8 + 0) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[2]) begin
+            sv_sm = sval_2__q;
         end
-        if (ie_oh[1] & osm__q[7] & sval__q[(1 * 8 + 0) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[3]) begin
+            sv_sm = sval_3__q;
         end
-        if (ie_oh[1] & osm__q[8] & sval__q[(1 * 8 + 0) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[4]) begin
+            sv_sm = sval_4__q;
         end
-        if (ie_oh[1] & osm__q[9] & sval__q[(1 * 8 + 0) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[5]) begin
+            sv_sm = sval_5__q;
         end
-        if (ie_oh[1] & osm__q[10] & sval__q[(1 * 8 + 0) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[6]) begin
+            sv_sm = sval_6__q;
         end
-        if (ie_oh[1] & osm__q[11] & sval__q[(1 * 8 + 0) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[7]) begin
+            sv_sm = sval_7__q;
         end
-        if (ie_oh[1] & osm__q[12] & sval__q[(1 * 8 + 0) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[8]) begin
+            sv_sm = sval_8__q;
         end
-        if (ie_oh[1] & osm__q[13] & sval__q[(1 * 8 + 0) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[9]) begin
+            sv_sm = sval_9__q;
         end
-        if (ie_oh[1] & osm__q[14] & sval__q[(1 * 8 + 0) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[10]) begin
+            sv_sm = sval_10__q;
         end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 8 + 0) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[11]) begin
+            sv_sm = sval_11__q;
         end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 8 + 0) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[12]) begin
+            sv_sm = sval_12__q;
         end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 8 + 0) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[13]) begin
+            sv_sm = sval_13__q;
         end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 8 + 0) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[14]) begin
+            sv_sm = sval_14__q;
         end
-        if (ie_oh[2] & osm__q[4] & sval__q[(2 * 8 + 0) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[0]) begin
+            i_sv = sv_sm[(0 * 8)+:(8)];
         end
-        if (ie_oh[2] & osm__q[5] & sval__q[(2 * 8 + 0) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[1]) begin
+            i_sv = sv_sm[(1 * 8)+:(8)];
         end
-        if (ie_oh[2] & osm__q[6] & sval__q[(2 * 8 + 0) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[2]) begin
+            i_sv = sv_sm[(2 * 8)+:(8)];
         end
-        if (ie_oh[2] & osm__q[7] & sval__q[(2 * 8 + 0) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[2] & osm__q[8] & sval__q[(2 * 8 + 0) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[2] & osm__q[9] & sval__q[(2 * 8 + 0) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[2] & osm__q[10] & sval__q[(2 * 8 + 0) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[2] & osm__q[11] & sval__q[(2 * 8 + 0) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[2] & osm__q[12] & sval__q[(2 * 8 + 0) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[2] & osm__q[13] & sval__q[(2 * 8 + 0) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[2] & osm__q[14] & sval__q[(2 * 8 + 0) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 8 + 0) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 8 + 0) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 8 + 0) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 8 + 0) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[4] & sval__q[(3 * 8 + 0) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[5] & sval__q[(3 * 8 + 0) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[6] & sval__q[(3 * 8 + 0) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[7] & sval__q[(3 * 8 + 0) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[8] & sval__q[(3 * 8 + 0) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[9] & sval__q[(3 * 8 + 0) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[10] & sval__q[(3 * 8 + 0) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[11] & sval__q[(3 * 8 + 0) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[12] & sval__q[(3 * 8 + 0) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[13] & sval__q[(3 * 8 + 0) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[3] & osm__q[14] & sval__q[(3 * 8 + 0) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_0;
-        end
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 8 + 1) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 8 + 1) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 8 + 1) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 8 + 1) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[4] & sval__q[(0 * 8 + 1) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[5] & sval__q[(0 * 8 + 1) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[6] & sval__q[(0 * 8 + 1) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[7] & sval__q[(0 * 8 + 1) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[8] & sval__q[(0 * 8 + 1) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[9] & sval__q[(0 * 8 + 1) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[10] & sval__q[(0 * 8 + 1) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[11] & sval__q[(0 * 8 + 1) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[12] & sval__q[(0 * 8 + 1) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[13] & sval__q[(0 * 8 + 1) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[14] & sval__q[(0 * 8 + 1) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 8 + 1) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 8 + 1) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 8 + 1) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 8 + 1) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[4] & sval__q[(1 * 8 + 1) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[5] & sval__q[(1 * 8 + 1) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[6] & sval__q[(1 * 8 + 1) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[7] & sval__q[(1 * 8 + 1) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[8] & sval__q[(1 * 8 + 1) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[9] & sval__q[(1 * 8 + 1) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[10] & sval__q[(1 * 8 + 1) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[11] & sval__q[(1 * 8 + 1) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[12] & sval__q[(1 * 8 + 1) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[13] & sval__q[(1 * 8 + 1) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[14] & sval__q[(1 * 8 + 1) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 8 + 1) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 8 + 1) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 8 + 1) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 8 + 1) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[4] & sval__q[(2 * 8 + 1) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[5] & sval__q[(2 * 8 + 1) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[6] & sval__q[(2 * 8 + 1) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[7] & sval__q[(2 * 8 + 1) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[8] & sval__q[(2 * 8 + 1) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[9] & sval__q[(2 * 8 + 1) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[10] & sval__q[(2 * 8 + 1) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[11] & sval__q[(2 * 8 + 1) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[12] & sval__q[(2 * 8 + 1) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[13] & sval__q[(2 * 8 + 1) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[14] & sval__q[(2 * 8 + 1) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 8 + 1) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 8 + 1) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 8 + 1) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 8 + 1) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[4] & sval__q[(3 * 8 + 1) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[5] & sval__q[(3 * 8 + 1) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[6] & sval__q[(3 * 8 + 1) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[7] & sval__q[(3 * 8 + 1) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[8] & sval__q[(3 * 8 + 1) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[9] & sval__q[(3 * 8 + 1) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[10] & sval__q[(3 * 8 + 1) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[11] & sval__q[(3 * 8 + 1) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[12] & sval__q[(3 * 8 + 1) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[13] & sval__q[(3 * 8 + 1) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[14] & sval__q[(3 * 8 + 1) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 8 + 2) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 8 + 2) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 8 + 2) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 8 + 2) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[4] & sval__q[(0 * 8 + 2) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[5] & sval__q[(0 * 8 + 2) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[6] & sval__q[(0 * 8 + 2) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[7] & sval__q[(0 * 8 + 2) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[8] & sval__q[(0 * 8 + 2) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[9] & sval__q[(0 * 8 + 2) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[10] & sval__q[(0 * 8 + 2) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[11] & sval__q[(0 * 8 + 2) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[12] & sval__q[(0 * 8 + 2) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[13] & sval__q[(0 * 8 + 2) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[14] & sval__q[(0 * 8 + 2) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 8 + 2) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 8 + 2) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 8 + 2) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 8 + 2) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[4] & sval__q[(1 * 8 + 2) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[5] & sval__q[(1 * 8 + 2) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[6] & sval__q[(1 * 8 + 2) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[7] & sval__q[(1 * 8 + 2) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[8] & sval__q[(1 * 8 + 2) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[9] & sval__q[(1 * 8 + 2) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[10] & sval__q[(1 * 8 + 2) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[11] & sval__q[(1 * 8 + 2) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[12] & sval__q[(1 * 8 + 2) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[13] & sval__q[(1 * 8 + 2) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[1] & osm__q[14] & sval__q[(1 * 8 + 2) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 8 + 2) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 8 + 2) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 8 + 2) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 8 + 2) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[4] & sval__q[(2 * 8 + 2) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[5] & sval__q[(2 * 8 + 2) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[6] & sval__q[(2 * 8 + 2) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[7] & sval__q[(2 * 8 + 2) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[8] & sval__q[(2 * 8 + 2) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[9] & sval__q[(2 * 8 + 2) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[10] & sval__q[(2 * 8 + 2) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[11] & sval__q[(2 * 8 + 2) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[12] & sval__q[(2 * 8 + 2) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[13] & sval__q[(2 * 8 + 2) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[2] & osm__q[14] & sval__q[(2 * 8 + 2) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 8 + 2) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 8 + 2) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 8 + 2) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 8 + 2) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[4] & sval__q[(3 * 8 + 2) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[5] & sval__q[(3 * 8 + 2) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[6] & sval__q[(3 * 8 + 2) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[7] & sval__q[(3 * 8 + 2) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[8] & sval__q[(3 * 8 + 2) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[9] & sval__q[(3 * 8 + 2) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[10] & sval__q[(3 * 8 + 2) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[11] & sval__q[(3 * 8 + 2) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[12] & sval__q[(3 * 8 + 2) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[13] & sval__q[(3 * 8 + 2) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[3] & osm__q[14] & sval__q[(3 * 8 + 2) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_2;
-        end
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 8 + 3) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 8 + 3) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 8 + 3) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 8 + 3) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[4] & sval__q[(0 * 8 + 3) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[5] & sval__q[(0 * 8 + 3) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[6] & sval__q[(0 * 8 + 3) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[7] & sval__q[(0 * 8 + 3) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[8] & sval__q[(0 * 8 + 3) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[9] & sval__q[(0 * 8 + 3) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[10] & sval__q[(0 * 8 + 3) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[11] & sval__q[(0 * 8 + 3) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[12] & sval__q[(0 * 8 + 3) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[13] & sval__q[(0 * 8 + 3) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[14] & sval__q[(0 * 8 + 3) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 8 + 3) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 8 + 3) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 8 + 3) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 8 + 3) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[4] & sval__q[(1 * 8 + 3) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[5] & sval__q[(1 * 8 + 3) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[6] & sval__q[(1 * 8 + 3) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[7] & sval__q[(1 * 8 + 3) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[8] & sval__q[(1 * 8 + 3) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[9] & sval__q[(1 * 8 + 3) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[10] & sval__q[(1 * 8 + 3) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[11] & sval__q[(1 * 8 + 3) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[12] & sval__q[(1 * 8 + 3) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[13] & sval__q[(1 * 8 + 3) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[1] & osm__q[14] & sval__q[(1 * 8 + 3) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 8 + 3) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 8 + 3) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 8 + 3) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 8 + 3) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[4] & sval__q[(2 * 8 + 3) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[5] & sval__q[(2 * 8 + 3) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[6] & sval__q[(2 * 8 + 3) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[7] & sval__q[(2 * 8 + 3) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[8] & sval__q[(2 * 8 + 3) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[9] & sval__q[(2 * 8 + 3) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[10] & sval__q[(2 * 8 + 3) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[11] & sval__q[(2 * 8 + 3) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[12] & sval__q[(2 * 8 + 3) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[13] & sval__q[(2 * 8 + 3) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[2] & osm__q[14] & sval__q[(2 * 8 + 3) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 8 + 3) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 8 + 3) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 8 + 3) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 8 + 3) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[4] & sval__q[(3 * 8 + 3) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[5] & sval__q[(3 * 8 + 3) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[6] & sval__q[(3 * 8 + 3) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[7] & sval__q[(3 * 8 + 3) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[8] & sval__q[(3 * 8 + 3) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[9] & sval__q[(3 * 8 + 3) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[10] & sval__q[(3 * 8 + 3) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[11] & sval__q[(3 * 8 + 3) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[12] & sval__q[(3 * 8 + 3) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[13] & sval__q[(3 * 8 + 3) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[3] & osm__q[14] & sval__q[(3 * 8 + 3) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_3;
-        end
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 8 + 4) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 8 + 4) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 8 + 4) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 8 + 4) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[4] & sval__q[(0 * 8 + 4) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[5] & sval__q[(0 * 8 + 4) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[6] & sval__q[(0 * 8 + 4) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[7] & sval__q[(0 * 8 + 4) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[8] & sval__q[(0 * 8 + 4) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[9] & sval__q[(0 * 8 + 4) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[10] & sval__q[(0 * 8 + 4) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[11] & sval__q[(0 * 8 + 4) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[12] & sval__q[(0 * 8 + 4) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[13] & sval__q[(0 * 8 + 4) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[14] & sval__q[(0 * 8 + 4) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 8 + 4) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 8 + 4) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 8 + 4) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 8 + 4) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[4] & sval__q[(1 * 8 + 4) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[5] & sval__q[(1 * 8 + 4) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[6] & sval__q[(1 * 8 + 4) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[7] & sval__q[(1 * 8 + 4) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[8] & sval__q[(1 * 8 + 4) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[9] & sval__q[(1 * 8 + 4) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[10] & sval__q[(1 * 8 + 4) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[11] & sval__q[(1 * 8 + 4) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[12] & sval__q[(1 * 8 + 4) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[13] & sval__q[(1 * 8 + 4) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[1] & osm__q[14] & sval__q[(1 * 8 + 4) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 8 + 4) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 8 + 4) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 8 + 4) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 8 + 4) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[4] & sval__q[(2 * 8 + 4) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[5] & sval__q[(2 * 8 + 4) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[6] & sval__q[(2 * 8 + 4) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[7] & sval__q[(2 * 8 + 4) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[8] & sval__q[(2 * 8 + 4) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[9] & sval__q[(2 * 8 + 4) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[10] & sval__q[(2 * 8 + 4) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[11] & sval__q[(2 * 8 + 4) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[12] & sval__q[(2 * 8 + 4) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[13] & sval__q[(2 * 8 + 4) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[2] & osm__q[14] & sval__q[(2 * 8 + 4) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 8 + 4) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 8 + 4) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 8 + 4) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 8 + 4) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[4] & sval__q[(3 * 8 + 4) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[5] & sval__q[(3 * 8 + 4) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[6] & sval__q[(3 * 8 + 4) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[7] & sval__q[(3 * 8 + 4) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[8] & sval__q[(3 * 8 + 4) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[9] & sval__q[(3 * 8 + 4) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[10] & sval__q[(3 * 8 + 4) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[11] & sval__q[(3 * 8 + 4) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[12] & sval__q[(3 * 8 + 4) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[13] & sval__q[(3 * 8 + 4) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[3] & osm__q[14] & sval__q[(3 * 8 + 4) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_4;
-        end
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 8 + 5) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 8 + 5) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 8 + 5) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 8 + 5) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[4] & sval__q[(0 * 8 + 5) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[5] & sval__q[(0 * 8 + 5) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[6] & sval__q[(0 * 8 + 5) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[7] & sval__q[(0 * 8 + 5) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[8] & sval__q[(0 * 8 + 5) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[9] & sval__q[(0 * 8 + 5) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[10] & sval__q[(0 * 8 + 5) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[11] & sval__q[(0 * 8 + 5) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[12] & sval__q[(0 * 8 + 5) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[13] & sval__q[(0 * 8 + 5) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[14] & sval__q[(0 * 8 + 5) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 8 + 5) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 8 + 5) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 8 + 5) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 8 + 5) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[4] & sval__q[(1 * 8 + 5) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[5] & sval__q[(1 * 8 + 5) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[6] & sval__q[(1 * 8 + 5) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[7] & sval__q[(1 * 8 + 5) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[8] & sval__q[(1 * 8 + 5) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[9] & sval__q[(1 * 8 + 5) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[10] & sval__q[(1 * 8 + 5) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[11] & sval__q[(1 * 8 + 5) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[12] & sval__q[(1 * 8 + 5) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[13] & sval__q[(1 * 8 + 5) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[1] & osm__q[14] & sval__q[(1 * 8 + 5) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 8 + 5) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 8 + 5) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 8 + 5) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 8 + 5) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[4] & sval__q[(2 * 8 + 5) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[5] & sval__q[(2 * 8 + 5) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[6] & sval__q[(2 * 8 + 5) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[7] & sval__q[(2 * 8 + 5) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[8] & sval__q[(2 * 8 + 5) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[9] & sval__q[(2 * 8 + 5) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[10] & sval__q[(2 * 8 + 5) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[11] & sval__q[(2 * 8 + 5) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[12] & sval__q[(2 * 8 + 5) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[13] & sval__q[(2 * 8 + 5) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[2] & osm__q[14] & sval__q[(2 * 8 + 5) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 8 + 5) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 8 + 5) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 8 + 5) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 8 + 5) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[4] & sval__q[(3 * 8 + 5) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[5] & sval__q[(3 * 8 + 5) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[6] & sval__q[(3 * 8 + 5) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[7] & sval__q[(3 * 8 + 5) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[8] & sval__q[(3 * 8 + 5) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[9] & sval__q[(3 * 8 + 5) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[10] & sval__q[(3 * 8 + 5) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[11] & sval__q[(3 * 8 + 5) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[12] & sval__q[(3 * 8 + 5) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[13] & sval__q[(3 * 8 + 5) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[3] & osm__q[14] & sval__q[(3 * 8 + 5) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_5;
-        end
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 8 + 6) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 8 + 6) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 8 + 6) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 8 + 6) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[4] & sval__q[(0 * 8 + 6) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[5] & sval__q[(0 * 8 + 6) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[6] & sval__q[(0 * 8 + 6) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[7] & sval__q[(0 * 8 + 6) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[8] & sval__q[(0 * 8 + 6) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[9] & sval__q[(0 * 8 + 6) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[10] & sval__q[(0 * 8 + 6) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[11] & sval__q[(0 * 8 + 6) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[12] & sval__q[(0 * 8 + 6) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[13] & sval__q[(0 * 8 + 6) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[14] & sval__q[(0 * 8 + 6) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 8 + 6) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 8 + 6) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 8 + 6) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 8 + 6) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[4] & sval__q[(1 * 8 + 6) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[5] & sval__q[(1 * 8 + 6) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[6] & sval__q[(1 * 8 + 6) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[7] & sval__q[(1 * 8 + 6) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[8] & sval__q[(1 * 8 + 6) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[9] & sval__q[(1 * 8 + 6) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[10] & sval__q[(1 * 8 + 6) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[11] & sval__q[(1 * 8 + 6) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[12] & sval__q[(1 * 8 + 6) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[13] & sval__q[(1 * 8 + 6) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[1] & osm__q[14] & sval__q[(1 * 8 + 6) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 8 + 6) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 8 + 6) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 8 + 6) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 8 + 6) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[4] & sval__q[(2 * 8 + 6) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[5] & sval__q[(2 * 8 + 6) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[6] & sval__q[(2 * 8 + 6) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[7] & sval__q[(2 * 8 + 6) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[8] & sval__q[(2 * 8 + 6) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[9] & sval__q[(2 * 8 + 6) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[10] & sval__q[(2 * 8 + 6) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[11] & sval__q[(2 * 8 + 6) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[12] & sval__q[(2 * 8 + 6) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[13] & sval__q[(2 * 8 + 6) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[2] & osm__q[14] & sval__q[(2 * 8 + 6) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 8 + 6) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 8 + 6) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 8 + 6) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 8 + 6) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[4] & sval__q[(3 * 8 + 6) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[5] & sval__q[(3 * 8 + 6) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[6] & sval__q[(3 * 8 + 6) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[7] & sval__q[(3 * 8 + 6) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[8] & sval__q[(3 * 8 + 6) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[9] & sval__q[(3 * 8 + 6) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[10] & sval__q[(3 * 8 + 6) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[11] & sval__q[(3 * 8 + 6) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[12] & sval__q[(3 * 8 + 6) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[13] & sval__q[(3 * 8 + 6) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[3] & osm__q[14] & sval__q[(3 * 8 + 6) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_6;
-        end
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 8 + 7) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 8 + 7) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 8 + 7) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 8 + 7) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[4] & sval__q[(0 * 8 + 7) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[5] & sval__q[(0 * 8 + 7) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[6] & sval__q[(0 * 8 + 7) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[7] & sval__q[(0 * 8 + 7) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[8] & sval__q[(0 * 8 + 7) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[9] & sval__q[(0 * 8 + 7) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[10] & sval__q[(0 * 8 + 7) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[11] & sval__q[(0 * 8 + 7) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[12] & sval__q[(0 * 8 + 7) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[13] & sval__q[(0 * 8 + 7) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[0] & osm__q[14] & sval__q[(0 * 8 + 7) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 8 + 7) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 8 + 7) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 8 + 7) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 8 + 7) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[4] & sval__q[(1 * 8 + 7) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[5] & sval__q[(1 * 8 + 7) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[6] & sval__q[(1 * 8 + 7) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[7] & sval__q[(1 * 8 + 7) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[8] & sval__q[(1 * 8 + 7) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[9] & sval__q[(1 * 8 + 7) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[10] & sval__q[(1 * 8 + 7) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[11] & sval__q[(1 * 8 + 7) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[12] & sval__q[(1 * 8 + 7) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[13] & sval__q[(1 * 8 + 7) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[1] & osm__q[14] & sval__q[(1 * 8 + 7) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 8 + 7) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 8 + 7) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 8 + 7) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 8 + 7) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[4] & sval__q[(2 * 8 + 7) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[5] & sval__q[(2 * 8 + 7) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[6] & sval__q[(2 * 8 + 7) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[7] & sval__q[(2 * 8 + 7) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[8] & sval__q[(2 * 8 + 7) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[9] & sval__q[(2 * 8 + 7) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[10] & sval__q[(2 * 8 + 7) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[11] & sval__q[(2 * 8 + 7) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[12] & sval__q[(2 * 8 + 7) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[13] & sval__q[(2 * 8 + 7) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[2] & osm__q[14] & sval__q[(2 * 8 + 7) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 8 + 7) * 15 + 0]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 8 + 7) * 15 + 1]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 8 + 7) * 15 + 2]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 8 + 7) * 15 + 3]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[4] & sval__q[(3 * 8 + 7) * 15 + 4]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[5] & sval__q[(3 * 8 + 7) * 15 + 5]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[6] & sval__q[(3 * 8 + 7) * 15 + 6]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[7] & sval__q[(3 * 8 + 7) * 15 + 7]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[8] & sval__q[(3 * 8 + 7) * 15 + 8]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[9] & sval__q[(3 * 8 + 7) * 15 + 9]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[10] & sval__q[(3 * 8 + 7) * 15 + 10]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[11] & sval__q[(3 * 8 + 7) * 15 + 11]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[12] & sval__q[(3 * 8 + 7) * 15 + 12]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[13] & sval__q[(3 * 8 + 7) * 15 + 13]) begin
-            i_sv = i_sv | onehot_g_7;
-        end
-        if (ie_oh[3] & osm__q[14] & sval__q[(3 * 8 + 7) * 15 + 14]) begin
-            i_sv = i_sv | onehot_g_7;
+        if (ie_oh[3]) begin
+            i_sv = sv_sm[(3 * 8)+:(8)];
         end
         erows__d = erows__q & ~ie_oh;
         srows__d = srows__q & ~is_oh;
@@ -10485,186 +7322,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             tot_0__write_enable = 1'b1;
             tot_0__write_address = p2_row__q;
             tot_0__write_data = new_tot_0;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[0] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[1] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[2] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[3] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[4]) begin
-                sval_n[4] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[5]) begin
-                sval_n[5] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[6]) begin
-                sval_n[6] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[7]) begin
-                sval_n[7] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[8]) begin
-                sval_n[8] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[9]) begin
-                sval_n[9] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[10]) begin
-                sval_n[10] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[11]) begin
-                sval_n[11] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[12]) begin
-                sval_n[12] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[13]) begin
-                sval_n[13] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[14]) begin
-                sval_n[14] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[120] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[121] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[122] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[123] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[4]) begin
-                sval_n[124] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[5]) begin
-                sval_n[125] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[6]) begin
-                sval_n[126] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[7]) begin
-                sval_n[127] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[8]) begin
-                sval_n[128] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[9]) begin
-                sval_n[129] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[10]) begin
-                sval_n[130] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[11]) begin
-                sval_n[131] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[12]) begin
-                sval_n[132] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[13]) begin
-                sval_n[133] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[14]) begin
-                sval_n[134] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[240] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[241] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[242] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[243] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[4]) begin
-                sval_n[244] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[5]) begin
-                sval_n[245] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[6]) begin
-                sval_n[246] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[7]) begin
-                sval_n[247] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[8]) begin
-                sval_n[248] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[9]) begin
-                sval_n[249] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[10]) begin
-                sval_n[250] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[11]) begin
-                sval_n[251] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[12]) begin
-                sval_n[252] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[13]) begin
-                sval_n[253] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[14]) begin
-                sval_n[254] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[360] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[361] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[362] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[363] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[4]) begin
-                sval_n[364] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[5]) begin
-                sval_n[365] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[6]) begin
-                sval_n[366] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[7]) begin
-                sval_n[367] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[8]) begin
-                sval_n[368] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[9]) begin
-                sval_n[369] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[10]) begin
-                sval_n[370] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[11]) begin
-                sval_n[371] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[12]) begin
-                sval_n[372] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[13]) begin
-                sval_n[373] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[14]) begin
-                sval_n[374] = 1'b1;
-            end
         end
         cur_1 = zero_score;
         if (p2_sv__q[1]) begin
@@ -10710,186 +7367,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             tot_1__write_enable = 1'b1;
             tot_1__write_address = p2_row__q;
             tot_1__write_data = new_tot_1;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[15] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[16] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[17] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[18] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[4]) begin
-                sval_n[19] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[5]) begin
-                sval_n[20] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[6]) begin
-                sval_n[21] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[7]) begin
-                sval_n[22] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[8]) begin
-                sval_n[23] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[9]) begin
-                sval_n[24] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[10]) begin
-                sval_n[25] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[11]) begin
-                sval_n[26] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[12]) begin
-                sval_n[27] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[13]) begin
-                sval_n[28] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[14]) begin
-                sval_n[29] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[135] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[136] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[137] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[138] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[4]) begin
-                sval_n[139] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[5]) begin
-                sval_n[140] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[6]) begin
-                sval_n[141] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[7]) begin
-                sval_n[142] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[8]) begin
-                sval_n[143] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[9]) begin
-                sval_n[144] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[10]) begin
-                sval_n[145] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[11]) begin
-                sval_n[146] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[12]) begin
-                sval_n[147] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[13]) begin
-                sval_n[148] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[14]) begin
-                sval_n[149] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[255] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[256] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[257] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[258] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[4]) begin
-                sval_n[259] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[5]) begin
-                sval_n[260] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[6]) begin
-                sval_n[261] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[7]) begin
-                sval_n[262] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[8]) begin
-                sval_n[263] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[9]) begin
-                sval_n[264] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[10]) begin
-                sval_n[265] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[11]) begin
-                sval_n[266] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[12]) begin
-                sval_n[267] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[13]) begin
-                sval_n[268] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[14]) begin
-                sval_n[269] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[375] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[376] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[377] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[378] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[4]) begin
-                sval_n[379] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[5]) begin
-                sval_n[380] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[6]) begin
-                sval_n[381] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[7]) begin
-                sval_n[382] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[8]) begin
-                sval_n[383] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[9]) begin
-                sval_n[384] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[10]) begin
-                sval_n[385] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[11]) begin
-                sval_n[386] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[12]) begin
-                sval_n[387] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[13]) begin
-                sval_n[388] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[14]) begin
-                sval_n[389] = 1'b1;
-            end
         end
         cur_2 = zero_score;
         if (p2_sv__q[2]) begin
@@ -10935,186 +7412,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             tot_2__write_enable = 1'b1;
             tot_2__write_address = p2_row__q;
             tot_2__write_data = new_tot_2;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[30] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[31] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[32] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[33] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[4]) begin
-                sval_n[34] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[5]) begin
-                sval_n[35] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[6]) begin
-                sval_n[36] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[7]) begin
-                sval_n[37] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[8]) begin
-                sval_n[38] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[9]) begin
-                sval_n[39] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[10]) begin
-                sval_n[40] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[11]) begin
-                sval_n[41] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[12]) begin
-                sval_n[42] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[13]) begin
-                sval_n[43] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[14]) begin
-                sval_n[44] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[150] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[151] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[152] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[153] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[4]) begin
-                sval_n[154] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[5]) begin
-                sval_n[155] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[6]) begin
-                sval_n[156] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[7]) begin
-                sval_n[157] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[8]) begin
-                sval_n[158] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[9]) begin
-                sval_n[159] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[10]) begin
-                sval_n[160] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[11]) begin
-                sval_n[161] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[12]) begin
-                sval_n[162] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[13]) begin
-                sval_n[163] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[14]) begin
-                sval_n[164] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[270] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[271] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[272] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[273] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[4]) begin
-                sval_n[274] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[5]) begin
-                sval_n[275] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[6]) begin
-                sval_n[276] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[7]) begin
-                sval_n[277] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[8]) begin
-                sval_n[278] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[9]) begin
-                sval_n[279] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[10]) begin
-                sval_n[280] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[11]) begin
-                sval_n[281] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[12]) begin
-                sval_n[282] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[13]) begin
-                sval_n[283] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[14]) begin
-                sval_n[284] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[390] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[391] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[392] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[393] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[4]) begin
-                sval_n[394] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[5]) begin
-                sval_n[395] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[6]) begin
-                sval_n[396] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[7]) begin
-                sval_n[397] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[8]) begin
-                sval_n[398] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[9]) begin
-                sval_n[399] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[10]) begin
-                sval_n[400] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[11]) begin
-                sval_n[401] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[12]) begin
-                sval_n[402] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[13]) begin
-                sval_n[403] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[14]) begin
-                sval_n[404] = 1'b1;
-            end
         end
         cur_3 = zero_score;
         if (p2_sv__q[3]) begin
@@ -11160,186 +7457,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             tot_3__write_enable = 1'b1;
             tot_3__write_address = p2_row__q;
             tot_3__write_data = new_tot_3;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[45] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[46] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[47] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[48] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[4]) begin
-                sval_n[49] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[5]) begin
-                sval_n[50] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[6]) begin
-                sval_n[51] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[7]) begin
-                sval_n[52] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[8]) begin
-                sval_n[53] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[9]) begin
-                sval_n[54] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[10]) begin
-                sval_n[55] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[11]) begin
-                sval_n[56] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[12]) begin
-                sval_n[57] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[13]) begin
-                sval_n[58] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[14]) begin
-                sval_n[59] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[165] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[166] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[167] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[168] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[4]) begin
-                sval_n[169] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[5]) begin
-                sval_n[170] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[6]) begin
-                sval_n[171] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[7]) begin
-                sval_n[172] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[8]) begin
-                sval_n[173] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[9]) begin
-                sval_n[174] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[10]) begin
-                sval_n[175] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[11]) begin
-                sval_n[176] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[12]) begin
-                sval_n[177] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[13]) begin
-                sval_n[178] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[14]) begin
-                sval_n[179] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[285] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[286] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[287] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[288] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[4]) begin
-                sval_n[289] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[5]) begin
-                sval_n[290] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[6]) begin
-                sval_n[291] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[7]) begin
-                sval_n[292] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[8]) begin
-                sval_n[293] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[9]) begin
-                sval_n[294] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[10]) begin
-                sval_n[295] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[11]) begin
-                sval_n[296] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[12]) begin
-                sval_n[297] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[13]) begin
-                sval_n[298] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[14]) begin
-                sval_n[299] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[405] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[406] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[407] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[408] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[4]) begin
-                sval_n[409] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[5]) begin
-                sval_n[410] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[6]) begin
-                sval_n[411] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[7]) begin
-                sval_n[412] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[8]) begin
-                sval_n[413] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[9]) begin
-                sval_n[414] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[10]) begin
-                sval_n[415] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[11]) begin
-                sval_n[416] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[12]) begin
-                sval_n[417] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[13]) begin
-                sval_n[418] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[14]) begin
-                sval_n[419] = 1'b1;
-            end
         end
         cur_4 = zero_score;
         if (p2_sv__q[4]) begin
@@ -11385,186 +7502,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             tot_4__write_enable = 1'b1;
             tot_4__write_address = p2_row__q;
             tot_4__write_data = new_tot_4;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[60] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[61] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[62] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[63] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[4]) begin
-                sval_n[64] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[5]) begin
-                sval_n[65] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[6]) begin
-                sval_n[66] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[7]) begin
-                sval_n[67] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[8]) begin
-                sval_n[68] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[9]) begin
-                sval_n[69] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[10]) begin
-                sval_n[70] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[11]) begin
-                sval_n[71] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[12]) begin
-                sval_n[72] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[13]) begin
-                sval_n[73] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[14]) begin
-                sval_n[74] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[180] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[181] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[182] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[183] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[4]) begin
-                sval_n[184] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[5]) begin
-                sval_n[185] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[6]) begin
-                sval_n[186] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[7]) begin
-                sval_n[187] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[8]) begin
-                sval_n[188] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[9]) begin
-                sval_n[189] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[10]) begin
-                sval_n[190] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[11]) begin
-                sval_n[191] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[12]) begin
-                sval_n[192] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[13]) begin
-                sval_n[193] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[14]) begin
-                sval_n[194] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[300] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[301] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[302] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[303] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[4]) begin
-                sval_n[304] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[5]) begin
-                sval_n[305] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[6]) begin
-                sval_n[306] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[7]) begin
-                sval_n[307] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[8]) begin
-                sval_n[308] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[9]) begin
-                sval_n[309] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[10]) begin
-                sval_n[310] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[11]) begin
-                sval_n[311] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[12]) begin
-                sval_n[312] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[13]) begin
-                sval_n[313] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[14]) begin
-                sval_n[314] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[420] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[421] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[422] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[423] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[4]) begin
-                sval_n[424] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[5]) begin
-                sval_n[425] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[6]) begin
-                sval_n[426] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[7]) begin
-                sval_n[427] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[8]) begin
-                sval_n[428] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[9]) begin
-                sval_n[429] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[10]) begin
-                sval_n[430] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[11]) begin
-                sval_n[431] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[12]) begin
-                sval_n[432] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[13]) begin
-                sval_n[433] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[14]) begin
-                sval_n[434] = 1'b1;
-            end
         end
         cur_5 = zero_score;
         if (p2_sv__q[5]) begin
@@ -11610,186 +7547,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             tot_5__write_enable = 1'b1;
             tot_5__write_address = p2_row__q;
             tot_5__write_data = new_tot_5;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[75] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[76] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[77] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[78] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[4]) begin
-                sval_n[79] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[5]) begin
-                sval_n[80] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[6]) begin
-                sval_n[81] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[7]) begin
-                sval_n[82] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[8]) begin
-                sval_n[83] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[9]) begin
-                sval_n[84] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[10]) begin
-                sval_n[85] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[11]) begin
-                sval_n[86] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[12]) begin
-                sval_n[87] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[13]) begin
-                sval_n[88] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[14]) begin
-                sval_n[89] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[195] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[196] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[197] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[198] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[4]) begin
-                sval_n[199] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[5]) begin
-                sval_n[200] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[6]) begin
-                sval_n[201] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[7]) begin
-                sval_n[202] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[8]) begin
-                sval_n[203] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[9]) begin
-                sval_n[204] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[10]) begin
-                sval_n[205] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[11]) begin
-                sval_n[206] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[12]) begin
-                sval_n[207] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[13]) begin
-                sval_n[208] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[14]) begin
-                sval_n[209] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[315] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[316] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[317] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[318] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[4]) begin
-                sval_n[319] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[5]) begin
-                sval_n[320] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[6]) begin
-                sval_n[321] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[7]) begin
-                sval_n[322] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[8]) begin
-                sval_n[323] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[9]) begin
-                sval_n[324] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[10]) begin
-                sval_n[325] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[11]) begin
-                sval_n[326] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[12]) begin
-                sval_n[327] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[13]) begin
-                sval_n[328] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[14]) begin
-                sval_n[329] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[435] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[436] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[437] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[438] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[4]) begin
-                sval_n[439] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[5]) begin
-                sval_n[440] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[6]) begin
-                sval_n[441] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[7]) begin
-                sval_n[442] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[8]) begin
-                sval_n[443] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[9]) begin
-                sval_n[444] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[10]) begin
-                sval_n[445] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[11]) begin
-                sval_n[446] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[12]) begin
-                sval_n[447] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[13]) begin
-                sval_n[448] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[14]) begin
-                sval_n[449] = 1'b1;
-            end
         end
         cur_6 = zero_score;
         if (p2_sv__q[6]) begin
@@ -11835,186 +7592,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             tot_6__write_enable = 1'b1;
             tot_6__write_address = p2_row__q;
             tot_6__write_data = new_tot_6;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[90] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[91] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[92] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[93] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[4]) begin
-                sval_n[94] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[5]) begin
-                sval_n[95] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[6]) begin
-                sval_n[96] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[7]) begin
-                sval_n[97] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[8]) begin
-                sval_n[98] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[9]) begin
-                sval_n[99] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[10]) begin
-                sval_n[100] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[11]) begin
-                sval_n[101] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[12]) begin
-                sval_n[102] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[13]) begin
-                sval_n[103] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[14]) begin
-                sval_n[104] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[210] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[211] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[212] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[213] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[4]) begin
-                sval_n[214] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[5]) begin
-                sval_n[215] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[6]) begin
-                sval_n[216] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[7]) begin
-                sval_n[217] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[8]) begin
-                sval_n[218] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[9]) begin
-                sval_n[219] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[10]) begin
-                sval_n[220] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[11]) begin
-                sval_n[221] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[12]) begin
-                sval_n[222] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[13]) begin
-                sval_n[223] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[14]) begin
-                sval_n[224] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[330] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[331] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[332] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[333] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[4]) begin
-                sval_n[334] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[5]) begin
-                sval_n[335] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[6]) begin
-                sval_n[336] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[7]) begin
-                sval_n[337] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[8]) begin
-                sval_n[338] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[9]) begin
-                sval_n[339] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[10]) begin
-                sval_n[340] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[11]) begin
-                sval_n[341] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[12]) begin
-                sval_n[342] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[13]) begin
-                sval_n[343] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[14]) begin
-                sval_n[344] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[450] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[451] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[452] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[453] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[4]) begin
-                sval_n[454] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[5]) begin
-                sval_n[455] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[6]) begin
-                sval_n[456] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[7]) begin
-                sval_n[457] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[8]) begin
-                sval_n[458] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[9]) begin
-                sval_n[459] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[10]) begin
-                sval_n[460] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[11]) begin
-                sval_n[461] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[12]) begin
-                sval_n[462] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[13]) begin
-                sval_n[463] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[14]) begin
-                sval_n[464] = 1'b1;
-            end
         end
         cur_7 = zero_score;
         if (p2_sv__q[7]) begin
@@ -12060,185 +7637,118 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             tot_7__write_enable = 1'b1;
             tot_7__write_address = p2_row__q;
             tot_7__write_data = new_tot_7;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[105] = 1'b1;
+        end
+        upd_entries = zero_w;
+        row_entries = zero_w;
+        upd_entries[0] = (p2_row__q == index_nw_0) & p2_acc__q[0];
+        row_entries[0] = (oc_row__q == index_nw_0) & oc_lane__q[0];
+        upd_entries[1] = (p2_row__q == index_nw_0) & p2_acc__q[1];
+        row_entries[1] = (oc_row__q == index_nw_0) & oc_lane__q[1];
+        upd_entries[2] = (p2_row__q == index_nw_0) & p2_acc__q[2];
+        row_entries[2] = (oc_row__q == index_nw_0) & oc_lane__q[2];
+        upd_entries[3] = (p2_row__q == index_nw_0) & p2_acc__q[3];
+        row_entries[3] = (oc_row__q == index_nw_0) & oc_lane__q[3];
+        upd_entries[4] = (p2_row__q == index_nw_0) & p2_acc__q[4];
+        row_entries[4] = (oc_row__q == index_nw_0) & oc_lane__q[4];
+        upd_entries[5] = (p2_row__q == index_nw_0) & p2_acc__q[5];
+        row_entries[5] = (oc_row__q == index_nw_0) & oc_lane__q[5];
+        upd_entries[6] = (p2_row__q == index_nw_0) & p2_acc__q[6];
+        row_entries[6] = (oc_row__q == index_nw_0) & oc_lane__q[6];
+        upd_entries[7] = (p2_row__q == index_nw_0) & p2_acc__q[7];
+        row_entries[7] = (oc_row__q == index_nw_0) & oc_lane__q[7];
+        upd_entries[8] = (p2_row__q == index_nw_1) & p2_acc__q[0];
+        row_entries[8] = (oc_row__q == index_nw_1) & oc_lane__q[0];
+        upd_entries[9] = (p2_row__q == index_nw_1) & p2_acc__q[1];
+        row_entries[9] = (oc_row__q == index_nw_1) & oc_lane__q[1];
+        upd_entries[10] = (p2_row__q == index_nw_1) & p2_acc__q[2];
+        row_entries[10] = (oc_row__q == index_nw_1) & oc_lane__q[2];
+        upd_entries[11] = (p2_row__q == index_nw_1) & p2_acc__q[3];
+        row_entries[11] = (oc_row__q == index_nw_1) & oc_lane__q[3];
+        upd_entries[12] = (p2_row__q == index_nw_1) & p2_acc__q[4];
+        row_entries[12] = (oc_row__q == index_nw_1) & oc_lane__q[4];
+        upd_entries[13] = (p2_row__q == index_nw_1) & p2_acc__q[5];
+        row_entries[13] = (oc_row__q == index_nw_1) & oc_lane__q[5];
+        upd_entries[14] = (p2_row__q == index_nw_1) & p2_acc__q[6];
+        row_entries[14] = (oc_row__q == index_nw_1) & oc_lane__q[6];
+        upd_entries[15] = (p2_row__q == index_nw_1) & p2_acc__q[7];
+        row_entries[15] = (oc_row__q == index_nw_1) & oc_lane__q[7];
+        upd_entries[16] = (p2_row__q == index_nw_2) & p2_acc__q[0];
+        row_entries[16] = (oc_row__q == index_nw_2) & oc_lane__q[0];
+        upd_entries[17] = (p2_row__q == index_nw_2) & p2_acc__q[1];
+        row_entries[17] = (oc_row__q == index_nw_2) & oc_lane__q[1];
+        upd_entries[18] = (p2_row__q == index_nw_2) & p2_acc__q[2];
+        row_entries[18] = (oc_row__q == index_nw_2) & oc_lane__q[2];
+        upd_entries[19] = (p2_row__q == index_nw_2) & p2_acc__q[3];
+        row_entries[19] = (oc_row__q == index_nw_2) & oc_lane__q[3];
+        upd_entries[20] = (p2_row__q == index_nw_2) & p2_acc__q[4];
+        row_entries[20] = (oc_row__q == index_nw_2) & oc_lane__q[4];
+        upd_entries[21] = (p2_row__q == index_nw_2) & p2_acc__q[5];
+        row_entries[21] = (oc_row__q == index_nw_2) & oc_lane__q[5];
+        upd_entries[22] = (p2_row__q == index_nw_2) & p2_acc__q[6];
+        row_entries[22] = (oc_row__q == index_nw_2) & oc_lane__q[6];
+        upd_entries[23] = (p2_row__q == index_nw_2) & p2_acc__q[7];
+        row_entries[23] = (oc_row__q == index_nw_2) & oc_lane__q[7];
+        upd_entries[24] = (p2_row__q == index_nw_3) & p2_acc__q[0];
+        row_entries[24] = (oc_row__q == index_nw_3) & oc_lane__q[0];
+        upd_entries[25] = (p2_row__q == index_nw_3) & p2_acc__q[1];
+        row_entries[25] = (oc_row__q == index_nw_3) & oc_lane__q[1];
+        upd_entries[26] = (p2_row__q == index_nw_3) & p2_acc__q[2];
+        row_entries[26] = (oc_row__q == index_nw_3) & oc_lane__q[2];
+        upd_entries[27] = (p2_row__q == index_nw_3) & p2_acc__q[3];
+        row_entries[27] = (oc_row__q == index_nw_3) & oc_lane__q[3];
+        upd_entries[28] = (p2_row__q == index_nw_3) & p2_acc__q[4];
+        row_entries[28] = (oc_row__q == index_nw_3) & oc_lane__q[4];
+        upd_entries[29] = (p2_row__q == index_nw_3) & p2_acc__q[5];
+        row_entries[29] = (oc_row__q == index_nw_3) & oc_lane__q[5];
+        upd_entries[30] = (p2_row__q == index_nw_3) & p2_acc__q[6];
+        row_entries[30] = (oc_row__q == index_nw_3) & oc_lane__q[6];
+        upd_entries[31] = (p2_row__q == index_nw_3) & p2_acc__q[7];
+        row_entries[31] = (oc_row__q == index_nw_3) & oc_lane__q[7];
+        if (p2_v__q & (k_fin__q | k_grant__q)) begin
+            if (osm__q[0]) begin
+                sval_n_0 = sval_n_0 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[106] = 1'b1;
+            if (osm__q[1]) begin
+                sval_n_1 = sval_n_1 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[107] = 1'b1;
+            if (osm__q[2]) begin
+                sval_n_2 = sval_n_2 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[108] = 1'b1;
+            if (osm__q[3]) begin
+                sval_n_3 = sval_n_3 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[4]) begin
-                sval_n[109] = 1'b1;
+            if (osm__q[4]) begin
+                sval_n_4 = sval_n_4 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[5]) begin
-                sval_n[110] = 1'b1;
+            if (osm__q[5]) begin
+                sval_n_5 = sval_n_5 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[6]) begin
-                sval_n[111] = 1'b1;
+            if (osm__q[6]) begin
+                sval_n_6 = sval_n_6 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[7]) begin
-                sval_n[112] = 1'b1;
+            if (osm__q[7]) begin
+                sval_n_7 = sval_n_7 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[8]) begin
-                sval_n[113] = 1'b1;
+            if (osm__q[8]) begin
+                sval_n_8 = sval_n_8 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[9]) begin
-                sval_n[114] = 1'b1;
+            if (osm__q[9]) begin
+                sval_n_9 = sval_n_9 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[10]) begin
-                sval_n[115] = 1'b1;
+            if (osm__q[10]) begin
+                sval_n_10 = sval_n_10 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[11]) begin
-                sval_n[116] = 1'b1;
+            if (osm__q[11]) begin
+                sval_n_11 = sval_n_11 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[12]) begin
-                sval_n[117] = 1'b1;
+            if (osm__q[12]) begin
+                sval_n_12 = sval_n_12 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[13]) begin
-                sval_n[118] = 1'b1;
+            if (osm__q[13]) begin
+                sval_n_13 = sval_n_13 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[14]) begin
-                sval_n[119] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[225] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[226] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[227] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[228] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[4]) begin
-                sval_n[229] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[5]) begin
-                sval_n[230] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[6]) begin
-                sval_n[231] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[7]) begin
-                sval_n[232] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[8]) begin
-                sval_n[233] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[9]) begin
-                sval_n[234] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[10]) begin
-                sval_n[235] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[11]) begin
-                sval_n[236] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[12]) begin
-                sval_n[237] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[13]) begin
-                sval_n[238] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[14]) begin
-                sval_n[239] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[345] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[346] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[347] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[348] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[4]) begin
-                sval_n[349] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[5]) begin
-                sval_n[350] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[6]) begin
-                sval_n[351] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[7]) begin
-                sval_n[352] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[8]) begin
-                sval_n[353] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[9]) begin
-                sval_n[354] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[10]) begin
-                sval_n[355] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[11]) begin
-                sval_n[356] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[12]) begin
-                sval_n[357] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[13]) begin
-                sval_n[358] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[14]) begin
-                sval_n[359] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[465] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[466] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[467] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[468] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[4]) begin
-                sval_n[469] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[5]) begin
-                sval_n[470] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[6]) begin
-                sval_n[471] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[7]) begin
-                sval_n[472] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[8]) begin
-                sval_n[473] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[9]) begin
-                sval_n[474] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[10]) begin
-                sval_n[475] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[11]) begin
-                sval_n[476] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[12]) begin
-                sval_n[477] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[13]) begin
-                sval_n[478] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[14]) begin
-                sval_n[479] = 1'b1;
+            if (osm__q[14]) begin
+                sval_n_14 = sval_n_14 | upd_entries;
             end
         end
         rsum_0 = rsum_0 + rsum_1;
@@ -12290,186 +7800,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
                 tot_0__write_enable = 1'b1;
                 tot_0__write_address = oc_row__q;
                 tot_0__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[0] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[1] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[2] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[3] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_4)) begin
-                    sval_n[4] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_5)) begin
-                    sval_n[5] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_6)) begin
-                    sval_n[6] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_7)) begin
-                    sval_n[7] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_8)) begin
-                    sval_n[8] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_9)) begin
-                    sval_n[9] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_10)) begin
-                    sval_n[10] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_11)) begin
-                    sval_n[11] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_12)) begin
-                    sval_n[12] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_13)) begin
-                    sval_n[13] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_14)) begin
-                    sval_n[14] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[120] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[121] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[122] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[123] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_4)) begin
-                    sval_n[124] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_5)) begin
-                    sval_n[125] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_6)) begin
-                    sval_n[126] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_7)) begin
-                    sval_n[127] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_8)) begin
-                    sval_n[128] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_9)) begin
-                    sval_n[129] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_10)) begin
-                    sval_n[130] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_11)) begin
-                    sval_n[131] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_12)) begin
-                    sval_n[132] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_13)) begin
-                    sval_n[133] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_14)) begin
-                    sval_n[134] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[240] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[241] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[242] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[243] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_4)) begin
-                    sval_n[244] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_5)) begin
-                    sval_n[245] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_6)) begin
-                    sval_n[246] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_7)) begin
-                    sval_n[247] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_8)) begin
-                    sval_n[248] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_9)) begin
-                    sval_n[249] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_10)) begin
-                    sval_n[250] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_11)) begin
-                    sval_n[251] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_12)) begin
-                    sval_n[252] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_13)) begin
-                    sval_n[253] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_14)) begin
-                    sval_n[254] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[360] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[361] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[362] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[363] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_4)) begin
-                    sval_n[364] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_5)) begin
-                    sval_n[365] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_6)) begin
-                    sval_n[366] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_7)) begin
-                    sval_n[367] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_8)) begin
-                    sval_n[368] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_9)) begin
-                    sval_n[369] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_10)) begin
-                    sval_n[370] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_11)) begin
-                    sval_n[371] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_12)) begin
-                    sval_n[372] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_13)) begin
-                    sval_n[373] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_14)) begin
-                    sval_n[374] = 1'b1;
-                end
             end
             if (oc_lane__q[1]) begin
                 score_1__write_enable = 1'b1;
@@ -12478,186 +7808,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
                 tot_1__write_enable = 1'b1;
                 tot_1__write_address = oc_row__q;
                 tot_1__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[15] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[16] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[17] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[18] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_4)) begin
-                    sval_n[19] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_5)) begin
-                    sval_n[20] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_6)) begin
-                    sval_n[21] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_7)) begin
-                    sval_n[22] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_8)) begin
-                    sval_n[23] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_9)) begin
-                    sval_n[24] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_10)) begin
-                    sval_n[25] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_11)) begin
-                    sval_n[26] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_12)) begin
-                    sval_n[27] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_13)) begin
-                    sval_n[28] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_14)) begin
-                    sval_n[29] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[135] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[136] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[137] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[138] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_4)) begin
-                    sval_n[139] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_5)) begin
-                    sval_n[140] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_6)) begin
-                    sval_n[141] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_7)) begin
-                    sval_n[142] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_8)) begin
-                    sval_n[143] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_9)) begin
-                    sval_n[144] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_10)) begin
-                    sval_n[145] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_11)) begin
-                    sval_n[146] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_12)) begin
-                    sval_n[147] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_13)) begin
-                    sval_n[148] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_14)) begin
-                    sval_n[149] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[255] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[256] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[257] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[258] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_4)) begin
-                    sval_n[259] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_5)) begin
-                    sval_n[260] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_6)) begin
-                    sval_n[261] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_7)) begin
-                    sval_n[262] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_8)) begin
-                    sval_n[263] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_9)) begin
-                    sval_n[264] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_10)) begin
-                    sval_n[265] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_11)) begin
-                    sval_n[266] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_12)) begin
-                    sval_n[267] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_13)) begin
-                    sval_n[268] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_14)) begin
-                    sval_n[269] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[375] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[376] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[377] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[378] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_4)) begin
-                    sval_n[379] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_5)) begin
-                    sval_n[380] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_6)) begin
-                    sval_n[381] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_7)) begin
-                    sval_n[382] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_8)) begin
-                    sval_n[383] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_9)) begin
-                    sval_n[384] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_10)) begin
-                    sval_n[385] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_11)) begin
-                    sval_n[386] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_12)) begin
-                    sval_n[387] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_13)) begin
-                    sval_n[388] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_14)) begin
-                    sval_n[389] = 1'b1;
-                end
             end
             if (oc_lane__q[2]) begin
                 score_2__write_enable = 1'b1;
@@ -12666,186 +7816,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
                 tot_2__write_enable = 1'b1;
                 tot_2__write_address = oc_row__q;
                 tot_2__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[30] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[31] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[32] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[33] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_4)) begin
-                    sval_n[34] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_5)) begin
-                    sval_n[35] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_6)) begin
-                    sval_n[36] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_7)) begin
-                    sval_n[37] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_8)) begin
-                    sval_n[38] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_9)) begin
-                    sval_n[39] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_10)) begin
-                    sval_n[40] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_11)) begin
-                    sval_n[41] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_12)) begin
-                    sval_n[42] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_13)) begin
-                    sval_n[43] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_14)) begin
-                    sval_n[44] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[150] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[151] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[152] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[153] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_4)) begin
-                    sval_n[154] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_5)) begin
-                    sval_n[155] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_6)) begin
-                    sval_n[156] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_7)) begin
-                    sval_n[157] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_8)) begin
-                    sval_n[158] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_9)) begin
-                    sval_n[159] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_10)) begin
-                    sval_n[160] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_11)) begin
-                    sval_n[161] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_12)) begin
-                    sval_n[162] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_13)) begin
-                    sval_n[163] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_14)) begin
-                    sval_n[164] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[270] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[271] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[272] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[273] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_4)) begin
-                    sval_n[274] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_5)) begin
-                    sval_n[275] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_6)) begin
-                    sval_n[276] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_7)) begin
-                    sval_n[277] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_8)) begin
-                    sval_n[278] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_9)) begin
-                    sval_n[279] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_10)) begin
-                    sval_n[280] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_11)) begin
-                    sval_n[281] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_12)) begin
-                    sval_n[282] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_13)) begin
-                    sval_n[283] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_14)) begin
-                    sval_n[284] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[390] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[391] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[392] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[393] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_4)) begin
-                    sval_n[394] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_5)) begin
-                    sval_n[395] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_6)) begin
-                    sval_n[396] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_7)) begin
-                    sval_n[397] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_8)) begin
-                    sval_n[398] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_9)) begin
-                    sval_n[399] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_10)) begin
-                    sval_n[400] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_11)) begin
-                    sval_n[401] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_12)) begin
-                    sval_n[402] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_13)) begin
-                    sval_n[403] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_14)) begin
-                    sval_n[404] = 1'b1;
-                end
             end
             if (oc_lane__q[3]) begin
                 score_3__write_enable = 1'b1;
@@ -12854,186 +7824,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
                 tot_3__write_enable = 1'b1;
                 tot_3__write_address = oc_row__q;
                 tot_3__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[45] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[46] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[47] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[48] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_4)) begin
-                    sval_n[49] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_5)) begin
-                    sval_n[50] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_6)) begin
-                    sval_n[51] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_7)) begin
-                    sval_n[52] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_8)) begin
-                    sval_n[53] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_9)) begin
-                    sval_n[54] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_10)) begin
-                    sval_n[55] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_11)) begin
-                    sval_n[56] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_12)) begin
-                    sval_n[57] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_13)) begin
-                    sval_n[58] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_14)) begin
-                    sval_n[59] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[165] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[166] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[167] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[168] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_4)) begin
-                    sval_n[169] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_5)) begin
-                    sval_n[170] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_6)) begin
-                    sval_n[171] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_7)) begin
-                    sval_n[172] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_8)) begin
-                    sval_n[173] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_9)) begin
-                    sval_n[174] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_10)) begin
-                    sval_n[175] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_11)) begin
-                    sval_n[176] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_12)) begin
-                    sval_n[177] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_13)) begin
-                    sval_n[178] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_14)) begin
-                    sval_n[179] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[285] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[286] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[287] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[288] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_4)) begin
-                    sval_n[289] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_5)) begin
-                    sval_n[290] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_6)) begin
-                    sval_n[291] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_7)) begin
-                    sval_n[292] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_8)) begin
-                    sval_n[293] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_9)) begin
-                    sval_n[294] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_10)) begin
-                    sval_n[295] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_11)) begin
-                    sval_n[296] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_12)) begin
-                    sval_n[297] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_13)) begin
-                    sval_n[298] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_14)) begin
-                    sval_n[299] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[405] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[406] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[407] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[408] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_4)) begin
-                    sval_n[409] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_5)) begin
-                    sval_n[410] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_6)) begin
-                    sval_n[411] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_7)) begin
-                    sval_n[412] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_8)) begin
-                    sval_n[413] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_9)) begin
-                    sval_n[414] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_10)) begin
-                    sval_n[415] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_11)) begin
-                    sval_n[416] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_12)) begin
-                    sval_n[417] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_13)) begin
-                    sval_n[418] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_14)) begin
-                    sval_n[419] = 1'b1;
-                end
             end
             if (oc_lane__q[4]) begin
                 score_4__write_enable = 1'b1;
@@ -13042,186 +7832,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
                 tot_4__write_enable = 1'b1;
                 tot_4__write_address = oc_row__q;
                 tot_4__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[60] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[61] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[62] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[63] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_4)) begin
-                    sval_n[64] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_5)) begin
-                    sval_n[65] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_6)) begin
-                    sval_n[66] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_7)) begin
-                    sval_n[67] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_8)) begin
-                    sval_n[68] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_9)) begin
-                    sval_n[69] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_10)) begin
-                    sval_n[70] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_11)) begin
-                    sval_n[71] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_12)) begin
-                    sval_n[72] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_13)) begin
-                    sval_n[73] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_14)) begin
-                    sval_n[74] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[180] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[181] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[182] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[183] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_4)) begin
-                    sval_n[184] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_5)) begin
-                    sval_n[185] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_6)) begin
-                    sval_n[186] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_7)) begin
-                    sval_n[187] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_8)) begin
-                    sval_n[188] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_9)) begin
-                    sval_n[189] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_10)) begin
-                    sval_n[190] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_11)) begin
-                    sval_n[191] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_12)) begin
-                    sval_n[192] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_13)) begin
-                    sval_n[193] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_14)) begin
-                    sval_n[194] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[300] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[301] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[302] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[303] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_4)) begin
-                    sval_n[304] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_5)) begin
-                    sval_n[305] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_6)) begin
-                    sval_n[306] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_7)) begin
-                    sval_n[307] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_8)) begin
-                    sval_n[308] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_9)) begin
-                    sval_n[309] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_10)) begin
-                    sval_n[310] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_11)) begin
-                    sval_n[311] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_12)) begin
-                    sval_n[312] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_13)) begin
-                    sval_n[313] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_14)) begin
-                    sval_n[314] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[420] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[421] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[422] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[423] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_4)) begin
-                    sval_n[424] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_5)) begin
-                    sval_n[425] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_6)) begin
-                    sval_n[426] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_7)) begin
-                    sval_n[427] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_8)) begin
-                    sval_n[428] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_9)) begin
-                    sval_n[429] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_10)) begin
-                    sval_n[430] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_11)) begin
-                    sval_n[431] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_12)) begin
-                    sval_n[432] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_13)) begin
-                    sval_n[433] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_14)) begin
-                    sval_n[434] = 1'b1;
-                end
             end
             if (oc_lane__q[5]) begin
                 score_5__write_enable = 1'b1;
@@ -13230,186 +7840,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
                 tot_5__write_enable = 1'b1;
                 tot_5__write_address = oc_row__q;
                 tot_5__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[75] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[76] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[77] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[78] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_4)) begin
-                    sval_n[79] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_5)) begin
-                    sval_n[80] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_6)) begin
-                    sval_n[81] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_7)) begin
-                    sval_n[82] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_8)) begin
-                    sval_n[83] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_9)) begin
-                    sval_n[84] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_10)) begin
-                    sval_n[85] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_11)) begin
-                    sval_n[86] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_12)) begin
-                    sval_n[87] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_13)) begin
-                    sval_n[88] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_14)) begin
-                    sval_n[89] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[195] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[196] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[197] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[198] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_4)) begin
-                    sval_n[199] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_5)) begin
-                    sval_n[200] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_6)) begin
-                    sval_n[201] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_7)) begin
-                    sval_n[202] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_8)) begin
-                    sval_n[203] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_9)) begin
-                    sval_n[204] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_10)) begin
-                    sval_n[205] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_11)) begin
-                    sval_n[206] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_12)) begin
-                    sval_n[207] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_13)) begin
-                    sval_n[208] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_14)) begin
-                    sval_n[209] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[315] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[316] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[317] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[318] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_4)) begin
-                    sval_n[319] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_5)) begin
-                    sval_n[320] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_6)) begin
-                    sval_n[321] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_7)) begin
-                    sval_n[322] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_8)) begin
-                    sval_n[323] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_9)) begin
-                    sval_n[324] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_10)) begin
-                    sval_n[325] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_11)) begin
-                    sval_n[326] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_12)) begin
-                    sval_n[327] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_13)) begin
-                    sval_n[328] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_14)) begin
-                    sval_n[329] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[435] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[436] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[437] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[438] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_4)) begin
-                    sval_n[439] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_5)) begin
-                    sval_n[440] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_6)) begin
-                    sval_n[441] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_7)) begin
-                    sval_n[442] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_8)) begin
-                    sval_n[443] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_9)) begin
-                    sval_n[444] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_10)) begin
-                    sval_n[445] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_11)) begin
-                    sval_n[446] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_12)) begin
-                    sval_n[447] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_13)) begin
-                    sval_n[448] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_14)) begin
-                    sval_n[449] = 1'b1;
-                end
             end
             if (oc_lane__q[6]) begin
                 score_6__write_enable = 1'b1;
@@ -13418,186 +7848,6 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
                 tot_6__write_enable = 1'b1;
                 tot_6__write_address = oc_row__q;
                 tot_6__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[90] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[91] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[92] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[93] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_4)) begin
-                    sval_n[94] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_5)) begin
-                    sval_n[95] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_6)) begin
-                    sval_n[96] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_7)) begin
-                    sval_n[97] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_8)) begin
-                    sval_n[98] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_9)) begin
-                    sval_n[99] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_10)) begin
-                    sval_n[100] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_11)) begin
-                    sval_n[101] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_12)) begin
-                    sval_n[102] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_13)) begin
-                    sval_n[103] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_14)) begin
-                    sval_n[104] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[210] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[211] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[212] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[213] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_4)) begin
-                    sval_n[214] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_5)) begin
-                    sval_n[215] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_6)) begin
-                    sval_n[216] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_7)) begin
-                    sval_n[217] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_8)) begin
-                    sval_n[218] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_9)) begin
-                    sval_n[219] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_10)) begin
-                    sval_n[220] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_11)) begin
-                    sval_n[221] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_12)) begin
-                    sval_n[222] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_13)) begin
-                    sval_n[223] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_14)) begin
-                    sval_n[224] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[330] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[331] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[332] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[333] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_4)) begin
-                    sval_n[334] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_5)) begin
-                    sval_n[335] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_6)) begin
-                    sval_n[336] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_7)) begin
-                    sval_n[337] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_8)) begin
-                    sval_n[338] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_9)) begin
-                    sval_n[339] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_10)) begin
-                    sval_n[340] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_11)) begin
-                    sval_n[341] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_12)) begin
-                    sval_n[342] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_13)) begin
-                    sval_n[343] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_14)) begin
-                    sval_n[344] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[450] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[451] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[452] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[453] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_4)) begin
-                    sval_n[454] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_5)) begin
-                    sval_n[455] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_6)) begin
-                    sval_n[456] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_7)) begin
-                    sval_n[457] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_8)) begin
-                    sval_n[458] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_9)) begin
-                    sval_n[459] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_10)) begin
-                    sval_n[460] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_11)) begin
-                    sval_n[461] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_12)) begin
-                    sval_n[462] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_13)) begin
-                    sval_n[463] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_14)) begin
-                    sval_n[464] = 1'b1;
-                end
             end
             if (oc_lane__q[7]) begin
                 score_7__write_enable = 1'b1;
@@ -13606,186 +7856,51 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
                 tot_7__write_enable = 1'b1;
                 tot_7__write_address = oc_row__q;
                 tot_7__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[105] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[106] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[107] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[108] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_4)) begin
-                    sval_n[109] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_5)) begin
-                    sval_n[110] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_6)) begin
-                    sval_n[111] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_7)) begin
-                    sval_n[112] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_8)) begin
-                    sval_n[113] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_9)) begin
-                    sval_n[114] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_10)) begin
-                    sval_n[115] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_11)) begin
-                    sval_n[116] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_12)) begin
-                    sval_n[117] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_13)) begin
-                    sval_n[118] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_14)) begin
-                    sval_n[119] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[225] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[226] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[227] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[228] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_4)) begin
-                    sval_n[229] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_5)) begin
-                    sval_n[230] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_6)) begin
-                    sval_n[231] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_7)) begin
-                    sval_n[232] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_8)) begin
-                    sval_n[233] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_9)) begin
-                    sval_n[234] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_10)) begin
-                    sval_n[235] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_11)) begin
-                    sval_n[236] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_12)) begin
-                    sval_n[237] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_13)) begin
-                    sval_n[238] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_14)) begin
-                    sval_n[239] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[345] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[346] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[347] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[348] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_4)) begin
-                    sval_n[349] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_5)) begin
-                    sval_n[350] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_6)) begin
-                    sval_n[351] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_7)) begin
-                    sval_n[352] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_8)) begin
-                    sval_n[353] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_9)) begin
-                    sval_n[354] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_10)) begin
-                    sval_n[355] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_11)) begin
-                    sval_n[356] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_12)) begin
-                    sval_n[357] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_13)) begin
-                    sval_n[358] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_14)) begin
-                    sval_n[359] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[465] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[466] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[467] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[468] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_4)) begin
-                    sval_n[469] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_5)) begin
-                    sval_n[470] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_6)) begin
-                    sval_n[471] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_7)) begin
-                    sval_n[472] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_8)) begin
-                    sval_n[473] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_9)) begin
-                    sval_n[474] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_10)) begin
-                    sval_n[475] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_11)) begin
-                    sval_n[476] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_12)) begin
-                    sval_n[477] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_13)) begin
-                    sval_n[478] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_14)) begin
-                    sval_n[479] = 1'b1;
-                end
+            end
+            if (p2_si__q == index_s_0) begin
+                sval_n_0 = sval_n_0 | row_entries;
+            end
+            if (p2_si__q == index_s_1) begin
+                sval_n_1 = sval_n_1 | row_entries;
+            end
+            if (p2_si__q == index_s_2) begin
+                sval_n_2 = sval_n_2 | row_entries;
+            end
+            if (p2_si__q == index_s_3) begin
+                sval_n_3 = sval_n_3 | row_entries;
+            end
+            if (p2_si__q == index_s_4) begin
+                sval_n_4 = sval_n_4 | row_entries;
+            end
+            if (p2_si__q == index_s_5) begin
+                sval_n_5 = sval_n_5 | row_entries;
+            end
+            if (p2_si__q == index_s_6) begin
+                sval_n_6 = sval_n_6 | row_entries;
+            end
+            if (p2_si__q == index_s_7) begin
+                sval_n_7 = sval_n_7 | row_entries;
+            end
+            if (p2_si__q == index_s_8) begin
+                sval_n_8 = sval_n_8 | row_entries;
+            end
+            if (p2_si__q == index_s_9) begin
+                sval_n_9 = sval_n_9 | row_entries;
+            end
+            if (p2_si__q == index_s_10) begin
+                sval_n_10 = sval_n_10 | row_entries;
+            end
+            if (p2_si__q == index_s_11) begin
+                sval_n_11 = sval_n_11 | row_entries;
+            end
+            if (p2_si__q == index_s_12) begin
+                sval_n_12 = sval_n_12 | row_entries;
+            end
+            if (p2_si__q == index_s_13) begin
+                sval_n_13 = sval_n_13 | row_entries;
+            end
+            if (p2_si__q == index_s_14) begin
+                sval_n_14 = sval_n_14 | row_entries;
             end
         end
         p1_v__d = iss;
@@ -13979,1446 +8094,21 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
             racc_any__d = 1'b0;
             rtot__d = zero_ob;
             ready_n = ready__q | wait_oh;
-            if (wait_oh[0]) begin
-                sval_n[0] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[1] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[2] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[3] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[4] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[5] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[6] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[7] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[8] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[9] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[10] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[11] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[12] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[13] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[14] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[15] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[16] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[17] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[18] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[19] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[20] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[21] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[22] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[23] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[24] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[25] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[26] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[27] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[28] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[29] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[30] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[31] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[32] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[33] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[34] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[35] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[36] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[37] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[38] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[39] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[40] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[41] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[42] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[43] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[44] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[45] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[46] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[47] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[48] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[49] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[50] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[51] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[52] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[53] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[54] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[55] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[56] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[57] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[58] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[59] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[60] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[61] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[62] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[63] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[64] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[65] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[66] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[67] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[68] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[69] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[70] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[71] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[72] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[73] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[74] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[75] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[76] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[77] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[78] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[79] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[80] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[81] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[82] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[83] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[84] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[85] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[86] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[87] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[88] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[89] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[90] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[91] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[92] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[93] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[94] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[95] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[96] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[97] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[98] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[99] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[100] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[101] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[102] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[103] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[104] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[105] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[106] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[107] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[108] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[109] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[110] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[111] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[112] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[113] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[114] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[115] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[116] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[117] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[118] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[119] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[120] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[121] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[122] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[123] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[124] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[125] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[126] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[127] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[128] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[129] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[130] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[131] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[132] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[133] = 1'b0;
-            end
-            if (wait_oh[8]) begin
-                sval_n[134] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[135] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[136] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[137] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[138] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[139] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[140] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[141] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[142] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[143] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[144] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[145] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[146] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[147] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[148] = 1'b0;
-            end
-            if (wait_oh[9]) begin
-                sval_n[149] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[150] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[151] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[152] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[153] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[154] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[155] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[156] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[157] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[158] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[159] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[160] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[161] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[162] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[163] = 1'b0;
-            end
-            if (wait_oh[10]) begin
-                sval_n[164] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[165] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[166] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[167] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[168] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[169] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[170] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[171] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[172] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[173] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[174] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[175] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[176] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[177] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[178] = 1'b0;
-            end
-            if (wait_oh[11]) begin
-                sval_n[179] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[180] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[181] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[182] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[183] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[184] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[185] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[186] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[187] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[188] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[189] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[190] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[191] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[192] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[193] = 1'b0;
-            end
-            if (wait_oh[12]) begin
-                sval_n[194] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[195] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[196] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[197] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[198] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[199] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[200] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[201] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[202] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[203] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[204] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[205] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[206] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[207] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[208] = 1'b0;
-            end
-            if (wait_oh[13]) begin
-                sval_n[209] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[210] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[211] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[212] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[213] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[214] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[215] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[216] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[217] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[218] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[219] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[220] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[221] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[222] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[223] = 1'b0;
-            end
-            if (wait_oh[14]) begin
-                sval_n[224] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[225] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[226] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[227] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[228] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[229] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[230] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[231] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[232] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[233] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[234] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[235] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[236] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[237] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[238] = 1'b0;
-            end
-            if (wait_oh[15]) begin
-                sval_n[239] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[240] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[241] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[242] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[243] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[244] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[245] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[246] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[247] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[248] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[249] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[250] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[251] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[252] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[253] = 1'b0;
-            end
-            if (wait_oh[16]) begin
-                sval_n[254] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[255] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[256] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[257] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[258] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[259] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[260] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[261] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[262] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[263] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[264] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[265] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[266] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[267] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[268] = 1'b0;
-            end
-            if (wait_oh[17]) begin
-                sval_n[269] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[270] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[271] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[272] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[273] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[274] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[275] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[276] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[277] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[278] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[279] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[280] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[281] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[282] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[283] = 1'b0;
-            end
-            if (wait_oh[18]) begin
-                sval_n[284] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[285] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[286] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[287] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[288] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[289] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[290] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[291] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[292] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[293] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[294] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[295] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[296] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[297] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[298] = 1'b0;
-            end
-            if (wait_oh[19]) begin
-                sval_n[299] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[300] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[301] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[302] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[303] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[304] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[305] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[306] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[307] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[308] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[309] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[310] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[311] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[312] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[313] = 1'b0;
-            end
-            if (wait_oh[20]) begin
-                sval_n[314] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[315] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[316] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[317] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[318] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[319] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[320] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[321] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[322] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[323] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[324] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[325] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[326] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[327] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[328] = 1'b0;
-            end
-            if (wait_oh[21]) begin
-                sval_n[329] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[330] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[331] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[332] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[333] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[334] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[335] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[336] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[337] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[338] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[339] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[340] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[341] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[342] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[343] = 1'b0;
-            end
-            if (wait_oh[22]) begin
-                sval_n[344] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[345] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[346] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[347] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[348] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[349] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[350] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[351] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[352] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[353] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[354] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[355] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[356] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[357] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[358] = 1'b0;
-            end
-            if (wait_oh[23]) begin
-                sval_n[359] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[360] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[361] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[362] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[363] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[364] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[365] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[366] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[367] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[368] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[369] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[370] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[371] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[372] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[373] = 1'b0;
-            end
-            if (wait_oh[24]) begin
-                sval_n[374] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[375] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[376] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[377] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[378] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[379] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[380] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[381] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[382] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[383] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[384] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[385] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[386] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[387] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[388] = 1'b0;
-            end
-            if (wait_oh[25]) begin
-                sval_n[389] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[390] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[391] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[392] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[393] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[394] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[395] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[396] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[397] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[398] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[399] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[400] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[401] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[402] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[403] = 1'b0;
-            end
-            if (wait_oh[26]) begin
-                sval_n[404] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[405] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[406] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[407] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[408] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[409] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[410] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[411] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[412] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[413] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[414] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[415] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[416] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[417] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[418] = 1'b0;
-            end
-            if (wait_oh[27]) begin
-                sval_n[419] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[420] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[421] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[422] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[423] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[424] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[425] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[426] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[427] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[428] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[429] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[430] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[431] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[432] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[433] = 1'b0;
-            end
-            if (wait_oh[28]) begin
-                sval_n[434] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[435] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[436] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[437] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[438] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[439] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[440] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[441] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[442] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[443] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[444] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[445] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[446] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[447] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[448] = 1'b0;
-            end
-            if (wait_oh[29]) begin
-                sval_n[449] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[450] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[451] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[452] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[453] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[454] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[455] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[456] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[457] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[458] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[459] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[460] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[461] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[462] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[463] = 1'b0;
-            end
-            if (wait_oh[30]) begin
-                sval_n[464] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[465] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[466] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[467] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[468] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[469] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[470] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[471] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[472] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[473] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[474] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[475] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[476] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[477] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[478] = 1'b0;
-            end
-            if (wait_oh[31]) begin
-                sval_n[479] = 1'b0;
-            end
+            sval_n_0 = sval_n_0 & ~wait_oh;
+            sval_n_1 = sval_n_1 & ~wait_oh;
+            sval_n_2 = sval_n_2 & ~wait_oh;
+            sval_n_3 = sval_n_3 & ~wait_oh;
+            sval_n_4 = sval_n_4 & ~wait_oh;
+            sval_n_5 = sval_n_5 & ~wait_oh;
+            sval_n_6 = sval_n_6 & ~wait_oh;
+            sval_n_7 = sval_n_7 & ~wait_oh;
+            sval_n_8 = sval_n_8 & ~wait_oh;
+            sval_n_9 = sval_n_9 & ~wait_oh;
+            sval_n_10 = sval_n_10 & ~wait_oh;
+            sval_n_11 = sval_n_11 & ~wait_oh;
+            sval_n_12 = sval_n_12 & ~wait_oh;
+            sval_n_13 = sval_n_13 & ~wait_oh;
+            sval_n_14 = sval_n_14 & ~wait_oh;
         end
         done_flat = zero_r;
         done_flat[0] = done_0[0];
@@ -15928,366 +8618,21 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
         end
         rr_above__d = rr_above_n;
         has_free = zero_s;
-        if (~occ_next[0 * 8 + 0]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 8 + 1]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 8 + 2]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 8 + 3]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 8 + 4]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 8 + 5]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 8 + 6]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 8 + 7]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[1 * 8 + 0]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 8 + 1]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 8 + 2]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 8 + 3]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 8 + 4]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 8 + 5]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 8 + 6]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 8 + 7]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[2 * 8 + 0]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 8 + 1]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 8 + 2]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 8 + 3]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 8 + 4]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 8 + 5]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 8 + 6]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 8 + 7]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[3 * 8 + 0]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 8 + 1]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 8 + 2]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 8 + 3]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 8 + 4]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 8 + 5]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 8 + 6]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 8 + 7]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[4 * 8 + 0]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ_next[4 * 8 + 1]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ_next[4 * 8 + 2]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ_next[4 * 8 + 3]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ_next[4 * 8 + 4]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ_next[4 * 8 + 5]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ_next[4 * 8 + 6]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ_next[4 * 8 + 7]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ_next[5 * 8 + 0]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ_next[5 * 8 + 1]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ_next[5 * 8 + 2]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ_next[5 * 8 + 3]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ_next[5 * 8 + 4]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ_next[5 * 8 + 5]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ_next[5 * 8 + 6]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ_next[5 * 8 + 7]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ_next[6 * 8 + 0]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ_next[6 * 8 + 1]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ_next[6 * 8 + 2]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ_next[6 * 8 + 3]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ_next[6 * 8 + 4]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ_next[6 * 8 + 5]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ_next[6 * 8 + 6]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ_next[6 * 8 + 7]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ_next[7 * 8 + 0]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ_next[7 * 8 + 1]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ_next[7 * 8 + 2]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ_next[7 * 8 + 3]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ_next[7 * 8 + 4]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ_next[7 * 8 + 5]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ_next[7 * 8 + 6]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ_next[7 * 8 + 7]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ_next[8 * 8 + 0]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ_next[8 * 8 + 1]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ_next[8 * 8 + 2]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ_next[8 * 8 + 3]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ_next[8 * 8 + 4]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ_next[8 * 8 + 5]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ_next[8 * 8 + 6]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ_next[8 * 8 + 7]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ_next[9 * 8 + 0]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ_next[9 * 8 + 1]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ_next[9 * 8 + 2]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ_next[9 * 8 + 3]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ_next[9 * 8 + 4]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ_next[9 * 8 + 5]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ_next[9 * 8 + 6]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ_next[9 * 8 + 7]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ_next[10 * 8 + 0]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ_next[10 * 8 + 1]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ_next[10 * 8 + 2]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ_next[10 * 8 + 3]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ_next[10 * 8 + 4]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ_next[10 * 8 + 5]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ_next[10 * 8 + 6]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ_next[10 * 8 + 7]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ_next[11 * 8 + 0]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ_next[11 * 8 + 1]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ_next[11 * 8 + 2]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ_next[11 * 8 + 3]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ_next[11 * 8 + 4]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ_next[11 * 8 + 5]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ_next[11 * 8 + 6]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ_next[11 * 8 + 7]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ_next[12 * 8 + 0]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ_next[12 * 8 + 1]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ_next[12 * 8 + 2]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ_next[12 * 8 + 3]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ_next[12 * 8 + 4]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ_next[12 * 8 + 5]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ_next[12 * 8 + 6]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ_next[12 * 8 + 7]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ_next[13 * 8 + 0]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ_next[13 * 8 + 1]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ_next[13 * 8 + 2]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ_next[13 * 8 + 3]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ_next[13 * 8 + 4]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ_next[13 * 8 + 5]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ_next[13 * 8 + 6]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ_next[13 * 8 + 7]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ_next[14 * 8 + 0]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ_next[14 * 8 + 1]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ_next[14 * 8 + 2]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ_next[14 * 8 + 3]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ_next[14 * 8 + 4]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ_next[14 * 8 + 5]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ_next[14 * 8 + 6]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ_next[14 * 8 + 7]) begin
-            has_free = has_free | onehot_s_14;
-        end
+        has_free[0] = ~&occ_next[(0 * 8)+:(8)];
+        has_free[1] = ~&occ_next[(1 * 8)+:(8)];
+        has_free[2] = ~&occ_next[(2 * 8)+:(8)];
+        has_free[3] = ~&occ_next[(3 * 8)+:(8)];
+        has_free[4] = ~&occ_next[(4 * 8)+:(8)];
+        has_free[5] = ~&occ_next[(5 * 8)+:(8)];
+        has_free[6] = ~&occ_next[(6 * 8)+:(8)];
+        has_free[7] = ~&occ_next[(7 * 8)+:(8)];
+        has_free[8] = ~&occ_next[(8 * 8)+:(8)];
+        has_free[9] = ~&occ_next[(9 * 8)+:(8)];
+        has_free[10] = ~&occ_next[(10 * 8)+:(8)];
+        has_free[11] = ~&occ_next[(11 * 8)+:(8)];
+        has_free[12] = ~&occ_next[(12 * 8)+:(8)];
+        has_free[13] = ~&occ_next[(13 * 8)+:(8)];
+        has_free[14] = ~&occ_next[(14 * 8)+:(8)];
         rr_req = room & has_free;
         rr_masked = rr_req & rr_above_n;
         rr_next = zero_s;
@@ -16309,7 +8654,21 @@ module la_tb_dispatch_serial_fermi(clock,reset,start,total,room,fill_count,fill_
         rr_pick__d = rr_next;
         valid__d = valid_n;
         ready__d = ready_n;
-        sval__d = sval_n;
+        sval_0__d = sval_n_0;
+        sval_1__d = sval_n_1;
+        sval_2__d = sval_n_2;
+        sval_3__d = sval_n_3;
+        sval_4__d = sval_n_4;
+        sval_5__d = sval_n_5;
+        sval_6__d = sval_n_6;
+        sval_7__d = sval_n_7;
+        sval_8__d = sval_n_8;
+        sval_9__d = sval_n_9;
+        sval_10__d = sval_n_10;
+        sval_11__d = sval_n_11;
+        sval_12__d = sval_n_12;
+        sval_13__d = sval_n_13;
+        sval_14__d = sval_n_14;
         if (start) begin
             total_q__d = total;
             fed__d = zero32;
@@ -16859,6 +9218,218 @@ module la_tb_dispatch_serial_fermi__fin(req,valid,onehot,index);
     end
     
 endmodule // la_tb_dispatch_serial_fermi__fin
+
+// la_tb_dispatch_serial_fermi__first_erow: a sub-block, field `first_erow` of `la_tb_dispatch_serial_fermi`; 1 instance.
+module la_tb_dispatch_serial_fermi__first_erow(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [3:0] req;
+    output reg  valid;
+    output reg  [3:0] onehot;
+    output reg  [1:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  index_bits_0 = 4'ha;
+    localparam  index_bits_1 = 4'hc;
+    localparam  bit_b_0 = 2'b1;
+    localparam  bit_b_1 = 2'b10;
+    localparam  zero_b = 2'b0;
+    
+    // Local signals
+    reg  [3:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+    end
+    
+endmodule // la_tb_dispatch_serial_fermi__first_erow
+
+// la_tb_dispatch_serial_fermi__first_free: a sub-block, field `first_free` of `la_tb_dispatch_serial_fermi`; 1 instance.
+module la_tb_dispatch_serial_fermi__first_free(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [31:0] req;
+    output reg  valid;
+    output reg  [31:0] onehot;
+    output reg  [4:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  index_bits_0 = 32'haaaaaaaa;
+    localparam  index_bits_1 = 32'hcccccccc;
+    localparam  index_bits_2 = 32'hf0f0f0f0;
+    localparam  index_bits_3 = 32'hff00ff00;
+    localparam  index_bits_4 = 32'hffff0000;
+    localparam  bit_b_0 = 5'b1;
+    localparam  bit_b_1 = 5'b10;
+    localparam  bit_b_2 = 5'b100;
+    localparam  bit_b_3 = 5'b1000;
+    localparam  bit_b_4 = 5'b10000;
+    localparam  zero_b = 5'b0;
+    
+    // Local signals
+    reg  [31:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        scan = scan | (scan << shift_3);
+        scan = scan | (scan << shift_4);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+        if (|(onehot & index_bits_3)) begin
+            index = index | bit_b_3;
+        end
+        if (|(onehot & index_bits_4)) begin
+            index = index | bit_b_4;
+        end
+    end
+    
+endmodule // la_tb_dispatch_serial_fermi__first_free
+
+// la_tb_dispatch_serial_fermi__first_srow: a sub-block, field `first_srow` of `la_tb_dispatch_serial_fermi`; 1 instance.
+module la_tb_dispatch_serial_fermi__first_srow(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [14:0] req;
+    output reg  valid;
+    output reg  [14:0] onehot;
+    output reg  [3:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  index_bits_0 = 15'b10101010101010;
+    localparam  index_bits_1 = 15'b100110011001100;
+    localparam  index_bits_2 = 15'b111000011110000;
+    localparam  index_bits_3 = 15'b111111100000000;
+    localparam  bit_b_0 = 4'h1;
+    localparam  bit_b_1 = 4'h2;
+    localparam  bit_b_2 = 4'h4;
+    localparam  bit_b_3 = 4'h8;
+    localparam  zero_b = 4'h0;
+    
+    // Local signals
+    reg  [14:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        scan = scan | (scan << shift_3);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+        if (|(onehot & index_bits_3)) begin
+            index = index | bit_b_3;
+        end
+    end
+    
+endmodule // la_tb_dispatch_serial_fermi__first_srow
+
+// la_tb_dispatch_serial_fermi__first_wait: a sub-block, field `first_wait` of `la_tb_dispatch_serial_fermi`; 1 instance.
+module la_tb_dispatch_serial_fermi__first_wait(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [31:0] req;
+    output reg  valid;
+    output reg  [31:0] onehot;
+    output reg  [4:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  index_bits_0 = 32'haaaaaaaa;
+    localparam  index_bits_1 = 32'hcccccccc;
+    localparam  index_bits_2 = 32'hf0f0f0f0;
+    localparam  index_bits_3 = 32'hff00ff00;
+    localparam  index_bits_4 = 32'hffff0000;
+    localparam  bit_b_0 = 5'b1;
+    localparam  bit_b_1 = 5'b10;
+    localparam  bit_b_2 = 5'b100;
+    localparam  bit_b_3 = 5'b1000;
+    localparam  bit_b_4 = 5'b10000;
+    localparam  zero_b = 5'b0;
+    
+    // Local signals
+    reg  [31:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        scan = scan | (scan << shift_3);
+        scan = scan | (scan << shift_4);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+        if (|(onehot & index_bits_3)) begin
+            index = index | bit_b_3;
+        end
+        if (|(onehot & index_bits_4)) begin
+            index = index | bit_b_4;
+        end
+    end
+    
+endmodule // la_tb_dispatch_serial_fermi__first_wait
 
 // la_tb_dispatch_serial_fermi__granted: a register (rust-hdl DFF), field `granted` of `la_tb_dispatch_serial_fermi`; 1 instance.
 module la_tb_dispatch_serial_fermi__granted(d,q,clock);
@@ -17790,17 +10361,17 @@ module la_tb_dispatch_serial_fermi__srows(d,q,clock);
           
 endmodule // la_tb_dispatch_serial_fermi__srows
 
-// la_tb_dispatch_serial_fermi__sval: a register (rust-hdl DFF), field `sval` of `la_tb_dispatch_serial_fermi`; 1 instance.
+// la_tb_dispatch_serial_fermi__sval: a register (rust-hdl DFF), field `sval` of `la_tb_dispatch_serial_fermi`; 15 instances (one per array element).
 module la_tb_dispatch_serial_fermi__sval(d,q,clock);
     
     // Module arguments
-    input wire  [479:0] d;
-    output reg  [479:0] q;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 480'h0;
+       q = 32'h0;
     end
     
     always @(posedge clock) begin

@@ -60,26 +60,10 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
     localparam  index_j_1 = 2'b1;
     localparam  index_j_2 = 2'b10;
     localparam  index_j_3 = 2'b11;
-    localparam  index_w_0 = 3'b0;
-    localparam  index_w_1 = 3'b1;
-    localparam  index_w_2 = 3'b10;
-    localparam  index_w_3 = 3'b11;
-    localparam  index_w_4 = 3'b100;
-    localparam  index_w_5 = 3'b101;
-    localparam  index_w_6 = 3'b110;
-    localparam  index_w_7 = 3'b111;
     localparam  index_nw_0 = 2'b0;
     localparam  index_nw_1 = 2'b1;
     localparam  index_nw_2 = 2'b10;
     localparam  index_nw_3 = 2'b11;
-    localparam  index_nr_0 = 3'b0;
-    localparam  index_nr_1 = 3'b1;
-    localparam  index_nr_2 = 3'b10;
-    localparam  index_nr_3 = 3'b11;
-    localparam  index_nr_4 = 3'b100;
-    localparam  index_nr_5 = 3'b101;
-    localparam  index_nr_6 = 3'b110;
-    localparam  index_nr_7 = 3'b111;
     localparam  index_g_0 = 1'b0;
     localparam  index_g_1 = 1'b1;
     localparam  srow_si_0 = 2'b0;
@@ -90,44 +74,10 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
     localparam  srow_si_5 = 2'b10;
     localparam  srow_si_6 = 2'b11;
     localparam  srow_si_7 = 2'b11;
-    localparam  onehot_s_0 = 4'h1;
-    localparam  onehot_s_1 = 4'h2;
-    localparam  onehot_s_2 = 4'h4;
-    localparam  onehot_s_3 = 4'h8;
-    localparam  onehot_j_0 = 4'h1;
-    localparam  onehot_j_1 = 4'h2;
-    localparam  onehot_j_2 = 4'h4;
-    localparam  onehot_j_3 = 4'h8;
-    localparam  onehot_w_0 = 8'h1;
-    localparam  onehot_w_1 = 8'h2;
-    localparam  onehot_w_2 = 8'h4;
-    localparam  onehot_w_3 = 8'h8;
-    localparam  onehot_w_4 = 8'h10;
-    localparam  onehot_w_5 = 8'h20;
-    localparam  onehot_w_6 = 8'h40;
-    localparam  onehot_w_7 = 8'h80;
+    localparam  one_w = 8'h1;
     localparam  onehot_g_0 = 2'b1;
     localparam  onehot_g_1 = 2'b10;
-    localparam  onehot_r_0 = 16'h1;
-    localparam  onehot_r_1 = 16'h2;
-    localparam  onehot_r_2 = 16'h4;
-    localparam  onehot_r_3 = 16'h8;
-    localparam  onehot_r_4 = 16'h10;
-    localparam  onehot_r_5 = 16'h20;
-    localparam  onehot_r_6 = 16'h40;
-    localparam  onehot_r_7 = 16'h80;
-    localparam  onehot_r_8 = 16'h100;
-    localparam  onehot_r_9 = 16'h200;
-    localparam  onehot_r_10 = 16'h400;
-    localparam  onehot_r_11 = 16'h800;
-    localparam  onehot_r_12 = 16'h1000;
-    localparam  onehot_r_13 = 16'h2000;
-    localparam  onehot_r_14 = 16'h4000;
-    localparam  onehot_r_15 = 16'h8000;
-    localparam  one_w = 8'h1;
     localparam  one_j = 4'h1;
-    localparam  one_nw = 4'h1;
-    localparam  one_nr = 8'h1;
     localparam  one32 = 32'h1;
     localparam  three3 = 3'b11;
     localparam  seven3 = 3'b111;
@@ -188,11 +138,32 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
     reg  ready__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] sval__d;
+    reg  [7:0] sval_0__d;
     // verilator lint_on UNOPTFLAT
-    wire  [31:0] sval__q;
+    wire  [7:0] sval_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  sval__clock;
+    reg  sval_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] sval_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] sval_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] sval_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] sval_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] sval_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] sval_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sval_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] occ__d;
@@ -864,6 +835,38 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
     wire  fin__valid;
     wire  [15:0] fin__onehot;
     wire  [3:0] fin__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] first_wait__req;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNUSEDSIGNAL
+    wire  first_wait__valid;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [7:0] first_wait__onehot;
+    wire  [2:0] first_wait__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] first_free__req;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNUSEDSIGNAL
+    wire  first_free__valid;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [7:0] first_free__onehot;
+    wire  [2:0] first_free__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_erow__req;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNUSEDSIGNAL
+    wire  first_erow__valid;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [3:0] first_erow__onehot;
+    wire  [1:0] first_erow__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] first_srow__req;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNUSEDSIGNAL
+    wire  first_srow__valid;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [7:0] first_srow__onehot;
+    wire  [2:0] first_srow__index;
     
     // Local signals
     // verilator lint_off UNOPTFLAT
@@ -889,6 +892,9 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] vrg_rows;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] vr_nw;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] occ_rows;
@@ -1140,7 +1146,25 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
     reg  [7:0] ready_n;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] sval_n;
+    reg  [7:0] sval_n_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] sval_n_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] sval_n_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] sval_n_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] sv_sm;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] upd_entries;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] row_entries;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] rr_above_n;
@@ -1229,10 +1253,25 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
         .q(ready__q),
         .clock(ready__clock)
     );
-    la_tb_dispatch_serial_proto__sval sval(
-        .d(sval__d),
-        .q(sval__q),
-        .clock(sval__clock)
+    la_tb_dispatch_serial_proto__sval sval_0(
+        .d(sval_0__d),
+        .q(sval_0__q),
+        .clock(sval_0__clock)
+    );
+    la_tb_dispatch_serial_proto__sval sval_1(
+        .d(sval_1__d),
+        .q(sval_1__q),
+        .clock(sval_1__clock)
+    );
+    la_tb_dispatch_serial_proto__sval sval_2(
+        .d(sval_2__d),
+        .q(sval_2__q),
+        .clock(sval_2__clock)
+    );
+    la_tb_dispatch_serial_proto__sval sval_3(
+        .d(sval_3__d),
+        .q(sval_3__q),
+        .clock(sval_3__clock)
     );
     la_tb_dispatch_serial_proto__occ occ(
         .d(occ__d),
@@ -1680,6 +1719,30 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
         .onehot(fin__onehot),
         .index(fin__index)
     );
+    la_tb_dispatch_serial_proto__first_wait first_wait(
+        .req(first_wait__req),
+        .valid(first_wait__valid),
+        .onehot(first_wait__onehot),
+        .index(first_wait__index)
+    );
+    la_tb_dispatch_serial_proto__first_free first_free(
+        .req(first_free__req),
+        .valid(first_free__valid),
+        .onehot(first_free__onehot),
+        .index(first_free__index)
+    );
+    la_tb_dispatch_serial_proto__first_erow first_erow(
+        .req(first_erow__req),
+        .valid(first_erow__valid),
+        .onehot(first_erow__onehot),
+        .index(first_erow__index)
+    );
+    la_tb_dispatch_serial_proto__first_srow first_srow(
+        .req(first_srow__req),
+        .valid(first_srow__valid),
+        .onehot(first_srow__onehot),
+        .index(first_srow__index)
+    );
     
     // Update code
     always @(*) begin
@@ -1688,7 +1751,6 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
         granted__clock = clock;
         valid__clock = clock;
         ready__clock = clock;
-        sval__clock = clock;
         occ__clock = clock;
         pend__clock = clock;
         active__clock = clock;
@@ -1742,7 +1804,6 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
         granted__d = granted__q;
         valid__d = valid__q;
         ready__d = ready__q;
-        sval__d = sval__q;
         occ__d = occ__q;
         pend__d = pend__q;
         active__d = active__q;
@@ -1843,7 +1904,14 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
         tot_1__write_data = zero_ob;
         rrect_1__write_data = zero_rw;
         score_1__write_data = zero_score;
-        sval_n = sval__q;
+        sval_0__clock = clock;
+        sval_n_0 = sval_0__q;
+        sval_1__clock = clock;
+        sval_n_1 = sval_1__q;
+        sval_2__clock = clock;
+        sval_n_2 = sval_2__q;
+        sval_3__clock = clock;
+        sval_n_3 = sval_3__q;
         ready_n = ready__q;
         vr = valid__q & ready__q;
         hi_take = bh_v__q & (bh_sx__q != zero_score);
@@ -1853,120 +1921,33 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
             win_c = bh_c__q;
             win_id = bh_id__q;
         end
-        win_oh = zero_w;
-        if (win_c == index_w_0) begin
-            win_oh = onehot_w_0;
-        end
-        if (win_c == index_w_1) begin
-            win_oh = onehot_w_1;
-        end
-        if (win_c == index_w_2) begin
-            win_oh = onehot_w_2;
-        end
-        if (win_c == index_w_3) begin
-            win_oh = onehot_w_3;
-        end
-        if (win_c == index_w_4) begin
-            win_oh = onehot_w_4;
-        end
-        if (win_c == index_w_5) begin
-            win_oh = onehot_w_5;
-        end
-        if (win_c == index_w_6) begin
-            win_oh = onehot_w_6;
-        end
-        if (win_c == index_w_7) begin
-            win_oh = onehot_w_7;
-        end
+        win_oh = one_w << win_c;
+        vr_nw = vr & ~win_oh;
         vr_rows = zero_nw;
         vrg_rows = zero_nw;
         occ_rows = zero_nr;
-        vr_rows[0] = vr_rows[0] | vr[0 * 2 + 0];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 2 + 0] & ~win_oh[0 * 2 + 0]);
-        vr_rows[0] = vr_rows[0] | vr[0 * 2 + 1];
-        vrg_rows[0] = vrg_rows[0] | (vr[0 * 2 + 1] & ~win_oh[0 * 2 + 1]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 2 + 0];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 2 + 0] & ~win_oh[1 * 2 + 0]);
-        vr_rows[1] = vr_rows[1] | vr[1 * 2 + 1];
-        vrg_rows[1] = vrg_rows[1] | (vr[1 * 2 + 1] & ~win_oh[1 * 2 + 1]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 2 + 0];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 2 + 0] & ~win_oh[2 * 2 + 0]);
-        vr_rows[2] = vr_rows[2] | vr[2 * 2 + 1];
-        vrg_rows[2] = vrg_rows[2] | (vr[2 * 2 + 1] & ~win_oh[2 * 2 + 1]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 2 + 0];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 2 + 0] & ~win_oh[3 * 2 + 0]);
-        vr_rows[3] = vr_rows[3] | vr[3 * 2 + 1];
-        vrg_rows[3] = vrg_rows[3] | (vr[3 * 2 + 1] & ~win_oh[3 * 2 + 1]);
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 2 + 0];
-        occ_rows[0] = occ_rows[0] | occ__q[0 * 2 + 1];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 2 + 0];
-        occ_rows[1] = occ_rows[1] | occ__q[1 * 2 + 1];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 2 + 0];
-        occ_rows[2] = occ_rows[2] | occ__q[2 * 2 + 1];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 2 + 0];
-        occ_rows[3] = occ_rows[3] | occ__q[3 * 2 + 1];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 2 + 0];
-        occ_rows[4] = occ_rows[4] | occ__q[4 * 2 + 1];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 2 + 0];
-        occ_rows[5] = occ_rows[5] | occ__q[5 * 2 + 1];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 2 + 0];
-        occ_rows[6] = occ_rows[6] | occ__q[6 * 2 + 1];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 2 + 0];
-        occ_rows[7] = occ_rows[7] | occ__q[7 * 2 + 1];
-        wait_oh = valid__q & ~ready__q;
-        wait_oh = wait_oh & ((~wait_oh) + one_w);
-        free_oh = ~valid__q;
-        free_oh = free_oh & ((~free_oh) + one_w);
-        wait_c = zero_wb;
-        free_c = zero_wb;
-        if (wait_oh[0]) begin
-            wait_c = wait_c | index_w_0;
-        end
-        if (free_oh[0]) begin
-            free_c = free_c | index_w_0;
-        end
-        if (wait_oh[1]) begin
-            wait_c = wait_c | index_w_1;
-        end
-        if (free_oh[1]) begin
-            free_c = free_c | index_w_1;
-        end
-        if (wait_oh[2]) begin
-            wait_c = wait_c | index_w_2;
-        end
-        if (free_oh[2]) begin
-            free_c = free_c | index_w_2;
-        end
-        if (wait_oh[3]) begin
-            wait_c = wait_c | index_w_3;
-        end
-        if (free_oh[3]) begin
-            free_c = free_c | index_w_3;
-        end
-        if (wait_oh[4]) begin
-            wait_c = wait_c | index_w_4;
-        end
-        if (free_oh[4]) begin
-            free_c = free_c | index_w_4;
-        end
-        if (wait_oh[5]) begin
-            wait_c = wait_c | index_w_5;
-        end
-        if (free_oh[5]) begin
-            free_c = free_c | index_w_5;
-        end
-        if (wait_oh[6]) begin
-            wait_c = wait_c | index_w_6;
-        end
-        if (free_oh[6]) begin
-            free_c = free_c | index_w_6;
-        end
-        if (wait_oh[7]) begin
-            wait_c = wait_c | index_w_7;
-        end
-        if (free_oh[7]) begin
-            free_c = free_c | index_w_7;
-        end
+        vr_rows[0] = |vr[(0 * 2)+:(2)];
+        vrg_rows[0] = |vr_nw[(0 * 2)+:(2)];
+        vr_rows[1] = |vr[(1 * 2)+:(2)];
+        vrg_rows[1] = |vr_nw[(1 * 2)+:(2)];
+        vr_rows[2] = |vr[(2 * 2)+:(2)];
+        vrg_rows[2] = |vr_nw[(2 * 2)+:(2)];
+        vr_rows[3] = |vr[(3 * 2)+:(2)];
+        vrg_rows[3] = |vr_nw[(3 * 2)+:(2)];
+        occ_rows[0] = |occ__q[(0 * 2)+:(2)];
+        occ_rows[1] = |occ__q[(1 * 2)+:(2)];
+        occ_rows[2] = |occ__q[(2 * 2)+:(2)];
+        occ_rows[3] = |occ__q[(3 * 2)+:(2)];
+        occ_rows[4] = |occ__q[(4 * 2)+:(2)];
+        occ_rows[5] = |occ__q[(5 * 2)+:(2)];
+        occ_rows[6] = |occ__q[(6 * 2)+:(2)];
+        occ_rows[7] = |occ__q[(7 * 2)+:(2)];
+        first_wait__req = valid__q & ~ready__q;
+        wait_oh = first_wait__onehot;
+        wait_c = first_wait__index;
+        first_free__req = ~valid__q;
+        free_oh = first_free__onehot;
+        free_c = first_free__index;
         x_ok = |(rr_pick__q & room);
         x_si = zero_sb;
         h_si = zero_sb;
@@ -1995,53 +1976,17 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
             h_si = h_si | index_s_3;
         end
         h_free = zero_j;
-        if (hsm__q[0] & ~occ__q[0 * 4 + 0]) begin
-            h_free = h_free | onehot_j_0;
+        if (hsm__q[0]) begin
+            h_free = h_free | ~occ__q[(0 * 4)+:(4)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 4 + 1]) begin
-            h_free = h_free | onehot_j_1;
+        if (hsm__q[1]) begin
+            h_free = h_free | ~occ__q[(1 * 4)+:(4)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 4 + 2]) begin
-            h_free = h_free | onehot_j_2;
+        if (hsm__q[2]) begin
+            h_free = h_free | ~occ__q[(2 * 4)+:(4)];
         end
-        if (hsm__q[0] & ~occ__q[0 * 4 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[1] & ~occ__q[1 * 4 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[1] & ~occ__q[1 * 4 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[1] & ~occ__q[1 * 4 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[1] & ~occ__q[1 * 4 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 4 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 4 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 4 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[2] & ~occ__q[2 * 4 + 3]) begin
-            h_free = h_free | onehot_j_3;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 4 + 0]) begin
-            h_free = h_free | onehot_j_0;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 4 + 1]) begin
-            h_free = h_free | onehot_j_1;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 4 + 2]) begin
-            h_free = h_free | onehot_j_2;
-        end
-        if (hsm__q[3] & ~occ__q[3 * 4 + 3]) begin
-            h_free = h_free | onehot_j_3;
+        if (hsm__q[3]) begin
+            h_free = h_free | ~occ__q[(3 * 4)+:(4)];
         end
         h_slot_oh = h_free & ((~h_free) + one_j);
         h_slot = zero_jb;
@@ -2058,53 +2003,29 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
             h_slot = h_slot | index_j_3;
         end
         g_slot_oh = zero_r;
-        if (hsm__q[0] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_0;
+        if (hsm__q[0]) begin
+            g_slot_oh[0] = h_slot_oh[0];
+            g_slot_oh[1] = h_slot_oh[1];
+            g_slot_oh[2] = h_slot_oh[2];
+            g_slot_oh[3] = h_slot_oh[3];
         end
-        if (hsm__q[0] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_1;
+        if (hsm__q[1]) begin
+            g_slot_oh[4] = h_slot_oh[0];
+            g_slot_oh[5] = h_slot_oh[1];
+            g_slot_oh[6] = h_slot_oh[2];
+            g_slot_oh[7] = h_slot_oh[3];
         end
-        if (hsm__q[0] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_2;
+        if (hsm__q[2]) begin
+            g_slot_oh[8] = h_slot_oh[0];
+            g_slot_oh[9] = h_slot_oh[1];
+            g_slot_oh[10] = h_slot_oh[2];
+            g_slot_oh[11] = h_slot_oh[3];
         end
-        if (hsm__q[0] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_3;
-        end
-        if (hsm__q[1] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_4;
-        end
-        if (hsm__q[1] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_5;
-        end
-        if (hsm__q[1] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_6;
-        end
-        if (hsm__q[1] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_7;
-        end
-        if (hsm__q[2] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_8;
-        end
-        if (hsm__q[2] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_9;
-        end
-        if (hsm__q[2] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_10;
-        end
-        if (hsm__q[2] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_11;
-        end
-        if (hsm__q[3] & h_slot_oh[0]) begin
-            g_slot_oh = onehot_r_12;
-        end
-        if (hsm__q[3] & h_slot_oh[1]) begin
-            g_slot_oh = onehot_r_13;
-        end
-        if (hsm__q[3] & h_slot_oh[2]) begin
-            g_slot_oh = onehot_r_14;
-        end
-        if (hsm__q[3] & h_slot_oh[3]) begin
-            g_slot_oh = onehot_r_15;
+        if (hsm__q[3]) begin
+            g_slot_oh[12] = h_slot_oh[0];
+            g_slot_oh[13] = h_slot_oh[1];
+            g_slot_oh[14] = h_slot_oh[2];
+            g_slot_oh[15] = h_slot_oh[3];
         end
         g_q = zero_rb;
         g_q[0] = h_slot[0];
@@ -2122,72 +2043,12 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
         fin_lane = fin__index[(32'h0)+:(1)];
         gq_lane = g_q[(32'h0)+:(1)];
         fin__req = pend__q;
+        f_si = fin__index[(2)+:(2)];
         f_sm = zero_s;
-        f_si = zero_sb;
-        if (fin__onehot[0 * 4 + 0]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 4 + 1]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 4 + 2]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[0 * 4 + 3]) begin
-            f_sm = onehot_s_0;
-            f_si = index_s_0;
-        end
-        if (fin__onehot[1 * 4 + 0]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 4 + 1]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 4 + 2]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[1 * 4 + 3]) begin
-            f_sm = onehot_s_1;
-            f_si = index_s_1;
-        end
-        if (fin__onehot[2 * 4 + 0]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 4 + 1]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 4 + 2]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[2 * 4 + 3]) begin
-            f_sm = onehot_s_2;
-            f_si = index_s_2;
-        end
-        if (fin__onehot[3 * 4 + 0]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 4 + 1]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 4 + 2]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
-        if (fin__onehot[3 * 4 + 3]) begin
-            f_sm = onehot_s_3;
-            f_si = index_s_3;
-        end
+        f_sm[0] = |fin__onehot[(0 * 4)+:(4)];
+        f_sm[1] = |fin__onehot[(1 * 4)+:(4)];
+        f_sm[2] = |fin__onehot[(2 * 4)+:(4)];
+        f_sm[3] = |fin__onehot[(3 * 4)+:(4)];
         free_eng = ~active__q;
         filling = (fed__q < total_q__q) & |(~valid__q);
         st_grant = free_eng & held__q & |(hsm__q & room);
@@ -2205,225 +2066,100 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
             grant_id = win_id;
         end
         idle = granted__q >= total_q__q;
-        ie_oh = erows__q & ((~erows__q) + one_nw);
-        is_oh = srows__q & ((~srows__q) + one_nr);
-        ie_row = zero_nwb;
-        is_row = zero_nrb;
+        first_erow__req = erows__q;
+        ie_oh = first_erow__onehot;
+        ie_row = first_erow__index;
+        first_srow__req = srows__q;
+        is_oh = first_srow__onehot;
+        is_row = first_srow__index;
         i_si = zero_sb;
-        if (ie_oh[0]) begin
-            ie_row = ie_row | index_nw_0;
-        end
-        if (ie_oh[1]) begin
-            ie_row = ie_row | index_nw_1;
-        end
-        if (ie_oh[2]) begin
-            ie_row = ie_row | index_nw_2;
-        end
-        if (ie_oh[3]) begin
-            ie_row = ie_row | index_nw_3;
-        end
         if (is_oh[0]) begin
-            is_row = is_row | index_nr_0;
             i_si = i_si | srow_si_0;
         end
         if (is_oh[1]) begin
-            is_row = is_row | index_nr_1;
             i_si = i_si | srow_si_1;
         end
         if (is_oh[2]) begin
-            is_row = is_row | index_nr_2;
             i_si = i_si | srow_si_2;
         end
         if (is_oh[3]) begin
-            is_row = is_row | index_nr_3;
             i_si = i_si | srow_si_3;
         end
         if (is_oh[4]) begin
-            is_row = is_row | index_nr_4;
             i_si = i_si | srow_si_4;
         end
         if (is_oh[5]) begin
-            is_row = is_row | index_nr_5;
             i_si = i_si | srow_si_5;
         end
         if (is_oh[6]) begin
-            is_row = is_row | index_nr_6;
             i_si = i_si | srow_si_6;
         end
         if (is_oh[7]) begin
-            is_row = is_row | index_nr_7;
             i_si = i_si | srow_si_7;
         end
         iss = active__q & (|erows__q | |srows__q);
         i_acc = zero_g;
-        if (ie_oh[0] & vr[0 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (ie_oh[1] & vr[1 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (ie_oh[2] & vr[2 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (ie_oh[3] & vr[3 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[0] & occ__q[0 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[1] & occ__q[1 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[2] & occ__q[2 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[3] & occ__q[3 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[4] & occ__q[4 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[5] & occ__q[5 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[6] & occ__q[6 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (is_oh[7] & occ__q[7 * 2 + 0]) begin
-            i_acc = i_acc | onehot_g_0;
-        end
-        if (ie_oh[0] & vr[0 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (ie_oh[1] & vr[1 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (ie_oh[2] & vr[2 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (ie_oh[3] & vr[3 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[0] & occ__q[0 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[1] & occ__q[1 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[2] & occ__q[2 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[3] & occ__q[3 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[4] & occ__q[4 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[5] & occ__q[5 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[6] & occ__q[6 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
-        if (is_oh[7] & occ__q[7 * 2 + 1]) begin
-            i_acc = i_acc | onehot_g_1;
-        end
         i_sv = zero_g;
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 2 + 0) * 4 + 0]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[0]) begin
+            i_acc = i_acc | vr[(0 * 2)+:(2)];
         end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 2 + 0) * 4 + 1]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[1]) begin
+            i_acc = i_acc | vr[(1 * 2)+:(2)];
         end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 2 + 0) * 4 + 2]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[2]) begin
+            i_acc = i_acc | vr[(2 * 2)+:(2)];
         end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 2 + 0) * 4 + 3]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (ie_oh[3]) begin
+            i_acc = i_acc | vr[(3 * 2)+:(2)];
         end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 2 + 0) * 4 + 0]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[0]) begin
+            i_acc = i_acc | occ__q[(0 * 2)+:(2)];
         end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 2 + 0) * 4 + 1]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[1]) begin
+            i_acc = i_acc | occ__q[(1 * 2)+:(2)];
         end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 2 + 0) * 4 + 2]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[2]) begin
+            i_acc = i_acc | occ__q[(2 * 2)+:(2)];
         end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 2 + 0) * 4 + 3]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[3]) begin
+            i_acc = i_acc | occ__q[(3 * 2)+:(2)];
         end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 2 + 0) * 4 + 0]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[4]) begin
+            i_acc = i_acc | occ__q[(4 * 2)+:(2)];
         end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 2 + 0) * 4 + 1]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[5]) begin
+            i_acc = i_acc | occ__q[(5 * 2)+:(2)];
         end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 2 + 0) * 4 + 2]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[6]) begin
+            i_acc = i_acc | occ__q[(6 * 2)+:(2)];
         end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 2 + 0) * 4 + 3]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (is_oh[7]) begin
+            i_acc = i_acc | occ__q[(7 * 2)+:(2)];
         end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 2 + 0) * 4 + 0]) begin
-            i_sv = i_sv | onehot_g_0;
+        sv_sm = zero_w;
+        if (osm__q[0]) begin
+            sv_sm = sval_0__q;
         end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 2 + 0) * 4 + 1]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[1]) begin
+            sv_sm = sval_1__q;
         end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 2 + 0) * 4 + 2]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[2]) begin
+            sv_sm = sval_2__q;
         end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 2 + 0) * 4 + 3]) begin
-            i_sv = i_sv | onehot_g_0;
+        if (osm__q[3]) begin
+            sv_sm = sval_3__q;
         end
-        if (ie_oh[0] & osm__q[0] & sval__q[(0 * 2 + 1) * 4 + 0]) begin
-            i_sv = i_sv | onehot_g_1;
+        if (ie_oh[0]) begin
+            i_sv = sv_sm[(0 * 2)+:(2)];
         end
-        if (ie_oh[0] & osm__q[1] & sval__q[(0 * 2 + 1) * 4 + 1]) begin
-            i_sv = i_sv | onehot_g_1;
+        if (ie_oh[1]) begin
+            i_sv = sv_sm[(1 * 2)+:(2)];
         end
-        if (ie_oh[0] & osm__q[2] & sval__q[(0 * 2 + 1) * 4 + 2]) begin
-            i_sv = i_sv | onehot_g_1;
+        if (ie_oh[2]) begin
+            i_sv = sv_sm[(2 * 2)+:(2)];
         end
-        if (ie_oh[0] & osm__q[3] & sval__q[(0 * 2 + 1) * 4 + 3]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[0] & sval__q[(1 * 2 + 1) * 4 + 0]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[1] & sval__q[(1 * 2 + 1) * 4 + 1]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[2] & sval__q[(1 * 2 + 1) * 4 + 2]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[1] & osm__q[3] & sval__q[(1 * 2 + 1) * 4 + 3]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[0] & sval__q[(2 * 2 + 1) * 4 + 0]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[1] & sval__q[(2 * 2 + 1) * 4 + 1]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[2] & sval__q[(2 * 2 + 1) * 4 + 2]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[2] & osm__q[3] & sval__q[(2 * 2 + 1) * 4 + 3]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[0] & sval__q[(3 * 2 + 1) * 4 + 0]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[1] & sval__q[(3 * 2 + 1) * 4 + 1]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[2] & sval__q[(3 * 2 + 1) * 4 + 2]) begin
-            i_sv = i_sv | onehot_g_1;
-        end
-        if (ie_oh[3] & osm__q[3] & sval__q[(3 * 2 + 1) * 4 + 3]) begin
-            i_sv = i_sv | onehot_g_1;
+        if (ie_oh[3]) begin
+            i_sv = sv_sm[(3 * 2)+:(2)];
         end
         erows__d = erows__q & ~ie_oh;
         srows__d = srows__q & ~is_oh;
@@ -2828,54 +2564,6 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
             tot_0__write_enable = 1'b1;
             tot_0__write_address = p2_row__q;
             tot_0__write_data = new_tot_0;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[0] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[1] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[2] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[3] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[8] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[9] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[10] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[11] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[16] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[17] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[18] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[19] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[24] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[25] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[26] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[27] = 1'b1;
-            end
         end
         cur_1 = zero_score;
         if (p2_sv__q[1]) begin
@@ -2921,53 +2609,37 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
             tot_1__write_enable = 1'b1;
             tot_1__write_address = p2_row__q;
             tot_1__write_data = new_tot_1;
-            if ((p2_row__q == index_nw_0) & osm__q[0]) begin
-                sval_n[4] = 1'b1;
+        end
+        upd_entries = zero_w;
+        row_entries = zero_w;
+        upd_entries[0] = (p2_row__q == index_nw_0) & p2_acc__q[0];
+        row_entries[0] = (oc_row__q == index_nw_0) & oc_lane__q[0];
+        upd_entries[1] = (p2_row__q == index_nw_0) & p2_acc__q[1];
+        row_entries[1] = (oc_row__q == index_nw_0) & oc_lane__q[1];
+        upd_entries[2] = (p2_row__q == index_nw_1) & p2_acc__q[0];
+        row_entries[2] = (oc_row__q == index_nw_1) & oc_lane__q[0];
+        upd_entries[3] = (p2_row__q == index_nw_1) & p2_acc__q[1];
+        row_entries[3] = (oc_row__q == index_nw_1) & oc_lane__q[1];
+        upd_entries[4] = (p2_row__q == index_nw_2) & p2_acc__q[0];
+        row_entries[4] = (oc_row__q == index_nw_2) & oc_lane__q[0];
+        upd_entries[5] = (p2_row__q == index_nw_2) & p2_acc__q[1];
+        row_entries[5] = (oc_row__q == index_nw_2) & oc_lane__q[1];
+        upd_entries[6] = (p2_row__q == index_nw_3) & p2_acc__q[0];
+        row_entries[6] = (oc_row__q == index_nw_3) & oc_lane__q[0];
+        upd_entries[7] = (p2_row__q == index_nw_3) & p2_acc__q[1];
+        row_entries[7] = (oc_row__q == index_nw_3) & oc_lane__q[1];
+        if (p2_v__q & (k_fin__q | k_grant__q)) begin
+            if (osm__q[0]) begin
+                sval_n_0 = sval_n_0 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[1]) begin
-                sval_n[5] = 1'b1;
+            if (osm__q[1]) begin
+                sval_n_1 = sval_n_1 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[2]) begin
-                sval_n[6] = 1'b1;
+            if (osm__q[2]) begin
+                sval_n_2 = sval_n_2 | upd_entries;
             end
-            if ((p2_row__q == index_nw_0) & osm__q[3]) begin
-                sval_n[7] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[0]) begin
-                sval_n[12] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[1]) begin
-                sval_n[13] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[2]) begin
-                sval_n[14] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_1) & osm__q[3]) begin
-                sval_n[15] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[0]) begin
-                sval_n[20] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[1]) begin
-                sval_n[21] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[2]) begin
-                sval_n[22] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_2) & osm__q[3]) begin
-                sval_n[23] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[0]) begin
-                sval_n[28] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[1]) begin
-                sval_n[29] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[2]) begin
-                sval_n[30] = 1'b1;
-            end
-            if ((p2_row__q == index_nw_3) & osm__q[3]) begin
-                sval_n[31] = 1'b1;
+            if (osm__q[3]) begin
+                sval_n_3 = sval_n_3 | upd_entries;
             end
         end
         rsum_0 = rsum_0 + rsum_1;
@@ -3013,54 +2685,6 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
                 tot_0__write_enable = 1'b1;
                 tot_0__write_address = oc_row__q;
                 tot_0__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[0] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[1] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[2] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[3] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[8] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[9] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[10] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[11] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[16] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[17] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[18] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[19] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[24] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[25] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[26] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[27] = 1'b1;
-                end
             end
             if (oc_lane__q[1]) begin
                 score_1__write_enable = 1'b1;
@@ -3069,54 +2693,18 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
                 tot_1__write_enable = 1'b1;
                 tot_1__write_address = oc_row__q;
                 tot_1__write_data = rtot_n;
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_0)) begin
-                    sval_n[4] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_1)) begin
-                    sval_n[5] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_2)) begin
-                    sval_n[6] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_0) & (p2_si__q == index_s_3)) begin
-                    sval_n[7] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_0)) begin
-                    sval_n[12] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_1)) begin
-                    sval_n[13] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_2)) begin
-                    sval_n[14] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_1) & (p2_si__q == index_s_3)) begin
-                    sval_n[15] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_0)) begin
-                    sval_n[20] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_1)) begin
-                    sval_n[21] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_2)) begin
-                    sval_n[22] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_2) & (p2_si__q == index_s_3)) begin
-                    sval_n[23] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_0)) begin
-                    sval_n[28] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_1)) begin
-                    sval_n[29] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_2)) begin
-                    sval_n[30] = 1'b1;
-                end
-                if ((oc_row__q == index_nw_3) & (p2_si__q == index_s_3)) begin
-                    sval_n[31] = 1'b1;
-                end
+            end
+            if (p2_si__q == index_s_0) begin
+                sval_n_0 = sval_n_0 | row_entries;
+            end
+            if (p2_si__q == index_s_1) begin
+                sval_n_1 = sval_n_1 | row_entries;
+            end
+            if (p2_si__q == index_s_2) begin
+                sval_n_2 = sval_n_2 | row_entries;
+            end
+            if (p2_si__q == index_s_3) begin
+                sval_n_3 = sval_n_3 | row_entries;
             end
         end
         p1_v__d = iss;
@@ -3214,102 +2802,10 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
             racc_any__d = 1'b0;
             rtot__d = zero_ob;
             ready_n = ready__q | wait_oh;
-            if (wait_oh[0]) begin
-                sval_n[0] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[1] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[2] = 1'b0;
-            end
-            if (wait_oh[0]) begin
-                sval_n[3] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[4] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[5] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[6] = 1'b0;
-            end
-            if (wait_oh[1]) begin
-                sval_n[7] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[8] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[9] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[10] = 1'b0;
-            end
-            if (wait_oh[2]) begin
-                sval_n[11] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[12] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[13] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[14] = 1'b0;
-            end
-            if (wait_oh[3]) begin
-                sval_n[15] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[16] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[17] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[18] = 1'b0;
-            end
-            if (wait_oh[4]) begin
-                sval_n[19] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[20] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[21] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[22] = 1'b0;
-            end
-            if (wait_oh[5]) begin
-                sval_n[23] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[24] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[25] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[26] = 1'b0;
-            end
-            if (wait_oh[6]) begin
-                sval_n[27] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[28] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[29] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[30] = 1'b0;
-            end
-            if (wait_oh[7]) begin
-                sval_n[31] = 1'b0;
-            end
+            sval_n_0 = sval_n_0 & ~wait_oh;
+            sval_n_1 = sval_n_1 & ~wait_oh;
+            sval_n_2 = sval_n_2 & ~wait_oh;
+            sval_n_3 = sval_n_3 & ~wait_oh;
         end
         done_flat = zero_r;
         done_flat[0] = done_0[0];
@@ -3494,54 +2990,10 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
         end
         rr_above__d = rr_above_n;
         has_free = zero_s;
-        if (~occ_next[0 * 4 + 0]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 4 + 1]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 4 + 2]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[0 * 4 + 3]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ_next[1 * 4 + 0]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 4 + 1]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 4 + 2]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[1 * 4 + 3]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ_next[2 * 4 + 0]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 4 + 1]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 4 + 2]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[2 * 4 + 3]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ_next[3 * 4 + 0]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 4 + 1]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 4 + 2]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ_next[3 * 4 + 3]) begin
-            has_free = has_free | onehot_s_3;
-        end
+        has_free[0] = ~&occ_next[(0 * 4)+:(4)];
+        has_free[1] = ~&occ_next[(1 * 4)+:(4)];
+        has_free[2] = ~&occ_next[(2 * 4)+:(4)];
+        has_free[3] = ~&occ_next[(3 * 4)+:(4)];
         rr_req = room & has_free;
         rr_masked = rr_req & rr_above_n;
         rr_next = zero_s;
@@ -3552,7 +3004,10 @@ module la_tb_dispatch_serial_proto(clock,reset,start,total,room,fill_count,fill_
         rr_pick__d = rr_next;
         valid__d = valid_n;
         ready__d = ready_n;
-        sval__d = sval_n;
+        sval_0__d = sval_n_0;
+        sval_1__d = sval_n_1;
+        sval_2__d = sval_n_2;
+        sval_3__d = sval_n_3;
         if (start) begin
             total_q__d = total;
             fed__d = zero32;
@@ -4081,6 +3536,183 @@ module la_tb_dispatch_serial_proto__fin(req,valid,onehot,index);
     end
     
 endmodule // la_tb_dispatch_serial_proto__fin
+
+// la_tb_dispatch_serial_proto__first_erow: a sub-block, field `first_erow` of `la_tb_dispatch_serial_proto`; 1 instance.
+module la_tb_dispatch_serial_proto__first_erow(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [3:0] req;
+    output reg  valid;
+    output reg  [3:0] onehot;
+    output reg  [1:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  index_bits_0 = 4'ha;
+    localparam  index_bits_1 = 4'hc;
+    localparam  bit_b_0 = 2'b1;
+    localparam  bit_b_1 = 2'b10;
+    localparam  zero_b = 2'b0;
+    
+    // Local signals
+    reg  [3:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+    end
+    
+endmodule // la_tb_dispatch_serial_proto__first_erow
+
+// la_tb_dispatch_serial_proto__first_free: a sub-block, field `first_free` of `la_tb_dispatch_serial_proto`; 1 instance.
+module la_tb_dispatch_serial_proto__first_free(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [7:0] req;
+    output reg  valid;
+    output reg  [7:0] onehot;
+    output reg  [2:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  index_bits_0 = 8'haa;
+    localparam  index_bits_1 = 8'hcc;
+    localparam  index_bits_2 = 8'hf0;
+    localparam  bit_b_0 = 3'b1;
+    localparam  bit_b_1 = 3'b10;
+    localparam  bit_b_2 = 3'b100;
+    localparam  zero_b = 3'b0;
+    
+    // Local signals
+    reg  [7:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+    end
+    
+endmodule // la_tb_dispatch_serial_proto__first_free
+
+// la_tb_dispatch_serial_proto__first_srow: a sub-block, field `first_srow` of `la_tb_dispatch_serial_proto`; 1 instance.
+module la_tb_dispatch_serial_proto__first_srow(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [7:0] req;
+    output reg  valid;
+    output reg  [7:0] onehot;
+    output reg  [2:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  index_bits_0 = 8'haa;
+    localparam  index_bits_1 = 8'hcc;
+    localparam  index_bits_2 = 8'hf0;
+    localparam  bit_b_0 = 3'b1;
+    localparam  bit_b_1 = 3'b10;
+    localparam  bit_b_2 = 3'b100;
+    localparam  zero_b = 3'b0;
+    
+    // Local signals
+    reg  [7:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+    end
+    
+endmodule // la_tb_dispatch_serial_proto__first_srow
+
+// la_tb_dispatch_serial_proto__first_wait: a sub-block, field `first_wait` of `la_tb_dispatch_serial_proto`; 1 instance.
+module la_tb_dispatch_serial_proto__first_wait(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [7:0] req;
+    output reg  valid;
+    output reg  [7:0] onehot;
+    output reg  [2:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  index_bits_0 = 8'haa;
+    localparam  index_bits_1 = 8'hcc;
+    localparam  index_bits_2 = 8'hf0;
+    localparam  bit_b_0 = 3'b1;
+    localparam  bit_b_1 = 3'b10;
+    localparam  bit_b_2 = 3'b100;
+    localparam  zero_b = 3'b0;
+    
+    // Local signals
+    reg  [7:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+    end
+    
+endmodule // la_tb_dispatch_serial_proto__first_wait
 
 // la_tb_dispatch_serial_proto__granted: a register (rust-hdl DFF), field `granted` of `la_tb_dispatch_serial_proto`; 1 instance.
 module la_tb_dispatch_serial_proto__granted(d,q,clock);
@@ -5012,17 +4644,17 @@ module la_tb_dispatch_serial_proto__srows(d,q,clock);
           
 endmodule // la_tb_dispatch_serial_proto__srows
 
-// la_tb_dispatch_serial_proto__sval: a register (rust-hdl DFF), field `sval` of `la_tb_dispatch_serial_proto`; 1 instance.
+// la_tb_dispatch_serial_proto__sval: a register (rust-hdl DFF), field `sval` of `la_tb_dispatch_serial_proto`; 4 instances (one per array element).
 module la_tb_dispatch_serial_proto__sval(d,q,clock);
     
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 8'h0;
     end
     
     always @(posedge clock) begin

@@ -93,7 +93,7 @@ module la_tb_dispatch_serial_proto_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'ha73dd1bb; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'hd3df410a; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd39, 16'd168};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

@@ -7,7 +7,7 @@
 //! arrays, `R = S * J` running slots (`RB` = clog2 `R`), `OB` bits of a total score, `G` lanes
 //! (a power of two from 2 dividing `W` and `J`; `GB` = log2 `G`), `NW = W / G` entry rows
 //! (`NWB` = clog2, at least 1), `NR = R / G` slot rows (`NRB = SB + JB - GB`), `RW = 57 * A`
-//! bits of a packed rectangle set, `GA = G * A`, `WS = W * S`, `SAB = NWB + SB` bits of a
+//! bits of a packed rectangle set, `GA = G * A`, `SAB = NWB + SB` bits of a
 //! score address, `AP` = `A` rounded up to a power of two, `GAP = G * AP`, `GQ` = `G / 4` (at
 //! least 1) survivors of a Decide's first two tournament levels.
 //!
@@ -15,9 +15,9 @@
 //! `q = s * J + j` in lane `q % G` at row `q / G`): the window's rectangles (`wrect`) and ids
 //! (`wid`), written when a block enters; per entry its score with each SM (`score`, at row
 //! `* 2^SB + s`) and their sum (`tot`); the running slots' rectangles (`rrect`), copied from
-//! `wrect` the cycle after a grant. Registers: per entry `valid`, `ready` and per (entry, SM)
-//! `sval` (the score word has been written since the entry's Row; a clear bit reads as 0, so
-//! a Row writes only the SMs with blocks); per slot `occ` and `pend`.
+//! `wrect` the cycle after a grant. Registers: per entry `valid`, `ready`; per SM a word `sval`
+//! with a bit per entry (its score word with the SM has been written since the entry's Row; a
+//! clear bit reads as 0, so a Row writes only the SMs with blocks); per slot `occ` and `pend`.
 //!
 //! An operation started in cycle `t` reads its broadcast rectangles (a running slot's for a
 //! Finish, the entry's for a Grant or Row) at `t` into `bc` at `t + 1`, issues one row a
@@ -60,7 +60,6 @@ pub struct LaDispatchSerial<
     const NRB: usize,
     const RW: usize,
     const GA: usize,
-    const WS: usize,
     const SAB: usize,
     const AP: usize,
     const GAP: usize,
@@ -99,8 +98,8 @@ pub struct LaDispatchSerial<
     granted: DFF<Bits<32>>,
     valid: DFF<Bits<W>>,
     ready: DFF<Bits<W>>,
-    /// Per (entry `c`, SM `s`) at `c * S + s`: the score word is current.
-    sval: DFF<Bits<WS>>,
+    /// Per SM `s`, bit `c`: entry `c`'s score word with `s` is current.
+    sval: [DFF<Bits<W>>; S],
     occ: DFF<Bits<R>>,
     pend: DFF<Bits<R>>,
     /// Tables.
@@ -187,12 +186,19 @@ pub struct LaDispatchSerial<
     rr_req: Signal<Local, Bits<S>>,
     rr_scan: Signal<Local, Bits<S>>,
     has_free: Signal<Local, Bits<S>>,
-    /// The lowest pending finish.
+    /// The lowest pending finish; the lowest waiting and the lowest free entry; the lowest
+    /// entry row and slot row an operation has left.
     fin: FindFirst<R, RB>,
+    first_wait: FindFirst<W, WB>,
+    first_free: FindFirst<W, WB>,
+    first_erow: FindFirst<NW, NWB>,
+    first_srow: FindFirst<NR, NRB>,
     /// Entries valid and ready; entry rows holding one (without the winner, for a Grant).
     vr: Signal<Local, Bits<W>>,
     vr_rows: Signal<Local, Bits<NW>>,
     vrg_rows: Signal<Local, Bits<NW>>,
+    /// The ready entries without the decision's (a Grant's rows).
+    vr_nw: Signal<Local, Bits<W>>,
     occ_rows: Signal<Local, Bits<NR>>,
     /// The lowest waiting entry (one-hot, index, row, lane).
     wait_oh: Signal<Local, Bits<W>>,
@@ -278,7 +284,12 @@ pub struct LaDispatchSerial<
     pend_n: Signal<Local, Bits<R>>,
     valid_n: Signal<Local, Bits<W>>,
     ready_n: Signal<Local, Bits<W>>,
-    sval_n: Signal<Local, Bits<WS>>,
+    sval_n: [Signal<Local, Bits<W>>; S],
+    /// The operation's SM's `sval` word; the lanes an update (`p2`) and a Row (`oc`) write,
+    /// at their entry row.
+    sv_sm: Signal<Local, Bits<W>>,
+    upd_entries: Signal<Local, Bits<W>>,
+    row_entries: Signal<Local, Bits<W>>,
     rr_above_n: Signal<Local, Bits<S>>,
     done_flat: Signal<Local, Bits<R>>,
     /// Temporaries for widening an indexed value.
@@ -310,20 +321,12 @@ pub struct LaDispatchSerial<
     below_s: [Constant<Bits<S>>; S],
     index_s: [Constant<Bits<SB>>; S],
     index_j: [Constant<Bits<JB>>; J],
-    index_w: [Constant<Bits<WB>>; W],
     index_nw: [Constant<Bits<NWB>>; NW],
-    index_nr: [Constant<Bits<NRB>>; NR],
     index_g: [Constant<Bits<GB>>; G],
     srow_si: [Constant<Bits<SB>>; NR],
-    onehot_s: [Constant<Bits<S>>; S],
-    onehot_j: [Constant<Bits<J>>; J],
-    onehot_w: [Constant<Bits<W>>; W],
-    onehot_g: [Constant<Bits<G>>; G],
-    onehot_r: [Constant<Bits<R>>; R],
     one_w: Constant<Bits<W>>,
+    onehot_g: [Constant<Bits<G>>; G],
     one_j: Constant<Bits<J>>,
-    one_nw: Constant<Bits<NW>>,
-    one_nr: Constant<Bits<NR>>,
     one32: Constant<Bits<32>>,
     three3: Constant<Bits<3>>,
     seven3: Constant<Bits<3>>,
@@ -367,7 +370,6 @@ impl<
         const NRB: usize,
         const RW: usize,
         const GA: usize,
-        const WS: usize,
         const SAB: usize,
         const AP: usize,
         const GAP: usize,
@@ -392,7 +394,6 @@ impl<
         NRB,
         RW,
         GA,
-        WS,
         SAB,
         AP,
         GAP,
@@ -405,7 +406,7 @@ impl<
         assert!(R == S * J && R <= 128 && RB == clog(R) && W <= 64 && WB == clog(W));
         assert!(G.is_power_of_two() && G >= 2 && 1 << GB == G && W.is_multiple_of(G) && J.is_multiple_of(G));
         assert!(NW == W / G && NWB == clog(NW) && NR == R / G && NRB == SB + JB - GB);
-        assert!(RW == 57 * A && GA == G * A && WS == W * S && SAB == NWB + SB);
+        assert!(RW == 57 * A && GA == G * A && SAB == NWB + SB);
         assert!((1..=8).contains(&A) && AP.is_power_of_two() && AP >= A && AP / 2 < A);
         assert!(GAP == G * AP && 1 << (OB - SCORE_BITS) >= S && GQ == (G / 4).max(1));
         assert!(G <= 8, "a Decide's tournament has three levels");
@@ -429,7 +430,7 @@ impl<
             granted: Default::default(),
             valid: Default::default(),
             ready: Default::default(),
-            sval: Default::default(),
+            sval: array_init::array_init(|_| Default::default()),
             occ: Default::default(),
             pend: Default::default(),
             wrect: array_init::array_init(|_| Default::default()),
@@ -506,9 +507,14 @@ impl<
             vr: Default::default(),
             vr_rows: Default::default(),
             vrg_rows: Default::default(),
+            vr_nw: Default::default(),
             occ_rows: Default::default(),
             wait_oh: Default::default(),
             wait_c: Default::default(),
+            first_wait: Default::default(),
+            first_free: Default::default(),
+            first_erow: Default::default(),
+            first_srow: Default::default(),
             win_c: Default::default(),
             win_id: Default::default(),
             win_oh: Default::default(),
@@ -573,7 +579,10 @@ impl<
             pend_n: Default::default(),
             valid_n: Default::default(),
             ready_n: Default::default(),
-            sval_n: Default::default(),
+            sval_n: array_init::array_init(|_| Default::default()),
+            sv_sm: Default::default(),
+            upd_entries: Default::default(),
+            row_entries: Default::default(),
             rr_above_n: Default::default(),
             done_flat: Default::default(),
             t16: Default::default(),
@@ -600,20 +609,12 @@ impl<
             below_s: below_table(),
             index_s: index_table(),
             index_j: index_table(),
-            index_w: index_table(),
             index_nw: index_table(),
-            index_nr: index_table(),
             index_g: index_table(),
             srow_si: array_init::array_init(|r| constant((r * G / J) as u64)),
-            onehot_s: onehot_table(),
-            onehot_j: onehot_table(),
-            onehot_w: onehot_table(),
-            onehot_g: onehot_table(),
-            onehot_r: onehot_table(),
             one_w: constant(1),
+            onehot_g: onehot_table(),
             one_j: constant(1),
-            one_nw: constant(1),
-            one_nr: constant(1),
             one32: constant(1),
             three3: constant(3),
             seven3: constant(7),
@@ -659,7 +660,6 @@ impl<
         const NRB: usize,
         const RW: usize,
         const GA: usize,
-        const WS: usize,
         const SAB: usize,
         const AP: usize,
         const GAP: usize,
@@ -684,7 +684,6 @@ impl<
         NRB,
         RW,
         GA,
-        WS,
         SAB,
         AP,
         GAP,
@@ -695,7 +694,7 @@ impl<
     fn update(&mut self) {
         // Clocks and holds.
         dff_setup!(
-            self, clock, total_q, fed, granted, valid, ready, sval, occ, pend, active, erows,
+            self, clock, total_q, fed, granted, valid, ready, occ, pend, active, erows,
             srows, tail, k_fin, k_grant, k_dec, k_row, osm, osi, oc_row, oc_lane, bload, bsel,
             bsrc_run, copy, cq_row, cq_lane, held, hsm, p1_v, p1_row, p1_acc, p1_si, p2_v,
             p2_row, p2_acc, p2_si, p1_sv, p2_sv, racc_any, racc, racc_si, rtot, dk_v, dk_row, bh_v, bh_sx, bh_id, bh_c, bl_v, bl_rest, bl_id, bl_c, rr_above,
@@ -731,7 +730,10 @@ impl<
             self.rrect[b].write_data.next = self.zero_rw.val();
             self.score[b].write_data.next = self.zero_score.val();
         }
-        self.sval_n.next = self.sval.q.val();
+        for s in 0..S {
+            self.sval[s].clock.next = self.clock.val();
+            self.sval_n[s].next = self.sval[s].q.val();
+        }
         self.ready_n.next = self.ready.q.val();
         // Entries valid and ready, and the entry rows holding one; occupied slot rows.
         self.vr.next = self.valid.q.val() & self.ready.q.val();
@@ -742,54 +744,36 @@ impl<
             self.win_c.next = self.bh_c.q.val();
             self.win_id.next = self.bh_id.q.val();
         }
-        self.win_oh.next = self.zero_w.val();
-        for c in 0..W {
-            if self.win_c.val() == self.index_w[c].val() {
-                self.win_oh.next = self.onehot_w[c].val();
-            }
-        }
+        self.win_oh.next = self.one_w.val() << self.win_c.val();
+        self.vr_nw.next = self.vr.val() & !self.win_oh.val();
         self.vr_rows.next = self.zero_nw.val();
         self.vrg_rows.next = self.zero_nw.val();
         self.occ_rows.next = self.zero_nr.val();
         for gn in G..(G + 1) {
             for r in 0..NW {
-                for b in 0..G {
-                    self.vr_rows.next = self.vr_rows.val().replace_bit(
-                        r,
-                        self.vr_rows.val().get_bit(r) | self.vr.val().get_bit(r * gn + b),
-                    );
-                    self.vrg_rows.next = self.vrg_rows.val().replace_bit(
-                        r,
-                        self.vrg_rows.val().get_bit(r)
-                            | (self.vr.val().get_bit(r * gn + b)
-                                & !self.win_oh.val().get_bit(r * gn + b)),
-                    );
-                }
+                self.vr_rows.next = self
+                    .vr_rows
+                    .val()
+                    .replace_bit(r, self.vr.val().get_bits::<G>(r * gn).any());
+                self.vrg_rows.next = self
+                    .vrg_rows
+                    .val()
+                    .replace_bit(r, self.vr_nw.val().get_bits::<G>(r * gn).any());
             }
             for r in 0..NR {
-                for b in 0..G {
-                    self.occ_rows.next = self.occ_rows.val().replace_bit(
-                        r,
-                        self.occ_rows.val().get_bit(r) | self.occ.q.val().get_bit(r * gn + b),
-                    );
-                }
+                self.occ_rows.next = self
+                    .occ_rows
+                    .val()
+                    .replace_bit(r, self.occ.q.val().get_bits::<G>(r * gn).any());
             }
         }
         // The lowest waiting entry; the lowest free entry.
-        self.wait_oh.next = self.valid.q.val() & !self.ready.q.val();
-        self.wait_oh.next = self.wait_oh.val() & ((!self.wait_oh.val()) + self.one_w.val());
-        self.free_oh.next = !self.valid.q.val();
-        self.free_oh.next = self.free_oh.val() & ((!self.free_oh.val()) + self.one_w.val());
-        self.wait_c.next = self.zero_wb.val();
-        self.free_c.next = self.zero_wb.val();
-        for c in 0..W {
-            if self.wait_oh.val().get_bit(c) {
-                self.wait_c.next = self.wait_c.val() | self.index_w[c].val();
-            }
-            if self.free_oh.val().get_bit(c) {
-                self.free_c.next = self.free_c.val() | self.index_w[c].val();
-            }
-        }
+        self.first_wait.req.next = self.valid.q.val() & !self.ready.q.val();
+        self.wait_oh.next = self.first_wait.onehot.val();
+        self.wait_c.next = self.first_wait.index.val();
+        self.first_free.req.next = !self.valid.q.val();
+        self.free_oh.next = self.first_free.onehot.val();
+        self.free_c.next = self.first_free.index.val();
         // The decision's SM (picked the cycle before) and the held decision's SM, its lowest
         // free slot and that slot's index.
         self.x_ok.next = (self.rr_pick.q.val() & self.room.val()).any();
@@ -806,10 +790,8 @@ impl<
         self.h_free.next = self.zero_j.val();
         for jn in J..(J + 1) {
             for s in 0..S {
-                for j in 0..J {
-                    if self.hsm.q.val().get_bit(s) & !self.occ.q.val().get_bit(s * jn + j) {
-                        self.h_free.next = self.h_free.val() | self.onehot_j[j].val();
-                    }
+                if self.hsm.q.val().get_bit(s) {
+                    self.h_free.next = self.h_free.val() | !self.occ.q.val().get_bits::<J>(s * jn);
                 }
             }
         }
@@ -823,9 +805,12 @@ impl<
         self.g_slot_oh.next = self.zero_r.val();
         for jn in J..(J + 1) {
             for s in 0..S {
-                for j in 0..J {
-                    if self.hsm.q.val().get_bit(s) & self.h_slot_oh.val().get_bit(j) {
-                        self.g_slot_oh.next = self.onehot_r[s * jn + j].val();
+                if self.hsm.q.val().get_bit(s) {
+                    for j in 0..J {
+                        self.g_slot_oh.next = self
+                            .g_slot_oh
+                            .val()
+                            .replace_bit(s * jn + j, self.h_slot_oh.val().get_bit(j));
                     }
                 }
             }
@@ -854,16 +839,17 @@ impl<
         self.gq_lane.next = self.g_q.val().get_bits::<GB>(0);
         // The lowest pending finish: its SM.
         self.fin.req.next = self.pend.q.val();
+        // Slot `s * J + j` of SM `s`: the index's upper bits, any of the SM's `J` bits.
+        for jbn in JB..(JB + 1) {
+            self.f_si.next = self.fin.index.val().get_bits::<SB>(jbn);
+        }
         self.f_sm.next = self.zero_s.val();
-        self.f_si.next = self.zero_sb.val();
         for jn in J..(J + 1) {
             for s in 0..S {
-                for j in 0..J {
-                    if self.fin.onehot.val().get_bit(s * jn + j) {
-                        self.f_sm.next = self.onehot_s[s].val();
-                        self.f_si.next = self.index_s[s].val();
-                    }
-                }
+                self.f_sm.next = self
+                    .f_sm
+                    .val()
+                    .replace_bit(s, self.fin.onehot.val().get_bits::<J>(s * jn).any());
             }
         }
         // Which operation starts this cycle.
@@ -899,52 +885,44 @@ impl<
         }
         self.idle.next = self.granted.q.val() >= self.total_q.q.val();
         // The row issued this cycle: the lowest left.
-        self.ie_oh.next = self.erows.q.val() & ((!self.erows.q.val()) + self.one_nw.val());
-        self.is_oh.next = self.srows.q.val() & ((!self.srows.q.val()) + self.one_nr.val());
-        self.ie_row.next = self.zero_nwb.val();
-        self.is_row.next = self.zero_nrb.val();
+        self.first_erow.req.next = self.erows.q.val();
+        self.ie_oh.next = self.first_erow.onehot.val();
+        self.ie_row.next = self.first_erow.index.val();
+        self.first_srow.req.next = self.srows.q.val();
+        self.is_oh.next = self.first_srow.onehot.val();
+        self.is_row.next = self.first_srow.index.val();
         self.i_si.next = self.zero_sb.val();
-        for r in 0..NW {
-            if self.ie_oh.val().get_bit(r) {
-                self.ie_row.next = self.ie_row.val() | self.index_nw[r].val();
-            }
-        }
         for r in 0..NR {
             if self.is_oh.val().get_bit(r) {
-                self.is_row.next = self.is_row.val() | self.index_nr[r].val();
                 self.i_si.next = self.i_si.val() | self.srow_si[r].val();
             }
         }
         self.iss.next = self.active.q.val() & (self.erows.q.val().any() | self.srows.q.val().any());
+        // The issued row's lanes: its ready entries or occupied slots (a row's `G` bits), and
+        // whether each entry's score with the operation's SM is current (the row's `G` bits of
+        // that SM's `sval` word).
         self.i_acc.next = self.zero_g.val();
+        self.i_sv.next = self.zero_g.val();
         for gn in G..(G + 1) {
-            for b in 0..G {
-                for r in 0..NW {
-                    if self.ie_oh.val().get_bit(r) & self.vr.val().get_bit(r * gn + b) {
-                        self.i_acc.next = self.i_acc.val() | self.onehot_g[b].val();
-                    }
-                }
-                for r in 0..NR {
-                    if self.is_oh.val().get_bit(r) & self.occ.q.val().get_bit(r * gn + b) {
-                        self.i_acc.next = self.i_acc.val() | self.onehot_g[b].val();
-                    }
+            for r in 0..NW {
+                if self.ie_oh.val().get_bit(r) {
+                    self.i_acc.next = self.i_acc.val() | self.vr.val().get_bits::<G>(r * gn);
                 }
             }
-        }
-        self.i_sv.next = self.zero_g.val();
-        for sn in S..(S + 1) {
-            for gn in G..(G + 1) {
-                for b in 0..G {
-                    for r in 0..NW {
-                        for s in 0..S {
-                            if self.ie_oh.val().get_bit(r)
-                                & self.osm.q.val().get_bit(s)
-                                & self.sval.q.val().get_bit((r * gn + b) * sn + s)
-                            {
-                                self.i_sv.next = self.i_sv.val() | self.onehot_g[b].val();
-                            }
-                        }
-                    }
+            for r in 0..NR {
+                if self.is_oh.val().get_bit(r) {
+                    self.i_acc.next = self.i_acc.val() | self.occ.q.val().get_bits::<G>(r * gn);
+                }
+            }
+            self.sv_sm.next = self.zero_w.val();
+            for s in 0..S {
+                if self.osm.q.val().get_bit(s) {
+                    self.sv_sm.next = self.sval[s].q.val();
+                }
+            }
+            for r in 0..NW {
+                if self.ie_oh.val().get_bit(r) {
+                    self.i_sv.next = self.sv_sm.val().get_bits::<G>(r * gn);
                 }
             }
         }
@@ -1274,50 +1252,61 @@ impl<
             }
         }
         // An update (Finish, Grant): each taking lane's score with the SM and total.
-        for sn in S..(S + 1) {
-            for gn in G..(G + 1) {
-                for apn in AP..(AP + 1) {
-                    for b in 0..G {
-                        self.cur[b].next = self.zero_score.val();
-                        if self.p2_sv.q.val().get_bit(b) {
-                            self.cur[b].next = self.score[b].read_data.val();
-                        }
-                        self.t24.next = self.plt[b * apn].val();
-                        self.t_ob.next = self.zero_ob.val();
-                        for i in 0..SCORE_BITS {
-                            self.t_ob.next = self.t_ob.val().replace_bit(i, self.t24.val().get_bit(i));
-                        }
-                        self.plw[b].next = self.t_ob.val();
-                        self.new_score[b].next = self.cur[b].val() + self.plt[b * apn].val();
-                        self.new_tot[b].next = self.tot[b].read_data.val() + self.plw[b].val();
-                        if self.k_fin.q.val() {
-                            self.new_score[b].next = self.cur[b].val() - self.plt[b * apn].val();
-                            self.new_tot[b].next = self.tot[b].read_data.val() - self.plw[b].val();
-                        }
-                        if self.p2_v.q.val()
-                            & (self.k_fin.q.val() | self.k_grant.q.val())
-                            & self.p2_acc.q.val().get_bit(b)
-                        {
-                            self.score[b].write_enable.next = true;
-                            self.score[b].write_address.next = self.sa_wupd.val();
-                            self.score[b].write_data.next = self.new_score[b].val();
-                            self.tot[b].write_enable.next = true;
-                            self.tot[b].write_address.next = self.p2_row.q.val();
-                            self.tot[b].write_data.next = self.new_tot[b].val();
-                            for r in 0..NW {
-                                for s in 0..S {
-                                    if (self.p2_row.q.val() == self.index_nw[r].val())
-                                        & self.osm.q.val().get_bit(s)
-                                    {
-                                        self.sval_n.next = self
-                                            .sval_n
-                                            .val()
-                                            .replace_bit((r * gn + b) * sn + s, true);
-                                    }
-                                }
-                            }
-                        }
-                    }
+        for apn in AP..(AP + 1) {
+            for b in 0..G {
+                self.cur[b].next = self.zero_score.val();
+                if self.p2_sv.q.val().get_bit(b) {
+                    self.cur[b].next = self.score[b].read_data.val();
+                }
+                self.t24.next = self.plt[b * apn].val();
+                self.t_ob.next = self.zero_ob.val();
+                for i in 0..SCORE_BITS {
+                    self.t_ob.next = self.t_ob.val().replace_bit(i, self.t24.val().get_bit(i));
+                }
+                self.plw[b].next = self.t_ob.val();
+                self.new_score[b].next = self.cur[b].val() + self.plt[b * apn].val();
+                self.new_tot[b].next = self.tot[b].read_data.val() + self.plw[b].val();
+                if self.k_fin.q.val() {
+                    self.new_score[b].next = self.cur[b].val() - self.plt[b * apn].val();
+                    self.new_tot[b].next = self.tot[b].read_data.val() - self.plw[b].val();
+                }
+                if self.p2_v.q.val()
+                    & (self.k_fin.q.val() | self.k_grant.q.val())
+                    & self.p2_acc.q.val().get_bit(b)
+                {
+                    self.score[b].write_enable.next = true;
+                    self.score[b].write_address.next = self.sa_wupd.val();
+                    self.score[b].write_data.next = self.new_score[b].val();
+                    self.tot[b].write_enable.next = true;
+                    self.tot[b].write_address.next = self.p2_row.q.val();
+                    self.tot[b].write_data.next = self.new_tot[b].val();
+                }
+            }
+        }
+        // The score words an update or a Row writes are current from the next cycle: the
+        // lanes it writes, at its entry row, in the word of its SM.
+        self.upd_entries.next = self.zero_w.val();
+        self.row_entries.next = self.zero_w.val();
+        for gn in G..(G + 1) {
+            for r in 0..NW {
+                for b in 0..G {
+                    self.upd_entries.next = self.upd_entries.val().replace_bit(
+                        r * gn + b,
+                        (self.p2_row.q.val() == self.index_nw[r].val())
+                            & self.p2_acc.q.val().get_bit(b),
+                    );
+                    self.row_entries.next = self.row_entries.val().replace_bit(
+                        r * gn + b,
+                        (self.oc_row.q.val() == self.index_nw[r].val())
+                            & self.oc_lane.q.val().get_bit(b),
+                    );
+                }
+            }
+        }
+        if self.p2_v.q.val() & (self.k_fin.q.val() | self.k_grant.q.val()) {
+            for s in 0..S {
+                if self.osm.q.val().get_bit(s) {
+                    self.sval_n[s].next = self.sval_n[s].val() | self.upd_entries.val();
                 }
             }
         }
@@ -1346,30 +1335,19 @@ impl<
             self.racc.d.next = self.racc_n.val();
             self.racc_si.d.next = self.p2_si.q.val();
             self.rtot.d.next = self.rtot_n.val();
-            for sn in S..(S + 1) {
-                for gn in G..(G + 1) {
-                    for b in 0..G {
-                        if self.oc_lane.q.val().get_bit(b) {
-                            self.score[b].write_enable.next = true;
-                            self.score[b].write_address.next = self.sa_wrow.val();
-                            self.score[b].write_data.next = self.racc_n.val();
-                            self.tot[b].write_enable.next = true;
-                            self.tot[b].write_address.next = self.oc_row.q.val();
-                            self.tot[b].write_data.next = self.rtot_n.val();
-                            for r in 0..NW {
-                                for s in 0..S {
-                                    if (self.oc_row.q.val() == self.index_nw[r].val())
-                                        & (self.p2_si.q.val() == self.index_s[s].val())
-                                    {
-                                        self.sval_n.next = self
-                                            .sval_n
-                                            .val()
-                                            .replace_bit((r * gn + b) * sn + s, true);
-                                    }
-                                }
-                            }
-                        }
-                    }
+            for b in 0..G {
+                if self.oc_lane.q.val().get_bit(b) {
+                    self.score[b].write_enable.next = true;
+                    self.score[b].write_address.next = self.sa_wrow.val();
+                    self.score[b].write_data.next = self.racc_n.val();
+                    self.tot[b].write_enable.next = true;
+                    self.tot[b].write_address.next = self.oc_row.q.val();
+                    self.tot[b].write_data.next = self.rtot_n.val();
+                }
+            }
+            for s in 0..S {
+                if self.p2_si.q.val() == self.index_s[s].val() {
+                    self.sval_n[s].next = self.sval_n[s].val() | self.row_entries.val();
                 }
             }
         }
@@ -1462,14 +1440,8 @@ impl<
             self.racc_any.d.next = false;
             self.rtot.d.next = self.zero_ob.val();
             self.ready_n.next = self.ready.q.val() | self.wait_oh.val();
-            for sn in S..(S + 1) {
-                for c in 0..W {
-                    for s in 0..S {
-                        if self.wait_oh.val().get_bit(c) {
-                            self.sval_n.next = self.sval_n.val().replace_bit(c * sn + s, false);
-                        }
-                    }
-                }
+            for s in 0..S {
+                self.sval_n[s].next = self.sval_n[s].val() & !self.wait_oh.val();
             }
         }
         // The running slots: a Finish frees its slot, a Grant takes one; finished blocks wait
@@ -1549,11 +1521,10 @@ impl<
         self.has_free.next = self.zero_s.val();
         for jn in J..(J + 1) {
             for s in 0..S {
-                for j in 0..J {
-                    if !self.occ_next.val().get_bit(s * jn + j) {
-                        self.has_free.next = self.has_free.val() | self.onehot_s[s].val();
-                    }
-                }
+                self.has_free.next = self.has_free.val().replace_bit(
+                    s,
+                    !self.occ_next.val().get_bits::<J>(s * jn).all(),
+                );
             }
         }
         self.rr_req.next = self.room.val() & self.has_free.val();
@@ -1572,7 +1543,9 @@ impl<
         self.rr_pick.d.next = self.rr_next.val();
         self.valid.d.next = self.valid_n.val();
         self.ready.d.next = self.ready_n.val();
-        self.sval.d.next = self.sval_n.val();
+        for s in 0..S {
+            self.sval[s].d.next = self.sval_n[s].val();
+        }
         // A kernel starts: the window empties, the engine stops (a Grant's copy completes).
         if self.start.val() {
             self.total_q.d.next = self.total.val();
@@ -1631,7 +1604,6 @@ impl<
         const NRB: usize,
         const RW: usize,
         const GA: usize,
-        const WS: usize,
         const SAB: usize,
         const AP: usize,
         const GAP: usize,
@@ -1656,7 +1628,6 @@ impl<
         NRB,
         RW,
         GA,
-        WS,
         SAB,
         AP,
         GAP,
@@ -1670,11 +1641,11 @@ impl<
 
 /// `fermi`: 15 SMs x 8 slots, a window of 32, five arrays, 8 lanes.
 pub type SerialFermi = LaDispatchSerial<
-    15, 4, 8, 3, 32, 5, 5, 120, 7, 28, 8, 3, 4, 2, 15, 4, 285, 40, 480, 6, 8, 64, 2,
+    15, 4, 8, 3, 32, 5, 5, 120, 7, 28, 8, 3, 4, 2, 15, 4, 285, 40, 6, 8, 64, 2,
 >;
 /// `proto`: 4 SMs x 4 slots, a window of 8, two arrays, 2 lanes.
 pub type SerialProto = LaDispatchSerial<
-    4, 2, 4, 2, 8, 3, 2, 16, 4, 26, 2, 1, 4, 2, 8, 3, 114, 4, 32, 4, 2, 4, 1,
+    4, 2, 4, 2, 8, 3, 2, 16, 4, 26, 2, 1, 4, 2, 8, 3, 114, 4, 4, 2, 4, 1,
 >;
 
 
