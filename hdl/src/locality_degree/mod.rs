@@ -5,11 +5,15 @@
 //! Sizes (const generics; the type aliases at the bottom fix them per preset): `N` warps
 //! (`B` = clog2 `N` id bits), `K` active warps, `T = N (N - 1) / 2` table entries, `NN = N * N`
 //! degree wires, `NP` = `N` rounded up to a power of two (`PB` = log2 `NP` + 1 count bits),
-//! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` adder-tree nodes; the
-//! policy: `SER` = 1 and `PAR` = 0 for `serial`, 0 and 1 for `base`, `NU` locality units (1
-//! for `serial`, `N` for `base`). rust-hdl takes a policy's logic as a loop over `0..SER` or
-//! `0..PAR` (one iteration or none) and its state as arrays of `SER` entries (`NR` = `N`
-//! for `serial`, 0 for `base`: per-warp registers of `serial` only).
+//! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` tree nodes (twice that
+//! for `scan`); the policy: `SER` = 1 and `PAR` = 0 for `serial` and `scan`, 0 and 1 for
+//! `base`, `NU` locality units (1 for `serial` and `scan`, `N` for `base`), `SCN` = 1 for
+//! `scan` and 0 otherwise; the promotion's sizes: `NRK` warps ranked (`N`; 0 for `scan`),
+//! `NC = NRK * NP` rank-tree nodes, `NA` score-tree nodes (`N * NP`; `NP` for `scan`, one
+//! tree), `NBS = SCN * N` rows of `scan`'s relation `beats`. rust-hdl takes a policy's logic as a loop over
+//! `0..SER`, `0..PAR`, `0..SCN` or `0..(1 - SCN)` (one iteration or none) and its state as
+//! arrays of `SER` or `SCN` entries (`NR` = `N` for `serial` and `scan`, 0 for `base`:
+//! per-warp registers of the serial rows only).
 //!
 //! State: `live`, `act` (the active group), `last` (one-hot; zero when none) and `dirty`
 //! masks; the age matrix `older` (row `i`, bit `j`: warp `j` is older than warp `i`); per warp
@@ -29,6 +33,14 @@
 //!   no subtraction and no second tree sit on the path);
 //! * next scores: per warp an adder tree over its degrees with the staying warps (`log2 NP`
 //!   levels), registered;
+//! * `scan` instead: the scan pointer's row read through OR trees like the last warp's (a
+//!   second set of `N` trees selected by the one-hot pointer), one adder tree over its
+//!   degrees with the staying warps, registered as that warp's score; the relation `beats`
+//!   (`N x N` bits, row `w` bit `q`: `q` beats `w` on score, ties to age) kept current at the
+//!   edge: the scanned warp's row and column from `N` comparators of its new score with the
+//!   others', a launched warp's (score 0, youngest) from the nonzero scores and its age row;
+//!   the promotion, when a place is free, the oldest starved candidate or else the candidate
+//!   no other candidate beats (an AND-OR per row: no comparator on the path);
 //! * table row (`base`): the lowest dirty warp ([`FindFirst`]), its vector through
 //!   [`OneHotMuxTree`]s, one [`WarpLocality`] per warp against it; launched warps clear their
 //!   row and column;
@@ -67,6 +79,11 @@ pub struct Laws<
     const SER: usize,
     const PAR: usize,
     const NR: usize,
+    const NA: usize,
+    const NC: usize,
+    const NRK: usize,
+    const SCN: usize,
+    const NBS: usize,
 > {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
@@ -105,6 +122,11 @@ pub struct Laws<
     vreg: [DFF<Bits<55>>; N],
     vsub: [DFF<Bits<80>>; N],
     score: [DFF<Bits<SB>>; N],
+    /// `scan`: the scan pointer (one-hot), whose warp's score is computed this cycle; per
+    /// warp `w` the warps that beat it on (score, age) (`beats[w]` bit `q`: `q` beats `w`),
+    /// kept current as scores and ages change.
+    scan_oh: [DFF<Bits<N>>; SCN],
+    beats: [DFF<Bits<N>>; NBS],
     tri: [DFF<Bits<7>>; T],
     /// Live warps past the starvation gap; active, ready and not stalled; launched.
     starved: Signal<Local, Bits<N>>,
@@ -122,6 +144,8 @@ pub struct Laws<
     /// multiplexer of its row selected by `last` (one-hot or zero, giving 0) as an in-place OR
     /// tree over `deg_last[p * NP..][..NP]`, built beside the next scores' adder trees (a
     /// sub-block would close a loop through this block for Verilator, as `cnt` says).
+    /// `scan`: the same trees for the scan pointer's row at `deg_last[N * NP + p * NP]`
+    /// (warp `p`'s degree with the warp under the pointer).
     deg_last: [Signal<Local, Bits<7>>; NS],
     /// `serial`: per warp its degree with the last warp as computed the cycle before (the
     /// issue comparators read these).
@@ -132,16 +156,23 @@ pub struct Laws<
     /// it and its rank, the free places, the promoted warps.
     staying: Signal<Local, Bits<N>>,
     cands: Signal<Local, Bits<N>>,
-    beaten: [Signal<Local, Bits<N>>; N],
+    beaten: [Signal<Local, Bits<N>>; NRK],
     /// Per candidate `p`: its rank at `cnt[p * NP]`, an in-place tree over `cnt[p * NP..]`
     /// (Verilator cannot order a popcount sub-block whose input and output meet in this
     /// block); the staying warps' count at `scnt[0]`.
-    cnt: [Signal<Local, Bits<PB>>; NS],
+    cnt: [Signal<Local, Bits<PB>>; NC],
     scnt: [Signal<Local, Bits<PB>>; NP],
     free: Signal<Local, Bits<PB>>,
     promoted: Signal<Local, Bits<N>>,
-    /// Next scores: per warp `p` an in-place adder tree over `acc[p * NP ..][..NP]`.
-    acc: [Signal<Local, Bits<SB>>; NS],
+    /// Next scores: per warp `p` an in-place adder tree over `acc[p * NP ..][..NP]`
+    /// (`scan`: one tree, the scan pointer's warp's).
+    acc: [Signal<Local, Bits<SB>>; NA],
+    /// `scan`: per warp whether its score is above, below the scanned warp's new score;
+    /// the warps whose scores are nonzero after the edge; `beats` after the edge.
+    s_gt: [Signal<Local, Bits<N>>; SCN],
+    s_lt: [Signal<Local, Bits<N>>; SCN],
+    nz: [Signal<Local, Bits<N>>; SCN],
+    bt: [Signal<Local, Bits<N>>; NBS],
     /// A degree on its way into `acc` (reused; `bit_cast` takes no loop variable).
     acc_leaf: Signal<Local, Bits<7>>,
     /// The dirty row: its warp, its vector (AND-OR multiplexers selected by the warp, word
@@ -206,16 +237,24 @@ impl<
         const SER: usize,
         const PAR: usize,
         const NR: usize,
-    > Default for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR>
+        const NA: usize,
+        const NC: usize,
+        const NRK: usize,
+        const SCN: usize,
+        const NBS: usize,
+    > Default for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS>
 {
     fn default() -> Self {
         assert!((2..=64).contains(&N) && N <= 1 << B && (N - 1) >> (B - 1) == 1);
         assert!((1..=N).contains(&K), "1..=N active warps");
-        assert!(T == N * (N - 1) / 2 && NN == N * N && NS == N * NP);
+        assert!(T == N * (N - 1) / 2 && NN == N * N && NS == N * NP * (1 + SCN));
         assert!(NP.is_power_of_two() && NP >= N && NP < 2 * N && 1 << (PB - 1) == NP);
         assert!(K * 80 < 1 << SB, "SB holds K * 80");
         assert!(SER + PAR == 1 && NU == SER + PAR * N, "serial: 1, 0, 1 unit; base: 0, 1, N");
         assert!(NR == SER * N, "serial: N registered degrees; base: none");
+        assert!(SCN <= SER, "scan builds on the serial rows");
+        assert!(NRK == (1 - SCN) * N && NC == NRK * NP && NBS == SCN * N);
+        assert!(NA == (1 - SCN) * N * NP + SCN * NP, "a score tree per warp, or one");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -240,6 +279,8 @@ impl<
             vreg: array_init::array_init(|_| Default::default()),
             vsub: array_init::array_init(|_| Default::default()),
             score: array_init::array_init(|_| Default::default()),
+            scan_oh: array_init::array_init(|_| Default::default()),
+            beats: array_init::array_init(|_| Default::default()),
             tri: array_init::array_init(|_| Default::default()),
             starved: Default::default(),
             ready_e: Default::default(),
@@ -261,6 +302,10 @@ impl<
             free: Default::default(),
             promoted: Default::default(),
             acc: array_init::array_init(|_| Default::default()),
+            s_gt: array_init::array_init(|_| Default::default()),
+            s_lt: array_init::array_init(|_| Default::default()),
+            nz: array_init::array_init(|_| Default::default()),
+            bt: array_init::array_init(|_| Default::default()),
             acc_leaf: Default::default(),
             row_pick: Default::default(),
             row_region: Default::default(),
@@ -316,7 +361,12 @@ impl<
         const SER: usize,
         const PAR: usize,
         const NR: usize,
-    > Logic for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR>
+        const NA: usize,
+        const NC: usize,
+        const NRK: usize,
+        const SCN: usize,
+        const NBS: usize,
+    > Logic for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -331,6 +381,12 @@ impl<
             self.vreg[w].clock.next = self.clock.val();
             self.vsub[w].clock.next = self.clock.val();
             self.score[w].clock.next = self.clock.val();
+        }
+        for w in 0..NBS {
+            self.beats[w].clock.next = self.clock.val();
+        }
+        for c in 0..SCN {
+            self.scan_oh[c].clock.next = self.clock.val();
         }
         for e in 0..T {
             self.tri[e].clock.next = self.clock.val();
@@ -368,75 +424,150 @@ impl<
             }
         }
         // Per warp `p`, in-place trees side by side: its degree with the last warp (an OR
-        // tree of its degrees masked by `last`) and its next score (an adder tree of its
-        // degrees with the staying warps).
+        // tree of its degrees masked by `last`), `scan`: its degree with the scan pointer's
+        // warp (the same, masked by the pointer), and but for `scan` its next score (an adder
+        // tree of its degrees with the staying warps).
         self.staying.next = self.act.q.val() & !self.long_stall.val();
         self.acc_leaf.next = self.zero7.val();
         for n in N..(N + 1) {
             for np in NP..(NP + 1) {
                 for p in 0..N {
                     for a in 0..NP {
-                        self.acc[p * np + a].next = self.zero_sb.val();
+                        for _r in 0..(1 - SCN) {
+                            self.acc[p * np + a].next = self.zero_sb.val();
+                        }
                         self.deg_last[p * np + a].next = self.zero7.val();
+                        for _c in 0..SCN {
+                            self.deg_last[n * np + p * np + a].next = self.zero7.val();
+                        }
                     }
                     for a in 0..N {
-                        if self.staying.val().get_bit(a) {
-                            self.acc_leaf.next = self.deg[p * n + a].val();
-                            self.acc[p * np + a].next = bit_cast::<SB, 7>(self.acc_leaf.val());
+                        for _r in 0..(1 - SCN) {
+                            if self.staying.val().get_bit(a) {
+                                self.acc_leaf.next = self.deg[p * n + a].val();
+                                self.acc[p * np + a].next =
+                                    bit_cast::<SB, 7>(self.acc_leaf.val());
+                            }
                         }
                         if self.last.q.val().get_bit(a) {
                             self.deg_last[p * np + a].next = self.deg[p * n + a].val();
+                        }
+                        for c in 0..SCN {
+                            if self.scan_oh[c].q.val().get_bit(a) {
+                                self.deg_last[n * np + p * np + a].next =
+                                    self.deg[p * n + a].val();
+                            }
                         }
                         // `serial`: a dirty warp's entries read 0 (its column here, its row
                         // below: a mask per warp, not per entry).
                         for _s in 0..SER {
                             if self.dirty.q.val().get_bit(a) {
-                                self.acc[p * np + a].next = self.zero_sb.val();
+                                for _r in 0..(1 - SCN) {
+                                    self.acc[p * np + a].next = self.zero_sb.val();
+                                }
                                 self.deg_last[p * np + a].next = self.zero7.val();
+                                for _c in 0..SCN {
+                                    self.deg_last[n * np + p * np + a].next = self.zero7.val();
+                                }
                             }
                         }
                     }
                     for i in 0..(NP / 2) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        for _r in 0..(1 - SCN) {
+                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
+                                + self.acc[p * np + 2 * i + 1].val();
+                        }
                         self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
                             | self.deg_last[p * np + 2 * i + 1].val();
+                        for _c in 0..SCN {
+                            self.deg_last[n * np + p * np + i].next = self.deg_last
+                                [n * np + p * np + 2 * i]
+                                .val()
+                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
+                        }
                     }
                     for i in 0..(NP / 4) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        for _r in 0..(1 - SCN) {
+                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
+                                + self.acc[p * np + 2 * i + 1].val();
+                        }
                         self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
                             | self.deg_last[p * np + 2 * i + 1].val();
+                        for _c in 0..SCN {
+                            self.deg_last[n * np + p * np + i].next = self.deg_last
+                                [n * np + p * np + 2 * i]
+                                .val()
+                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
+                        }
                     }
                     for i in 0..(NP / 8) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        for _r in 0..(1 - SCN) {
+                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
+                                + self.acc[p * np + 2 * i + 1].val();
+                        }
                         self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
                             | self.deg_last[p * np + 2 * i + 1].val();
+                        for _c in 0..SCN {
+                            self.deg_last[n * np + p * np + i].next = self.deg_last
+                                [n * np + p * np + 2 * i]
+                                .val()
+                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
+                        }
                     }
                     for i in 0..(NP / 16) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        for _r in 0..(1 - SCN) {
+                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
+                                + self.acc[p * np + 2 * i + 1].val();
+                        }
                         self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
                             | self.deg_last[p * np + 2 * i + 1].val();
+                        for _c in 0..SCN {
+                            self.deg_last[n * np + p * np + i].next = self.deg_last
+                                [n * np + p * np + 2 * i]
+                                .val()
+                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
+                        }
                     }
                     for i in 0..(NP / 32) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        for _r in 0..(1 - SCN) {
+                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
+                                + self.acc[p * np + 2 * i + 1].val();
+                        }
                         self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
                             | self.deg_last[p * np + 2 * i + 1].val();
+                        for _c in 0..SCN {
+                            self.deg_last[n * np + p * np + i].next = self.deg_last
+                                [n * np + p * np + 2 * i]
+                                .val()
+                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
+                        }
                     }
                     for i in 0..(NP / 64) {
-                        self.acc[p * np + i].next =
-                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                        for _r in 0..(1 - SCN) {
+                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
+                                + self.acc[p * np + 2 * i + 1].val();
+                        }
                         self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
                             | self.deg_last[p * np + 2 * i + 1].val();
+                        for _c in 0..SCN {
+                            self.deg_last[n * np + p * np + i].next = self.deg_last
+                                [n * np + p * np + 2 * i]
+                                .val()
+                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
+                        }
                     }
-                    self.score[p].d.next = self.acc[p * np].val();
+                    for _r in 0..(1 - SCN) {
+                        self.score[p].d.next = self.acc[p * np].val();
+                    }
                     for _s in 0..SER {
                         if self.dirty.q.val().get_bit(p) {
                             self.deg_last[p * np].next = self.zero7.val();
-                            self.score[p].d.next = self.zero_sb.val();
+                            for _r in 0..(1 - SCN) {
+                                self.score[p].d.next = self.zero_sb.val();
+                            }
+                            for _c in 0..SCN {
+                                self.deg_last[n * np + p * np].next = self.zero7.val();
+                            }
                         }
                     }
                 }
@@ -513,7 +644,7 @@ impl<
         self.active.next = self.act.q.val();
         // Promotion.
         self.cands.next = self.live.q.val() & !self.act.q.val() & !self.long_stall.val();
-        for p in 0..N {
+        for p in 0..NRK {
             self.beaten[p].next = self.zero_n.val();
             for q in 0..N {
                 self.beaten[p].next = self.beaten[p].val().replace_bit(
@@ -532,7 +663,7 @@ impl<
         }
         // Ranks and the staying count.
         for np in NP..(NP + 1) {
-            for p in 0..N {
+            for p in 0..NRK {
                 for q in 0..NP {
                     self.cnt[p * np + q].next = self.zero_pb.val();
                 }
@@ -597,7 +728,7 @@ impl<
         self.free.next = self.k_pb.val() - self.scnt[0].val();
         self.promoted.next = self.zero_n.val();
         for np in NP..(NP + 1) {
-            for p in 0..N {
+            for p in 0..NRK {
                 self.promoted.next = self.promoted.val().replace_bit(
                     p,
                     self.cands.val().get_bit(p) & (self.cnt[p * np].val() < self.free.val()),
@@ -607,6 +738,32 @@ impl<
                         p,
                         self.cands.val().get_bit(p) & (self.cnt[p * np].val() < self.k_pb.val()),
                     );
+                }
+            }
+        }
+        // `scan`: one warp when a place is free: the oldest starved candidate, else the
+        // candidate no other candidate beats.
+        for _c in 0..SCN {
+            if self.free.val() != self.zero_pb.val() {
+                for w in 0..N {
+                    self.promoted.next = self.promoted.val().replace_bit(
+                        w,
+                        self.cands.val().get_bit(w)
+                            & !self.starved.val().get_bit(w)
+                            & !(self.beats[w].q.val() & self.cands.val() & !self.starved.val())
+                                .any(),
+                    );
+                }
+                if (self.cands.val() & self.starved.val()).any() {
+                    for w in 0..N {
+                        self.promoted.next = self.promoted.val().replace_bit(
+                            w,
+                            self.cands.val().get_bit(w)
+                                & self.starved.val().get_bit(w)
+                                & !(self.older[w].q.val() & self.cands.val() & self.starved.val())
+                                    .any(),
+                        );
+                    }
                 }
             }
         }
@@ -716,6 +873,102 @@ impl<
                 self.row_busy[s].d.next = false;
             }
         }
+        // `scan`: the scanned warp's score, an adder tree over its degrees with the staying
+        // warps (its row read through the pointer's OR trees); `beats` kept current: the
+        // scanned warp's row and column from its new score against every other (`N`
+        // comparators), a launched warp's (score 0, youngest) from the scores left nonzero
+        // and its new age row (as `older`'s below); the pointer steps on.
+        for c in 0..SCN {
+            for n in N..(N + 1) {
+                for np in NP..(NP + 1) {
+                    for a in 0..NP {
+                        self.acc[a].next = self.zero_sb.val();
+                    }
+                    for p in 0..N {
+                        if self.staying.val().get_bit(p) {
+                            self.acc_leaf.next = self.deg_last[n * np + p * np].val();
+                            self.acc[p].next = bit_cast::<SB, 7>(self.acc_leaf.val());
+                        }
+                    }
+                }
+                for i in 0..(NP / 2) {
+                    self.acc[i].next = self.acc[2 * i].val() + self.acc[2 * i + 1].val();
+                }
+                for i in 0..(NP / 4) {
+                    self.acc[i].next = self.acc[2 * i].val() + self.acc[2 * i + 1].val();
+                }
+                for i in 0..(NP / 8) {
+                    self.acc[i].next = self.acc[2 * i].val() + self.acc[2 * i + 1].val();
+                }
+                for i in 0..(NP / 16) {
+                    self.acc[i].next = self.acc[2 * i].val() + self.acc[2 * i + 1].val();
+                }
+                for i in 0..(NP / 32) {
+                    self.acc[i].next = self.acc[2 * i].val() + self.acc[2 * i + 1].val();
+                }
+                for i in 0..(NP / 64) {
+                    self.acc[i].next = self.acc[2 * i].val() + self.acc[2 * i + 1].val();
+                }
+                self.s_gt[c].next = self.zero_n.val();
+                self.s_lt[c].next = self.zero_n.val();
+                self.nz[c].next = self.zero_n.val();
+                for q in 0..N {
+                    self.s_gt[c].next = self.s_gt[c]
+                        .val()
+                        .replace_bit(q, self.score[q].q.val() > self.acc[0].val());
+                    self.s_lt[c].next = self.s_lt[c]
+                        .val()
+                        .replace_bit(q, self.score[q].q.val() < self.acc[0].val());
+                    self.nz[c].next = self.nz[c]
+                        .val()
+                        .replace_bit(q, self.score[q].q.val() != self.zero_sb.val());
+                    self.score[q].d.next = self.score[q].q.val();
+                    if self.scan_oh[c].q.val().get_bit(q) {
+                        self.score[q].d.next = self.acc[0].val();
+                    }
+                    if self.launched.val().get_bit(q) {
+                        self.score[q].d.next = self.zero_sb.val();
+                    }
+                }
+                self.nz[c].next = self.nz[c].val() & !self.scan_oh[c].q.val();
+                if self.acc[0].val() != self.zero_sb.val() {
+                    self.nz[c].next = self.nz[c].val() | self.scan_oh[c].q.val();
+                }
+                self.nz[c].next = self.nz[c].val() & !self.launched.val();
+                for q in 0..N {
+                    self.bt[q].next = self.beats[q].q.val() & !self.scan_oh[c].q.val();
+                    if self.s_lt[c].val().get_bit(q)
+                        | (!self.s_gt[c].val().get_bit(q)
+                            & !self.s_lt[c].val().get_bit(q)
+                            & (self.older[q].q.val() & self.scan_oh[c].q.val()).any())
+                    {
+                        self.bt[q].next = self.bt[q].val() | self.scan_oh[c].q.val();
+                    }
+                    if self.scan_oh[c].q.val().get_bit(q) {
+                        self.bt[q].next = (self.s_gt[c].val()
+                            | (!self.s_gt[c].val() & !self.s_lt[c].val() & self.older[q].q.val()))
+                            & !self.onehot_n[q].val();
+                    }
+                    self.bt[q].next = self.bt[q].val() & !self.launched.val();
+                    if self.launch2.val().get_bit(q) {
+                        self.bt[q].next = self.nz[c].val()
+                            | !self.launched.val()
+                            | self.launch.val()
+                            | (self.launch2.val() & self.below_n[q].val());
+                    }
+                    if self.launch.val().get_bit(q) {
+                        self.bt[q].next = self.nz[c].val()
+                            | !self.launched.val()
+                            | (self.launch.val() & self.below_n[q].val());
+                    }
+                    self.beats[q].d.next = self.bt[q].val();
+                }
+                self.scan_oh[c].d.next = self.scan_oh[c].q.val() << self.one_n[c].val();
+                if self.scan_oh[c].q.val().get_bit(n - 1) {
+                    self.scan_oh[c].d.next = self.one_n[c].val();
+                }
+            }
+        }
         // Edge: groups, last, dirty rows.
         self.act.d.next = (self.staying.val() | self.promoted.val())
             & !self.exit.val()
@@ -791,6 +1044,12 @@ impl<
                 self.gap[w].d.next = self.zero5.val();
                 self.score[w].d.next = self.zero_sb.val();
             }
+            for c in 0..SCN {
+                self.scan_oh[c].d.next = self.one_n[c].val();
+                for w in 0..N {
+                    self.beats[w].d.next = self.below_n[w].val();
+                }
+            }
             for e in 0..T {
                 self.tri[e].d.next = self.zero7.val();
             }
@@ -819,7 +1078,12 @@ impl<
         const SER: usize,
         const PAR: usize,
         const NR: usize,
-    > Clocked for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR>
+        const NA: usize,
+        const NC: usize,
+        const NRK: usize,
+        const SCN: usize,
+        const NBS: usize,
+    > Clocked for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -827,13 +1091,17 @@ impl<
 }
 
 /// `base`, `fermi`: 24 warps per scheduler (48 per SM, two schedulers), 6 active.
-pub type BaseFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 24, 0, 1, 0>;
+pub type BaseFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 24, 0, 1, 0, 768, 768, 24, 0, 0>;
 /// `base`, `proto`: 8 warps, 4 active.
-pub type BaseProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 8, 0, 1, 0>;
+pub type BaseProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 8, 0, 1, 0, 64, 64, 8, 0, 0>;
 /// `serial`, `fermi`.
-pub type SerialFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 1, 1, 0, 24>;
+pub type SerialFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 1, 1, 0, 24, 768, 768, 24, 0, 0>;
 /// `serial`, `proto`.
-pub type SerialProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 1, 1, 0, 8>;
+pub type SerialProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 1, 1, 0, 8, 64, 64, 8, 0, 0>;
+/// `scan`, `fermi`.
+pub type ScanFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 1536, 1, 1, 0, 24, 32, 0, 0, 1, 24>;
+/// `scan`, `proto`.
+pub type ScanProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 128, 1, 1, 0, 8, 8, 0, 0, 1, 8>;
 
 /// The scheduler's RTL per policy and preset.
 pub struct Rtl;
@@ -847,6 +1115,8 @@ impl crate::RtlKind for Rtl {
             ("base", "proto") => verilog_of::<BaseProto>(module),
             ("serial", "fermi") => verilog_of::<SerialFermi>(module),
             ("serial", "proto") => verilog_of::<SerialProto>(module),
+            ("scan", "fermi") => verilog_of::<ScanFermi>(module),
+            ("scan", "proto") => verilog_of::<ScanProto>(module),
             _ => Err(crate::no_variant(Self::NAME, policy, preset)),
         }
     }

@@ -10,8 +10,8 @@ use gpusim::blocks::locality_degree::{Golden, Kind, LawsIn, LawsOut};
 
 /// Port access of every preset alias.
 trait Ports: Default + Clocked {
-    /// Warps, active group size, `serial`.
-    const SIZE: (usize, usize, bool);
+    /// Warps, active group size, `serial`, `scan`.
+    const SIZE: (usize, usize, bool, bool);
     fn drive(&mut self, reset: bool, i: &LawsIn);
     fn outputs(&self) -> LawsOut;
 }
@@ -30,9 +30,14 @@ impl<
         const SER: usize,
         const PAR: usize,
         const NR: usize,
-    > Ports for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR>
+        const NA: usize,
+        const NC: usize,
+        const NRK: usize,
+        const SCN: usize,
+        const NBS: usize,
+    > Ports for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS>
 {
-    const SIZE: (usize, usize, bool) = (N, K, SER == 1);
+    const SIZE: (usize, usize, bool, bool) = (N, K, SER == 1, SCN == 1);
 
     fn drive(&mut self, reset: bool, i: &LawsIn) {
         self.reset.next = reset;
@@ -66,6 +71,19 @@ fn compare<U: Ports>(
     cycles: usize,
     corrupt: impl Fn(&LawsIn, LawsOut) -> LawsOut,
 ) -> Result<usize, (usize, LawsOut, LawsOut)> {
+    compare_in::<U>(policy, preset, seed, cycles, true, corrupt)
+}
+
+/// [`compare`]; without `starve`, no warp starves (the threshold raised past every gap), so
+/// the promotion scores decide more promotions.
+fn compare_in<U: Ports>(
+    policy: &str,
+    preset: &str,
+    seed: u64,
+    cycles: usize,
+    starve: bool,
+    corrupt: impl Fn(&LawsIn, LawsOut) -> LawsOut,
+) -> Result<usize, (usize, LawsOut, LawsOut)> {
     let params = Kind::params(policy, preset);
     let mut u = U::default();
     start(&mut u);
@@ -77,7 +95,10 @@ fn compare<U: Ports>(
     let mut prev = None;
     let mut grants = 0;
     for c in 0..cycles {
-        let i = stim.next(prev.as_ref());
+        let mut i = stim.next(prev.as_ref());
+        if !starve {
+            i.starve_after = u8::MAX;
+        }
         u.drive(false, &i);
         settle(&mut u);
         let rtl = u.outputs();
@@ -96,12 +117,18 @@ fn compare<U: Ports>(
 fn preset_aliases_are_the_golden_presets() {
     fn check<U: Ports>(policy: &str, preset: &str) {
         let p = Kind::params(policy, preset);
-        assert_eq!(U::SIZE, (p.warps, p.active, p.serial), "{policy} {preset}");
+        assert_eq!(
+            U::SIZE,
+            (p.warps, p.active, p.serial, p.scan),
+            "{policy} {preset}"
+        );
     }
     check::<BaseFermi>("base", "fermi");
     check::<BaseProto>("base", "proto");
     check::<SerialFermi>("serial", "fermi");
     check::<SerialProto>("serial", "proto");
+    check::<ScanFermi>("scan", "fermi");
+    check::<ScanProto>("scan", "proto");
 }
 
 #[test]
@@ -112,6 +139,20 @@ fn rtl_matches_golden_for_every_preset() {
         ("base proto", compare::<BaseProto>("base", "proto", 2, 20_000, same)),
         ("serial fermi", compare::<SerialFermi>("serial", "fermi", 3, 4_000, same)),
         ("serial proto", compare::<SerialProto>("serial", "proto", 5, 20_000, same)),
+        ("scan fermi", compare::<ScanFermi>("scan", "fermi", 6, 4_000, same)),
+        ("scan proto", compare::<ScanProto>("scan", "proto", 7, 20_000, same)),
+        (
+            "scan fermi, no starvation",
+            compare_in::<ScanFermi>("scan", "fermi", 8, 4_000, false, same),
+        ),
+        (
+            "scan proto, no starvation",
+            compare_in::<ScanProto>("scan", "proto", 9, 20_000, false, same),
+        ),
+        (
+            "serial fermi, no starvation",
+            compare_in::<SerialFermi>("serial", "fermi", 8, 4_000, false, same),
+        ),
     ] {
         let grants =
             r.unwrap_or_else(|(c, g, r)| panic!("{module} cycle {c}: golden {g:?} rtl {r:?}"));
@@ -139,4 +180,15 @@ fn the_other_row_engine_is_caught() {
     let same = |_: &LawsIn, o| o;
     assert!(compare::<SerialProto>("base", "proto", 5, 20_000, same).is_err());
     assert!(compare::<BaseProto>("serial", "proto", 2, 20_000, same).is_err());
+}
+
+#[test]
+fn the_other_promotion_is_caught() {
+    // `scan` against `serial` and back: the scanned scores and one promotion a cycle decide
+    // the active group, and the comparison sees it within the run.
+    let same = |_: &LawsIn, o| o;
+    assert!(compare::<ScanProto>("serial", "proto", 5, 20_000, same).is_err());
+    assert!(compare::<SerialProto>("scan", "proto", 7, 20_000, same).is_err());
+    // With no warp starving, the scores decide: the scanned scores' relation is checked.
+    assert!(compare_in::<ScanFermi>("serial", "fermi", 8, 4_000, false, same).is_err());
 }

@@ -42,6 +42,19 @@ const LA_ROWS: OptSpec = OptSpec::value(
 )
 .one_of(&["parallel", "serial"]);
 
+/// `--la-search ENGINE`: how promotion finds the best pending warp (the block's `scan`).
+const LA_SEARCH: OptSpec = OptSpec::value(
+    "la-search",
+    "ENGINE",
+    "parallel",
+    "How promotion finds the best pending warp: parallel (every warp's score each cycle, a rank \
+     per warp, as many promotions as free places) or scan (the thesis's linear search, L539: \
+     one warp's score a cycle under a pointer that steps through the warps, at most one \
+     promotion a cycle, the best by a maximum search; implies --la-rows serial: the block's \
+     `scan`)",
+)
+.one_of(&["parallel", "scan"]);
+
 /// LAWS.
 pub const ENTRIES: &[&PolicyEntry] = &[&LAWS];
 
@@ -51,7 +64,7 @@ static LAWS: PolicyEntry = PolicyEntry {
     summary: "seed 000's locality-aware two-level scheduler (locality degree table, starvation \
               timeout)",
     blocks: &[<locality_degree::Kind as BlockKind>::NAME],
-    options: &[LA_ACTIVE, LA_ROWS, PAIRED_ISSUE],
+    options: &[LA_ACTIVE, LA_ROWS, LA_SEARCH, PAIRED_ISSUE],
     flag: None,
     implies: &[],
     regress: &[RegressRun::new(RegressOn::Traces, "", "--warp-sched laws")],
@@ -61,7 +74,8 @@ static LAWS: PolicyEntry = PolicyEntry {
 fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
     Ok(SitePolicy::WarpIssue(Arc::new(Laws {
         active: v.number(&LA_ACTIVE, 0..=usize::MAX)?,
-        serial: v.raw(&LA_ROWS)? == "serial",
+        serial: v.raw(&LA_ROWS)? == "serial" || v.raw(&LA_SEARCH)? == "scan",
+        scan: v.raw(&LA_SEARCH)? == "scan",
         paired: v.flag(&PAIRED_ISSUE)?,
     })))
 }
@@ -73,17 +87,20 @@ struct Laws {
     active: usize,
     /// The table's rows an entry a cycle (the block's `serial`).
     serial: bool,
+    /// Promotion by a linear scan (the block's `scan`; with `serial`).
+    scan: bool,
     paired: bool,
 }
 
 /// The locality-aware scheduler's parameters for `cfg`: its warps per scheduler (at most
 /// [`locality_degree::MAX_WARPS`]) and an active group of `active` warps (0: the
 /// configuration's two-level active count, GPGPU-Sim's 6 on the GTX 480; R9); `serial`: the
-/// block's `serial` row engine.
+/// block's `serial` row engine; `scan`: the block's `scan` promotion (with `serial`).
 pub fn laws_params(
     cfg: &GpuConfig,
     active: usize,
     serial: bool,
+    scan: bool,
 ) -> Result<locality_degree::Params, SimError> {
     let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers as usize);
     let per = warps / scheds.max(1);
@@ -108,7 +125,8 @@ pub fn laws_params(
     Ok(locality_degree::Params {
         warps: per,
         active,
-        serial,
+        serial: serial || scan,
+        scan,
     })
 }
 
@@ -122,12 +140,16 @@ impl WarpIssuePolicy for Laws {
     }
 
     fn label(&self, ctx: &super::LabelCtx) -> String {
-        let name = if self.serial { "laws-serial" } else { "laws" };
+        let name = match (self.serial, self.scan) {
+            (_, true) => "laws-scan",
+            (true, false) => "laws-serial",
+            (false, false) => "laws",
+        };
         per_scheduler_label(name, self.paired, ctx)
     }
 
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
-        laws_params(cfg, self.active, self.serial).map(|_| ())
+        laws_params(cfg, self.active, self.serial, self.scan).map(|_| ())
     }
 
     fn prepare(
@@ -145,7 +167,7 @@ impl WarpIssuePolicy for Laws {
         provider: &mut dyn DynProvider<'a>,
         sm: usize,
     ) -> Result<Box<dyn IssueUnit<'a> + 'a>, SimError> {
-        let p = laws_params(cfg, self.active, self.serial)?;
+        let p = laws_params(cfg, self.active, self.serial, self.scan)?;
         let slots = scheduler_slots(cfg, provider, sm, &p)?
             .into_iter()
             .map(|slot| (slot, LawsIn::default()))

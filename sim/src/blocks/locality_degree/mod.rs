@@ -35,6 +35,17 @@
 //! (so no path runs from the last warp through the table to the grant); the greedy pick and
 //! the starved pick are unchanged.
 //!
+//! Policy `scan` (`serial`'s table and issue, with the thesis's linear search for the
+//! promotion, L539: "finding the maximum sharing degree warp requires only linear search
+//! time", hidden behind greedy issue): one promotion score is computed a cycle, for the warp
+//! under a scan pointer that steps through the warps `0..n` in turn (its locality with the
+//! warps staying active that cycle, the table as read that cycle), so a warp's score is at
+//! most `n` cycles old; a launched warp's score is 0 until the scan reaches it; and at most
+//! one warp is promoted a cycle (the thesis's "one of ready warp ... is promoted"), the best
+//! pending candidate as `serial` ranks them (starved oldest first, then the highest score,
+//! ties to the oldest). The hardware is one row read and one adder tree for the scores and a
+//! pairwise relation kept current from `n` comparators a cycle, not a rank per warp.
+//!
 //! # A cycle (decisions from the state at the start of the cycle; group moves at the edge)
 //! * Issue (only active warps issue, R4): among active warps that are `ready`, a *starved* one
 //!   first (the oldest); else the last issued warp (greedy); else the one with the highest
@@ -104,6 +115,9 @@ pub struct Params {
     /// warps masked, the locality pick on registered degrees (module documentation); `base`:
     /// a row a cycle, cleared at launch.
     pub serial: bool,
+    /// Policy `scan` (with `serial`): one promotion score a cycle under a scan pointer, at
+    /// most one promotion a cycle (module documentation).
+    pub scan: bool,
 }
 
 /// Presets: `fermi` (24 warps per scheduler, 2 per SM; K = 6) and `proto` (8 warps, K = 4).
@@ -114,6 +128,7 @@ pub const PRESETS: &[(&str, Params)] = &[
             warps: 24,
             active: 6,
             serial: false,
+            scan: false,
         },
     ),
     (
@@ -122,6 +137,7 @@ pub const PRESETS: &[(&str, Params)] = &[
             warps: 8,
             active: 4,
             serial: false,
+            scan: false,
         },
     ),
 ];
@@ -189,6 +205,8 @@ pub struct Golden {
     deg_last: Vec<u8>,
     /// Per warp: its promotion score (locality with the previous cycle's staying warps).
     score: Vec<u32>,
+    /// Policy `scan`: the warp whose score is computed this cycle.
+    scan_ptr: usize,
     /// The staying warps `score` was computed from, while the table has not changed since
     /// (the golden model's shortcut: the same sums are not added again).
     score_of: Option<u64>,
@@ -220,6 +238,8 @@ pub(crate) enum Fault {
     IgnoreLocality,
     /// The highest-numbered dirty row is computed first.
     HighestDirtyFirst,
+    /// `scan`: every warp's score computed every cycle (no scan).
+    ScanEveryWarp,
 }
 
 impl Golden {
@@ -233,6 +253,7 @@ impl Golden {
             (1..=params.warps).contains(&params.active),
             "1..=warps active"
         );
+        assert!(params.serial || !params.scan, "scan builds on serial rows");
         let n = params.warps;
         let mut g = Self {
             params,
@@ -247,6 +268,7 @@ impl Golden {
             dirty: 0,
             score: vec![0; n],
             score_of: None,
+            scan_ptr: 0,
             row: None,
             next_start: None,
             deg_last: vec![0; n],
@@ -339,6 +361,24 @@ impl Golden {
         }
     }
 
+    /// `scan` at the edge: the score of the warp under the pointer, from this cycle's
+    /// staying warps and table; the pointer steps on.
+    fn scan_edge(&mut self, staying: u64) {
+        let p = self.scan_ptr;
+        self.score[p] = Self::bits(staying)
+            .map(|a| self.degree(p, a) as u32)
+            .sum();
+        #[cfg(test)]
+        if self.fault == Some(Fault::ScanEveryWarp) {
+            for q in 0..self.params.warps {
+                self.score[q] = Self::bits(staying)
+                    .map(|a| self.degree(q, a) as u32)
+                    .sum();
+            }
+        }
+        self.scan_ptr = (p + 1) % self.params.warps;
+    }
+
     /// `serial`'s row engine at the edge: start the registered next row, or write the
     /// entry of this cycle; register the next start.
     fn serial_row_edge(&mut self) {
@@ -392,6 +432,7 @@ impl Block for Golden {
         self.dirty = 0;
         self.score = vec![0; n];
         self.score_of = None;
+        self.scan_ptr = 0;
         self.row = None;
         self.next_start = None;
         self.deg_last = vec![0; n];
@@ -450,9 +491,12 @@ impl Block for Golden {
             .params
             .active
             .saturating_sub(staying.count_ones() as usize);
+        let free = if self.params.scan { free.min(1) } else { free };
         let promoted = self.promoted(live & !active & !long, starved, free);
         // Edge: next cycle's scores, from this cycle's staying warps and table.
-        if self.score_of != Some(staying) {
+        if self.params.scan {
+            self.scan_edge(staying);
+        } else if self.score_of != Some(staying) {
             for p in 0..self.params.warps {
                 self.score[p] = Self::bits(staying)
                     .map(|a| self.degree(p, a) as u32)
@@ -493,6 +537,11 @@ impl Block for Golden {
                     self.stamp[w] = self.next_stamp;
                     self.next_stamp += 1;
                     self.gap[w] = gap;
+                    if self.params.scan {
+                        // Its score is 0 until the scan reaches it (as it reads while the
+                        // warp is dirty).
+                        self.score[w] = 0;
+                    }
                 }
             }
             if !self.params.serial {
@@ -541,6 +590,9 @@ impl Inspect for Golden {
                 PortSpec::new("row_start", b),
             ]);
         }
+        if self.params.scan {
+            specs.push(PortSpec::new("scan", b));
+        }
         specs
     }
 
@@ -563,6 +615,9 @@ impl Inspect for Golden {
                 self.next_start.unwrap_or(0) as u64,
             ]);
         }
+        if self.params.scan {
+            out.push(self.scan_ptr as u64);
+        }
     }
 }
 
@@ -573,7 +628,7 @@ impl crate::block::BlockKind for Kind {
     const NAME: &'static str = "locality_degree";
     const SUMMARY: &'static str = "locality-aware two-level warp scheduler with its locality \
         degree table (seed 000)";
-    const POLICIES: &'static [&'static str] = &["base", "serial"];
+    const POLICIES: &'static [&'static str] = &["base", "serial", "scan"];
     const PRESETS: &'static [&'static str] = &["fermi", "proto"];
     type Params = Params;
     type In = LawsIn;
@@ -583,7 +638,8 @@ impl crate::block::BlockKind for Kind {
 
     fn params(policy: &str, preset: &str) -> Params {
         Params {
-            serial: policy == "serial",
+            serial: policy == "serial" || policy == "scan",
+            scan: policy == "scan",
             ..crate::block::preset_of(PRESETS, preset)
         }
     }
@@ -594,7 +650,7 @@ impl crate::block::BlockKind for Kind {
         stimulus::Stimulus::new(*params, seed)
     }
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
-        // `serial` is the policy's name.
+        // `serial` and `scan` are the policy's name.
         vec![("warps", p.warps as u64), ("active", p.active as u64)]
     }
     fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
@@ -613,6 +669,7 @@ impl crate::block::BlockKind for Kind {
     }
     fn describe(p: &Params) -> String {
         let rows = if p.serial { ", serial rows" } else { "" };
-        format!("{} warps, {} active{rows}", p.warps, p.active)
+        let scan = if p.scan { ", scan promotion" } else { "" };
+        format!("{} warps, {} active{rows}{scan}", p.warps, p.active)
     }
 }

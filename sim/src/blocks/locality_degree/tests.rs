@@ -3,6 +3,7 @@
 //! table example (P-LT5) through the block's ports.
 
 use super::*;
+use crate::block::BlockKind as _;
 use crate::block::Stimulus as _;
 
 /// Runs random stimulus on `p` and checks every property; the first violation, or the number
@@ -343,4 +344,88 @@ fn serial_table_is_coherent_whenever_no_row_waits() {
         // Rows of `n + 2` cycles rarely catch up with this stimulus's launches at 24 warps.
         assert!(checked > 100 && grants > 10_000, "{p:?}: {checked} checks, {grants} grants");
     }
+}
+
+/// Runs `scan` (or the policy of `p`) on random stimulus and checks its promotion from the
+/// state each cycle decides from: the scores as a scan leaves them (one warp's a cycle, the
+/// pointer stepping through `0..n`, from that cycle's staying warps and table; 0 from a
+/// warp's launch), at most one
+/// warp promoted a cycle while a place is free, and that one the best pending warp (starved
+/// oldest first, then the highest score, ties to the oldest). The number of promotions and of
+/// those the scores decided (not the oldest candidate), or the first violation. Without
+/// `starve`, no warp starves (the stimulus's starvation threshold raised past the gaps).
+fn check_scan(
+    p: Params,
+    seed: u64,
+    starve: bool,
+    fault: Option<Fault>,
+    cycles: u32,
+) -> Result<(u32, u32), String> {
+    let mut g = Golden::new(p);
+    g.fault = fault;
+    let mut stim = stimulus::Stimulus::new(p, seed);
+    let (mut score, mut ptr) = (vec![0u32; p.warps], 0usize);
+    let (mut prev, mut promotions, mut by_score) = (None, 0, 0);
+    for cycle in 0..cycles {
+        let mut inp = stim.next(prev.as_ref());
+        if !starve {
+            inp.starve_after = u8::MAX;
+        }
+        let (live, active, long) = (g.live, g.active, inp.long_stall & g.mask());
+        let starved = Golden::bits(live)
+            .filter(|&w| g.gap[w] > inp.starve_after)
+            .fold(0u64, |s, w| s | 1 << w);
+        let staying = active & !long;
+        let key = |w: usize| {
+            let st = starved >> w & 1 == 1;
+            (!st, if st { 0 } else { u32::MAX - score[w] }, g.stamp[w])
+        };
+        let best = Golden::bits(live & !active & !long).min_by_key(|&w| key(w));
+        let oldest = Golden::bits(live & !active & !long).min_by_key(|&w| g.stamp[w]);
+        let free = p.active > staying.count_ones() as usize;
+        let sum = Golden::bits(staying)
+            .map(|a| g.degree(ptr, a) as u32)
+            .sum();
+        let out = g.step(&inp);
+        let gone = inp.exit | inp.launch | inp.launch2;
+        let want = best.filter(|_| free).map_or(0, |w| 1u64 << w) & !gone;
+        let got = g.active & !staying;
+        if got != want {
+            return Err(format!(
+                "cycle {cycle}: promoted {got:#x}, the scan's best pending warp is {want:#x}"
+            ));
+        }
+        promotions += got.count_ones();
+        by_score += (got != 0 && best != oldest) as u32;
+        score[ptr] = sum;
+        for w in Golden::bits((inp.launch | inp.launch2) & g.mask()) {
+            score[w] = 0;
+        }
+        ptr = (ptr + 1) % p.warps;
+        prev = Some(out);
+    }
+    Ok((promotions, by_score))
+}
+
+#[test]
+fn scan_promotes_the_best_warp_by_the_scanned_scores() {
+    for preset in ["fermi", "proto"] {
+        let p = Kind::params("scan", preset);
+        // With starvation (most promotions are the oldest starved warp) and without (the
+        // scores decide about one in twenty at 24 warps).
+        let (all, _) = check_scan(p, 13, true, None, 100_000).unwrap();
+        let (_, by_score) = check_scan(p, 13, false, None, 100_000).unwrap();
+        assert!(all > 5_000 && by_score > 20, "{preset}: {all}, {by_score} by score");
+    }
+}
+
+/// The scan checker catches every score computed every cycle, and `serial`'s promotion (a
+/// rank per warp, every free place filled at once).
+#[test]
+fn the_scan_checker_catches_planted_bugs() {
+    let p = Kind::params("scan", "fermi");
+    let err = check_scan(p, 13, false, Some(Fault::ScanEveryWarp), 100_000).expect_err("caught");
+    assert!(err.contains("best pending warp"), "{err}");
+    let serial = Params { scan: false, ..p };
+    assert!(check_scan(serial, 13, false, None, 100_000).is_err());
 }
