@@ -474,261 +474,450 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
     reg  beats_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_0__d;
+    reg  [7:0] pl_0__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_0__q;
+    wire  [7:0] pl_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_0__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_1__clock;
+    reg  pl_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_2__d;
+    reg  [7:0] pl_1__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_2__q;
+    wire  [7:0] pl_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_2__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_3__clock;
+    reg  pl_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_4__d;
+    reg  [7:0] pl_2__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_4__q;
+    wire  [7:0] pl_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_4__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_5__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_5__clock;
+    reg  pl_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_6__d;
+    reg  [7:0] pl_3__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_6__q;
+    wire  [7:0] pl_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_6__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_7__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_7__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_7__clock;
+    reg  pl_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_8__d;
+    reg  [7:0] pl_4__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_8__q;
+    wire  [7:0] pl_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_8__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_9__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_9__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_9__clock;
+    reg  pl_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_10__d;
+    reg  [7:0] pl_5__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_10__q;
+    wire  [7:0] pl_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_10__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_11__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_11__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_11__clock;
+    reg  pl_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_12__d;
+    reg  [7:0] pl_6__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_12__q;
+    wire  [7:0] pl_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_12__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_13__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_13__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_13__clock;
+    reg  pl_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_14__d;
+    reg  [7:0] pl_7__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_14__q;
+    wire  [7:0] pl_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_14__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_15__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_15__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_15__clock;
+    reg  pl_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_16__d;
+    reg  [7:0] pl_8__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_16__q;
+    wire  [7:0] pl_8__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_16__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_17__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_17__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_17__clock;
+    reg  pl_8__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_18__d;
+    reg  [7:0] pl_9__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_18__q;
+    wire  [7:0] pl_9__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_18__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_19__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_19__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_19__clock;
+    reg  pl_9__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_20__d;
+    reg  [7:0] pl_10__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_20__q;
+    wire  [7:0] pl_10__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_20__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_21__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_21__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_21__clock;
+    reg  pl_10__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_22__d;
+    reg  [7:0] pl_11__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_22__q;
+    wire  [7:0] pl_11__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_22__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_23__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_23__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_23__clock;
+    reg  pl_11__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_24__d;
+    reg  [7:0] pl_12__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_24__q;
+    wire  [7:0] pl_12__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_24__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_25__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_25__q;
-    // verilator lint_off UNOPTFLAT
-    reg  tri_25__clock;
+    reg  pl_12__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_26__d;
+    reg  [7:0] pl_13__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_26__q;
+    wire  [7:0] pl_13__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_26__clock;
+    reg  pl_13__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [6:0] tri_27__d;
+    reg  [7:0] pl_14__d;
     // verilator lint_on UNOPTFLAT
-    wire  [6:0] tri_27__q;
+    wire  [7:0] pl_14__q;
     // verilator lint_off UNOPTFLAT
-    reg  tri_27__clock;
+    reg  pl_14__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_15__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_15__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_15__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_16__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_16__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_16__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_17__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_17__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_17__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_18__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_18__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_18__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_19__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_19__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_19__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_20__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_20__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_20__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_21__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_21__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_21__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_22__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_22__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_22__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_23__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_23__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_23__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_24__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_24__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_24__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_25__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_25__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_25__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_26__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_26__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_26__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_27__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_27__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_27__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_28__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_28__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_28__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_29__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_29__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_29__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_30__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_30__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_30__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_31__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_31__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_31__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_32__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_32__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_32__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_33__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_33__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_33__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_34__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_34__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_34__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_35__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_35__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_35__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_36__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_36__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_36__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_37__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_37__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_37__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_38__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_38__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_38__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_39__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_39__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_39__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_40__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_40__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_40__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_41__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_41__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_41__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_42__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_42__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_42__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_43__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_43__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_43__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_44__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_44__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_44__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_45__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_45__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_45__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_46__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_46__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_46__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_47__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_47__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_47__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_48__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_48__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_48__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_49__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_49__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_49__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_50__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_50__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_50__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_51__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_51__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_51__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_52__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_52__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_52__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_53__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_53__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_53__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_54__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_54__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_54__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_55__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] pl_55__q;
+    // verilator lint_off UNOPTFLAT
+    reg  pl_55__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] dlp_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] dlp_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dlp_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] dlp_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] dlp_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dlp_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] dlp_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] dlp_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dlp_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] dlp_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] dlp_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dlp_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] dlp_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] dlp_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dlp_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] dlp_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] dlp_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dlp_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] dlp_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] dlp_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dlp_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] grant_index__onehot;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] grant_index__index;
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] dl_0__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] dl_0__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dl_0__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] dl_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] dl_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dl_1__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] dl_2__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] dl_2__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dl_2__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] dl_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] dl_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dl_3__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] dl_4__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] dl_4__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dl_4__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] dl_5__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] dl_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dl_5__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] dl_6__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] dl_6__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dl_6__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] dl_7__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [6:0] dl_7__q;
-    // verilator lint_off UNOPTFLAT
-    reg  dl_7__clock;
-    // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] row_pick__req;
     // verilator lint_on UNOPTFLAT
@@ -874,6 +1063,15 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
     
     // Local signals
     // verilator lint_off UNOPTFLAT
+    reg  [7:0] dlw_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] dgt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] deq_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] starved;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -893,582 +1091,6 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] grant_oh;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_47;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_48;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_49;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_50;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_51;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_52;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_53;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_54;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_55;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_56;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_57;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_58;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_59;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_60;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_61;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_62;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_63;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_47;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_48;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_49;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_50;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_51;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_52;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_53;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_54;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_55;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_56;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_57;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_58;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_59;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_60;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_61;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_62;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_63;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_64;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_65;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_66;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_67;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_68;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_69;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_70;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_71;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_72;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_73;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_74;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_75;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_76;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_77;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_78;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_79;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_80;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_81;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_82;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_83;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_84;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_85;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_86;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_87;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_88;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_89;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_90;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_91;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_92;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_93;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_94;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_95;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_96;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_97;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_98;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_99;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_100;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_101;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_102;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_103;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_104;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_105;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_106;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_107;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_108;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_109;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_110;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_111;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_112;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_113;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_114;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_115;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_116;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_117;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_118;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_119;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_120;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_121;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_122;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_123;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_124;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_125;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_126;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [6:0] deg_last_127;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] wbeats_0;
@@ -1875,189 +1497,324 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         .q(beats_7__q),
         .clock(beats_7__clock)
     );
-    locality_degree_scan_proto__tri tri_0(
-        .d(tri_0__d),
-        .q(tri_0__q),
-        .clock(tri_0__clock)
+    locality_degree_scan_proto__pl pl_0(
+        .d(pl_0__d),
+        .q(pl_0__q),
+        .clock(pl_0__clock)
     );
-    locality_degree_scan_proto__tri tri_1(
-        .d(tri_1__d),
-        .q(tri_1__q),
-        .clock(tri_1__clock)
+    locality_degree_scan_proto__pl pl_1(
+        .d(pl_1__d),
+        .q(pl_1__q),
+        .clock(pl_1__clock)
     );
-    locality_degree_scan_proto__tri tri_2(
-        .d(tri_2__d),
-        .q(tri_2__q),
-        .clock(tri_2__clock)
+    locality_degree_scan_proto__pl pl_2(
+        .d(pl_2__d),
+        .q(pl_2__q),
+        .clock(pl_2__clock)
     );
-    locality_degree_scan_proto__tri tri_3(
-        .d(tri_3__d),
-        .q(tri_3__q),
-        .clock(tri_3__clock)
+    locality_degree_scan_proto__pl pl_3(
+        .d(pl_3__d),
+        .q(pl_3__q),
+        .clock(pl_3__clock)
     );
-    locality_degree_scan_proto__tri tri_4(
-        .d(tri_4__d),
-        .q(tri_4__q),
-        .clock(tri_4__clock)
+    locality_degree_scan_proto__pl pl_4(
+        .d(pl_4__d),
+        .q(pl_4__q),
+        .clock(pl_4__clock)
     );
-    locality_degree_scan_proto__tri tri_5(
-        .d(tri_5__d),
-        .q(tri_5__q),
-        .clock(tri_5__clock)
+    locality_degree_scan_proto__pl pl_5(
+        .d(pl_5__d),
+        .q(pl_5__q),
+        .clock(pl_5__clock)
     );
-    locality_degree_scan_proto__tri tri_6(
-        .d(tri_6__d),
-        .q(tri_6__q),
-        .clock(tri_6__clock)
+    locality_degree_scan_proto__pl pl_6(
+        .d(pl_6__d),
+        .q(pl_6__q),
+        .clock(pl_6__clock)
     );
-    locality_degree_scan_proto__tri tri_7(
-        .d(tri_7__d),
-        .q(tri_7__q),
-        .clock(tri_7__clock)
+    locality_degree_scan_proto__pl pl_7(
+        .d(pl_7__d),
+        .q(pl_7__q),
+        .clock(pl_7__clock)
     );
-    locality_degree_scan_proto__tri tri_8(
-        .d(tri_8__d),
-        .q(tri_8__q),
-        .clock(tri_8__clock)
+    locality_degree_scan_proto__pl pl_8(
+        .d(pl_8__d),
+        .q(pl_8__q),
+        .clock(pl_8__clock)
     );
-    locality_degree_scan_proto__tri tri_9(
-        .d(tri_9__d),
-        .q(tri_9__q),
-        .clock(tri_9__clock)
+    locality_degree_scan_proto__pl pl_9(
+        .d(pl_9__d),
+        .q(pl_9__q),
+        .clock(pl_9__clock)
     );
-    locality_degree_scan_proto__tri tri_10(
-        .d(tri_10__d),
-        .q(tri_10__q),
-        .clock(tri_10__clock)
+    locality_degree_scan_proto__pl pl_10(
+        .d(pl_10__d),
+        .q(pl_10__q),
+        .clock(pl_10__clock)
     );
-    locality_degree_scan_proto__tri tri_11(
-        .d(tri_11__d),
-        .q(tri_11__q),
-        .clock(tri_11__clock)
+    locality_degree_scan_proto__pl pl_11(
+        .d(pl_11__d),
+        .q(pl_11__q),
+        .clock(pl_11__clock)
     );
-    locality_degree_scan_proto__tri tri_12(
-        .d(tri_12__d),
-        .q(tri_12__q),
-        .clock(tri_12__clock)
+    locality_degree_scan_proto__pl pl_12(
+        .d(pl_12__d),
+        .q(pl_12__q),
+        .clock(pl_12__clock)
     );
-    locality_degree_scan_proto__tri tri_13(
-        .d(tri_13__d),
-        .q(tri_13__q),
-        .clock(tri_13__clock)
+    locality_degree_scan_proto__pl pl_13(
+        .d(pl_13__d),
+        .q(pl_13__q),
+        .clock(pl_13__clock)
     );
-    locality_degree_scan_proto__tri tri_14(
-        .d(tri_14__d),
-        .q(tri_14__q),
-        .clock(tri_14__clock)
+    locality_degree_scan_proto__pl pl_14(
+        .d(pl_14__d),
+        .q(pl_14__q),
+        .clock(pl_14__clock)
     );
-    locality_degree_scan_proto__tri tri_15(
-        .d(tri_15__d),
-        .q(tri_15__q),
-        .clock(tri_15__clock)
+    locality_degree_scan_proto__pl pl_15(
+        .d(pl_15__d),
+        .q(pl_15__q),
+        .clock(pl_15__clock)
     );
-    locality_degree_scan_proto__tri tri_16(
-        .d(tri_16__d),
-        .q(tri_16__q),
-        .clock(tri_16__clock)
+    locality_degree_scan_proto__pl pl_16(
+        .d(pl_16__d),
+        .q(pl_16__q),
+        .clock(pl_16__clock)
     );
-    locality_degree_scan_proto__tri tri_17(
-        .d(tri_17__d),
-        .q(tri_17__q),
-        .clock(tri_17__clock)
+    locality_degree_scan_proto__pl pl_17(
+        .d(pl_17__d),
+        .q(pl_17__q),
+        .clock(pl_17__clock)
     );
-    locality_degree_scan_proto__tri tri_18(
-        .d(tri_18__d),
-        .q(tri_18__q),
-        .clock(tri_18__clock)
+    locality_degree_scan_proto__pl pl_18(
+        .d(pl_18__d),
+        .q(pl_18__q),
+        .clock(pl_18__clock)
     );
-    locality_degree_scan_proto__tri tri_19(
-        .d(tri_19__d),
-        .q(tri_19__q),
-        .clock(tri_19__clock)
+    locality_degree_scan_proto__pl pl_19(
+        .d(pl_19__d),
+        .q(pl_19__q),
+        .clock(pl_19__clock)
     );
-    locality_degree_scan_proto__tri tri_20(
-        .d(tri_20__d),
-        .q(tri_20__q),
-        .clock(tri_20__clock)
+    locality_degree_scan_proto__pl pl_20(
+        .d(pl_20__d),
+        .q(pl_20__q),
+        .clock(pl_20__clock)
     );
-    locality_degree_scan_proto__tri tri_21(
-        .d(tri_21__d),
-        .q(tri_21__q),
-        .clock(tri_21__clock)
+    locality_degree_scan_proto__pl pl_21(
+        .d(pl_21__d),
+        .q(pl_21__q),
+        .clock(pl_21__clock)
     );
-    locality_degree_scan_proto__tri tri_22(
-        .d(tri_22__d),
-        .q(tri_22__q),
-        .clock(tri_22__clock)
+    locality_degree_scan_proto__pl pl_22(
+        .d(pl_22__d),
+        .q(pl_22__q),
+        .clock(pl_22__clock)
     );
-    locality_degree_scan_proto__tri tri_23(
-        .d(tri_23__d),
-        .q(tri_23__q),
-        .clock(tri_23__clock)
+    locality_degree_scan_proto__pl pl_23(
+        .d(pl_23__d),
+        .q(pl_23__q),
+        .clock(pl_23__clock)
     );
-    locality_degree_scan_proto__tri tri_24(
-        .d(tri_24__d),
-        .q(tri_24__q),
-        .clock(tri_24__clock)
+    locality_degree_scan_proto__pl pl_24(
+        .d(pl_24__d),
+        .q(pl_24__q),
+        .clock(pl_24__clock)
     );
-    locality_degree_scan_proto__tri tri_25(
-        .d(tri_25__d),
-        .q(tri_25__q),
-        .clock(tri_25__clock)
+    locality_degree_scan_proto__pl pl_25(
+        .d(pl_25__d),
+        .q(pl_25__q),
+        .clock(pl_25__clock)
     );
-    locality_degree_scan_proto__tri tri_26(
-        .d(tri_26__d),
-        .q(tri_26__q),
-        .clock(tri_26__clock)
+    locality_degree_scan_proto__pl pl_26(
+        .d(pl_26__d),
+        .q(pl_26__q),
+        .clock(pl_26__clock)
     );
-    locality_degree_scan_proto__tri tri_27(
-        .d(tri_27__d),
-        .q(tri_27__q),
-        .clock(tri_27__clock)
+    locality_degree_scan_proto__pl pl_27(
+        .d(pl_27__d),
+        .q(pl_27__q),
+        .clock(pl_27__clock)
+    );
+    locality_degree_scan_proto__pl pl_28(
+        .d(pl_28__d),
+        .q(pl_28__q),
+        .clock(pl_28__clock)
+    );
+    locality_degree_scan_proto__pl pl_29(
+        .d(pl_29__d),
+        .q(pl_29__q),
+        .clock(pl_29__clock)
+    );
+    locality_degree_scan_proto__pl pl_30(
+        .d(pl_30__d),
+        .q(pl_30__q),
+        .clock(pl_30__clock)
+    );
+    locality_degree_scan_proto__pl pl_31(
+        .d(pl_31__d),
+        .q(pl_31__q),
+        .clock(pl_31__clock)
+    );
+    locality_degree_scan_proto__pl pl_32(
+        .d(pl_32__d),
+        .q(pl_32__q),
+        .clock(pl_32__clock)
+    );
+    locality_degree_scan_proto__pl pl_33(
+        .d(pl_33__d),
+        .q(pl_33__q),
+        .clock(pl_33__clock)
+    );
+    locality_degree_scan_proto__pl pl_34(
+        .d(pl_34__d),
+        .q(pl_34__q),
+        .clock(pl_34__clock)
+    );
+    locality_degree_scan_proto__pl pl_35(
+        .d(pl_35__d),
+        .q(pl_35__q),
+        .clock(pl_35__clock)
+    );
+    locality_degree_scan_proto__pl pl_36(
+        .d(pl_36__d),
+        .q(pl_36__q),
+        .clock(pl_36__clock)
+    );
+    locality_degree_scan_proto__pl pl_37(
+        .d(pl_37__d),
+        .q(pl_37__q),
+        .clock(pl_37__clock)
+    );
+    locality_degree_scan_proto__pl pl_38(
+        .d(pl_38__d),
+        .q(pl_38__q),
+        .clock(pl_38__clock)
+    );
+    locality_degree_scan_proto__pl pl_39(
+        .d(pl_39__d),
+        .q(pl_39__q),
+        .clock(pl_39__clock)
+    );
+    locality_degree_scan_proto__pl pl_40(
+        .d(pl_40__d),
+        .q(pl_40__q),
+        .clock(pl_40__clock)
+    );
+    locality_degree_scan_proto__pl pl_41(
+        .d(pl_41__d),
+        .q(pl_41__q),
+        .clock(pl_41__clock)
+    );
+    locality_degree_scan_proto__pl pl_42(
+        .d(pl_42__d),
+        .q(pl_42__q),
+        .clock(pl_42__clock)
+    );
+    locality_degree_scan_proto__pl pl_43(
+        .d(pl_43__d),
+        .q(pl_43__q),
+        .clock(pl_43__clock)
+    );
+    locality_degree_scan_proto__pl pl_44(
+        .d(pl_44__d),
+        .q(pl_44__q),
+        .clock(pl_44__clock)
+    );
+    locality_degree_scan_proto__pl pl_45(
+        .d(pl_45__d),
+        .q(pl_45__q),
+        .clock(pl_45__clock)
+    );
+    locality_degree_scan_proto__pl pl_46(
+        .d(pl_46__d),
+        .q(pl_46__q),
+        .clock(pl_46__clock)
+    );
+    locality_degree_scan_proto__pl pl_47(
+        .d(pl_47__d),
+        .q(pl_47__q),
+        .clock(pl_47__clock)
+    );
+    locality_degree_scan_proto__pl pl_48(
+        .d(pl_48__d),
+        .q(pl_48__q),
+        .clock(pl_48__clock)
+    );
+    locality_degree_scan_proto__pl pl_49(
+        .d(pl_49__d),
+        .q(pl_49__q),
+        .clock(pl_49__clock)
+    );
+    locality_degree_scan_proto__pl pl_50(
+        .d(pl_50__d),
+        .q(pl_50__q),
+        .clock(pl_50__clock)
+    );
+    locality_degree_scan_proto__pl pl_51(
+        .d(pl_51__d),
+        .q(pl_51__q),
+        .clock(pl_51__clock)
+    );
+    locality_degree_scan_proto__pl pl_52(
+        .d(pl_52__d),
+        .q(pl_52__q),
+        .clock(pl_52__clock)
+    );
+    locality_degree_scan_proto__pl pl_53(
+        .d(pl_53__d),
+        .q(pl_53__q),
+        .clock(pl_53__clock)
+    );
+    locality_degree_scan_proto__pl pl_54(
+        .d(pl_54__d),
+        .q(pl_54__q),
+        .clock(pl_54__clock)
+    );
+    locality_degree_scan_proto__pl pl_55(
+        .d(pl_55__d),
+        .q(pl_55__q),
+        .clock(pl_55__clock)
+    );
+    locality_degree_scan_proto__dlp dlp_0(
+        .d(dlp_0__d),
+        .q(dlp_0__q),
+        .clock(dlp_0__clock)
+    );
+    locality_degree_scan_proto__dlp dlp_1(
+        .d(dlp_1__d),
+        .q(dlp_1__q),
+        .clock(dlp_1__clock)
+    );
+    locality_degree_scan_proto__dlp dlp_2(
+        .d(dlp_2__d),
+        .q(dlp_2__q),
+        .clock(dlp_2__clock)
+    );
+    locality_degree_scan_proto__dlp dlp_3(
+        .d(dlp_3__d),
+        .q(dlp_3__q),
+        .clock(dlp_3__clock)
+    );
+    locality_degree_scan_proto__dlp dlp_4(
+        .d(dlp_4__d),
+        .q(dlp_4__q),
+        .clock(dlp_4__clock)
+    );
+    locality_degree_scan_proto__dlp dlp_5(
+        .d(dlp_5__d),
+        .q(dlp_5__q),
+        .clock(dlp_5__clock)
+    );
+    locality_degree_scan_proto__dlp dlp_6(
+        .d(dlp_6__d),
+        .q(dlp_6__q),
+        .clock(dlp_6__clock)
     );
     locality_degree_scan_proto__grant_index grant_index(
         .onehot(grant_index__onehot),
         .index(grant_index__index)
-    );
-    locality_degree_scan_proto__dl dl_0(
-        .d(dl_0__d),
-        .q(dl_0__q),
-        .clock(dl_0__clock)
-    );
-    locality_degree_scan_proto__dl dl_1(
-        .d(dl_1__d),
-        .q(dl_1__q),
-        .clock(dl_1__clock)
-    );
-    locality_degree_scan_proto__dl dl_2(
-        .d(dl_2__d),
-        .q(dl_2__q),
-        .clock(dl_2__clock)
-    );
-    locality_degree_scan_proto__dl dl_3(
-        .d(dl_3__d),
-        .q(dl_3__q),
-        .clock(dl_3__clock)
-    );
-    locality_degree_scan_proto__dl dl_4(
-        .d(dl_4__d),
-        .q(dl_4__q),
-        .clock(dl_4__clock)
-    );
-    locality_degree_scan_proto__dl dl_5(
-        .d(dl_5__d),
-        .q(dl_5__q),
-        .clock(dl_5__clock)
-    );
-    locality_degree_scan_proto__dl dl_6(
-        .d(dl_6__d),
-        .q(dl_6__q),
-        .clock(dl_6__clock)
-    );
-    locality_degree_scan_proto__dl dl_7(
-        .d(dl_7__d),
-        .q(dl_7__q),
-        .clock(dl_7__clock)
     );
     locality_degree_scan_proto__row_pick row_pick(
         .req(row_pick__req),
@@ -2197,34 +1954,69 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         beats_6__clock = clock;
         beats_7__clock = clock;
         scan_oh_0__clock = clock;
-        tri_0__clock = clock;
-        tri_1__clock = clock;
-        tri_2__clock = clock;
-        tri_3__clock = clock;
-        tri_4__clock = clock;
-        tri_5__clock = clock;
-        tri_6__clock = clock;
-        tri_7__clock = clock;
-        tri_8__clock = clock;
-        tri_9__clock = clock;
-        tri_10__clock = clock;
-        tri_11__clock = clock;
-        tri_12__clock = clock;
-        tri_13__clock = clock;
-        tri_14__clock = clock;
-        tri_15__clock = clock;
-        tri_16__clock = clock;
-        tri_17__clock = clock;
-        tri_18__clock = clock;
-        tri_19__clock = clock;
-        tri_20__clock = clock;
-        tri_21__clock = clock;
-        tri_22__clock = clock;
-        tri_23__clock = clock;
-        tri_24__clock = clock;
-        tri_25__clock = clock;
-        tri_26__clock = clock;
-        tri_27__clock = clock;
+        pl_0__clock = clock;
+        pl_1__clock = clock;
+        pl_2__clock = clock;
+        pl_3__clock = clock;
+        pl_4__clock = clock;
+        pl_5__clock = clock;
+        pl_6__clock = clock;
+        pl_7__clock = clock;
+        pl_8__clock = clock;
+        pl_9__clock = clock;
+        pl_10__clock = clock;
+        pl_11__clock = clock;
+        pl_12__clock = clock;
+        pl_13__clock = clock;
+        pl_14__clock = clock;
+        pl_15__clock = clock;
+        pl_16__clock = clock;
+        pl_17__clock = clock;
+        pl_18__clock = clock;
+        pl_19__clock = clock;
+        pl_20__clock = clock;
+        pl_21__clock = clock;
+        pl_22__clock = clock;
+        pl_23__clock = clock;
+        pl_24__clock = clock;
+        pl_25__clock = clock;
+        pl_26__clock = clock;
+        pl_27__clock = clock;
+        pl_28__clock = clock;
+        pl_29__clock = clock;
+        pl_30__clock = clock;
+        pl_31__clock = clock;
+        pl_32__clock = clock;
+        pl_33__clock = clock;
+        pl_34__clock = clock;
+        pl_35__clock = clock;
+        pl_36__clock = clock;
+        pl_37__clock = clock;
+        pl_38__clock = clock;
+        pl_39__clock = clock;
+        pl_40__clock = clock;
+        pl_41__clock = clock;
+        pl_42__clock = clock;
+        pl_43__clock = clock;
+        pl_44__clock = clock;
+        pl_45__clock = clock;
+        pl_46__clock = clock;
+        pl_47__clock = clock;
+        pl_48__clock = clock;
+        pl_49__clock = clock;
+        pl_50__clock = clock;
+        pl_51__clock = clock;
+        pl_52__clock = clock;
+        pl_53__clock = clock;
+        pl_54__clock = clock;
+        pl_55__clock = clock;
+        dlp_0__clock = clock;
+        dlp_1__clock = clock;
+        dlp_2__clock = clock;
+        dlp_3__clock = clock;
+        dlp_4__clock = clock;
+        dlp_5__clock = clock;
+        dlp_6__clock = clock;
         row_busy_0__clock = clock;
         row_oh_0__clock = clock;
         col_oh_0__clock = clock;
@@ -2234,1392 +2026,78 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         col_vreg_0__clock = clock;
         col_vsub_0__clock = clock;
         start_oh_0__clock = clock;
-        dl_0__clock = clock;
-        dl_1__clock = clock;
-        dl_2__clock = clock;
-        dl_3__clock = clock;
-        dl_4__clock = clock;
-        dl_5__clock = clock;
-        dl_6__clock = clock;
-        dl_7__clock = clock;
-        deg_0 = zero7;
-        if (above_n_0[0]) begin
-            deg_0 = tri_0__q;
-        end
-        if (above_n_0[0]) begin
-            deg_0 = tri_0__q;
-        end
-        deg_1 = zero7;
-        if (above_n_0[1]) begin
-            deg_1 = tri_0__q;
-        end
-        if (above_n_1[0]) begin
-            deg_1 = tri_1__q;
-        end
-        deg_2 = zero7;
-        if (above_n_0[2]) begin
-            deg_2 = tri_1__q;
-        end
-        if (above_n_2[0]) begin
-            deg_2 = tri_2__q;
-        end
-        deg_3 = zero7;
-        if (above_n_0[3]) begin
-            deg_3 = tri_3__q;
-        end
-        if (above_n_3[0]) begin
-            deg_3 = tri_3__q;
-        end
-        deg_4 = zero7;
-        if (above_n_0[4]) begin
-            deg_4 = tri_6__q;
-        end
-        if (above_n_4[0]) begin
-            deg_4 = tri_4__q;
-        end
-        deg_5 = zero7;
-        if (above_n_0[5]) begin
-            deg_5 = tri_10__q;
-        end
-        if (above_n_5[0]) begin
-            deg_5 = tri_5__q;
-        end
-        deg_6 = zero7;
-        if (above_n_0[6]) begin
-            deg_6 = tri_15__q;
-        end
-        if (above_n_6[0]) begin
-            deg_6 = tri_6__q;
-        end
-        deg_7 = zero7;
-        if (above_n_0[7]) begin
-            deg_7 = tri_21__q;
-        end
-        if (above_n_7[0]) begin
-            deg_7 = tri_7__q;
-        end
-        deg_8 = zero7;
-        if (above_n_1[0]) begin
-            deg_8 = tri_1__q;
-        end
-        if (above_n_0[1]) begin
-            deg_8 = tri_0__q;
-        end
-        deg_9 = zero7;
-        if (above_n_1[1]) begin
-            deg_9 = tri_1__q;
-        end
-        if (above_n_1[1]) begin
-            deg_9 = tri_1__q;
-        end
-        deg_10 = zero7;
-        if (above_n_1[2]) begin
-            deg_10 = tri_2__q;
-        end
-        if (above_n_2[1]) begin
-            deg_10 = tri_2__q;
-        end
-        deg_11 = zero7;
-        if (above_n_1[3]) begin
-            deg_11 = tri_4__q;
-        end
-        if (above_n_3[1]) begin
-            deg_11 = tri_3__q;
-        end
-        deg_12 = zero7;
-        if (above_n_1[4]) begin
-            deg_12 = tri_7__q;
-        end
-        if (above_n_4[1]) begin
-            deg_12 = tri_4__q;
-        end
-        deg_13 = zero7;
-        if (above_n_1[5]) begin
-            deg_13 = tri_11__q;
-        end
-        if (above_n_5[1]) begin
-            deg_13 = tri_5__q;
-        end
-        deg_14 = zero7;
-        if (above_n_1[6]) begin
-            deg_14 = tri_16__q;
-        end
-        if (above_n_6[1]) begin
-            deg_14 = tri_6__q;
-        end
-        deg_15 = zero7;
-        if (above_n_1[7]) begin
-            deg_15 = tri_22__q;
-        end
-        if (above_n_7[1]) begin
-            deg_15 = tri_7__q;
-        end
-        deg_16 = zero7;
-        if (above_n_2[0]) begin
-            deg_16 = tri_2__q;
-        end
-        if (above_n_0[2]) begin
-            deg_16 = tri_1__q;
-        end
-        deg_17 = zero7;
-        if (above_n_2[1]) begin
-            deg_17 = tri_2__q;
-        end
-        if (above_n_1[2]) begin
-            deg_17 = tri_2__q;
-        end
-        deg_18 = zero7;
-        if (above_n_2[2]) begin
-            deg_18 = tri_3__q;
-        end
-        if (above_n_2[2]) begin
-            deg_18 = tri_3__q;
-        end
-        deg_19 = zero7;
-        if (above_n_2[3]) begin
-            deg_19 = tri_5__q;
-        end
-        if (above_n_3[2]) begin
-            deg_19 = tri_4__q;
-        end
-        deg_20 = zero7;
-        if (above_n_2[4]) begin
-            deg_20 = tri_8__q;
-        end
-        if (above_n_4[2]) begin
-            deg_20 = tri_5__q;
-        end
-        deg_21 = zero7;
-        if (above_n_2[5]) begin
-            deg_21 = tri_12__q;
-        end
-        if (above_n_5[2]) begin
-            deg_21 = tri_6__q;
-        end
-        deg_22 = zero7;
-        if (above_n_2[6]) begin
-            deg_22 = tri_17__q;
-        end
-        if (above_n_6[2]) begin
-            deg_22 = tri_7__q;
-        end
-        deg_23 = zero7;
-        if (above_n_2[7]) begin
-            deg_23 = tri_23__q;
-        end
-        if (above_n_7[2]) begin
-            deg_23 = tri_8__q;
-        end
-        deg_24 = zero7;
-        if (above_n_3[0]) begin
-            deg_24 = tri_3__q;
-        end
-        if (above_n_0[3]) begin
-            deg_24 = tri_3__q;
-        end
-        deg_25 = zero7;
-        if (above_n_3[1]) begin
-            deg_25 = tri_3__q;
-        end
-        if (above_n_1[3]) begin
-            deg_25 = tri_4__q;
-        end
-        deg_26 = zero7;
-        if (above_n_3[2]) begin
-            deg_26 = tri_4__q;
-        end
-        if (above_n_2[3]) begin
-            deg_26 = tri_5__q;
-        end
-        deg_27 = zero7;
-        if (above_n_3[3]) begin
-            deg_27 = tri_6__q;
-        end
-        if (above_n_3[3]) begin
-            deg_27 = tri_6__q;
-        end
-        deg_28 = zero7;
-        if (above_n_3[4]) begin
-            deg_28 = tri_9__q;
-        end
-        if (above_n_4[3]) begin
-            deg_28 = tri_7__q;
-        end
-        deg_29 = zero7;
-        if (above_n_3[5]) begin
-            deg_29 = tri_13__q;
-        end
-        if (above_n_5[3]) begin
-            deg_29 = tri_8__q;
-        end
-        deg_30 = zero7;
-        if (above_n_3[6]) begin
-            deg_30 = tri_18__q;
-        end
-        if (above_n_6[3]) begin
-            deg_30 = tri_9__q;
-        end
-        deg_31 = zero7;
-        if (above_n_3[7]) begin
-            deg_31 = tri_24__q;
-        end
-        if (above_n_7[3]) begin
-            deg_31 = tri_10__q;
-        end
-        deg_32 = zero7;
-        if (above_n_4[0]) begin
-            deg_32 = tri_4__q;
-        end
-        if (above_n_0[4]) begin
-            deg_32 = tri_6__q;
-        end
-        deg_33 = zero7;
-        if (above_n_4[1]) begin
-            deg_33 = tri_4__q;
-        end
-        if (above_n_1[4]) begin
-            deg_33 = tri_7__q;
-        end
-        deg_34 = zero7;
-        if (above_n_4[2]) begin
-            deg_34 = tri_5__q;
-        end
-        if (above_n_2[4]) begin
-            deg_34 = tri_8__q;
-        end
-        deg_35 = zero7;
-        if (above_n_4[3]) begin
-            deg_35 = tri_7__q;
-        end
-        if (above_n_3[4]) begin
-            deg_35 = tri_9__q;
-        end
-        deg_36 = zero7;
-        if (above_n_4[4]) begin
-            deg_36 = tri_10__q;
-        end
-        if (above_n_4[4]) begin
-            deg_36 = tri_10__q;
-        end
-        deg_37 = zero7;
-        if (above_n_4[5]) begin
-            deg_37 = tri_14__q;
-        end
-        if (above_n_5[4]) begin
-            deg_37 = tri_11__q;
-        end
-        deg_38 = zero7;
-        if (above_n_4[6]) begin
-            deg_38 = tri_19__q;
-        end
-        if (above_n_6[4]) begin
-            deg_38 = tri_12__q;
-        end
-        deg_39 = zero7;
-        if (above_n_4[7]) begin
-            deg_39 = tri_25__q;
-        end
-        if (above_n_7[4]) begin
-            deg_39 = tri_13__q;
-        end
-        deg_40 = zero7;
-        if (above_n_5[0]) begin
-            deg_40 = tri_5__q;
-        end
-        if (above_n_0[5]) begin
-            deg_40 = tri_10__q;
-        end
-        deg_41 = zero7;
-        if (above_n_5[1]) begin
-            deg_41 = tri_5__q;
-        end
-        if (above_n_1[5]) begin
-            deg_41 = tri_11__q;
-        end
-        deg_42 = zero7;
-        if (above_n_5[2]) begin
-            deg_42 = tri_6__q;
-        end
-        if (above_n_2[5]) begin
-            deg_42 = tri_12__q;
-        end
-        deg_43 = zero7;
-        if (above_n_5[3]) begin
-            deg_43 = tri_8__q;
-        end
-        if (above_n_3[5]) begin
-            deg_43 = tri_13__q;
-        end
-        deg_44 = zero7;
-        if (above_n_5[4]) begin
-            deg_44 = tri_11__q;
-        end
-        if (above_n_4[5]) begin
-            deg_44 = tri_14__q;
-        end
-        deg_45 = zero7;
-        if (above_n_5[5]) begin
-            deg_45 = tri_15__q;
-        end
-        if (above_n_5[5]) begin
-            deg_45 = tri_15__q;
-        end
-        deg_46 = zero7;
-        if (above_n_5[6]) begin
-            deg_46 = tri_20__q;
-        end
-        if (above_n_6[5]) begin
-            deg_46 = tri_16__q;
-        end
-        deg_47 = zero7;
-        if (above_n_5[7]) begin
-            deg_47 = tri_26__q;
-        end
-        if (above_n_7[5]) begin
-            deg_47 = tri_17__q;
-        end
-        deg_48 = zero7;
-        if (above_n_6[0]) begin
-            deg_48 = tri_6__q;
-        end
-        if (above_n_0[6]) begin
-            deg_48 = tri_15__q;
-        end
-        deg_49 = zero7;
-        if (above_n_6[1]) begin
-            deg_49 = tri_6__q;
-        end
-        if (above_n_1[6]) begin
-            deg_49 = tri_16__q;
-        end
-        deg_50 = zero7;
-        if (above_n_6[2]) begin
-            deg_50 = tri_7__q;
-        end
-        if (above_n_2[6]) begin
-            deg_50 = tri_17__q;
-        end
-        deg_51 = zero7;
-        if (above_n_6[3]) begin
-            deg_51 = tri_9__q;
-        end
-        if (above_n_3[6]) begin
-            deg_51 = tri_18__q;
-        end
-        deg_52 = zero7;
-        if (above_n_6[4]) begin
-            deg_52 = tri_12__q;
-        end
-        if (above_n_4[6]) begin
-            deg_52 = tri_19__q;
-        end
-        deg_53 = zero7;
-        if (above_n_6[5]) begin
-            deg_53 = tri_16__q;
-        end
-        if (above_n_5[6]) begin
-            deg_53 = tri_20__q;
-        end
-        deg_54 = zero7;
-        if (above_n_6[6]) begin
-            deg_54 = tri_21__q;
-        end
-        if (above_n_6[6]) begin
-            deg_54 = tri_21__q;
-        end
-        deg_55 = zero7;
-        if (above_n_6[7]) begin
-            deg_55 = tri_27__q;
-        end
-        if (above_n_7[6]) begin
-            deg_55 = tri_22__q;
-        end
-        deg_56 = zero7;
-        if (above_n_7[0]) begin
-            deg_56 = tri_7__q;
-        end
-        if (above_n_0[7]) begin
-            deg_56 = tri_21__q;
-        end
-        deg_57 = zero7;
-        if (above_n_7[1]) begin
-            deg_57 = tri_7__q;
-        end
-        if (above_n_1[7]) begin
-            deg_57 = tri_22__q;
-        end
-        deg_58 = zero7;
-        if (above_n_7[2]) begin
-            deg_58 = tri_8__q;
-        end
-        if (above_n_2[7]) begin
-            deg_58 = tri_23__q;
-        end
-        deg_59 = zero7;
-        if (above_n_7[3]) begin
-            deg_59 = tri_10__q;
-        end
-        if (above_n_3[7]) begin
-            deg_59 = tri_24__q;
-        end
-        deg_60 = zero7;
-        if (above_n_7[4]) begin
-            deg_60 = tri_13__q;
-        end
-        if (above_n_4[7]) begin
-            deg_60 = tri_25__q;
-        end
-        deg_61 = zero7;
-        if (above_n_7[5]) begin
-            deg_61 = tri_17__q;
-        end
-        if (above_n_5[7]) begin
-            deg_61 = tri_26__q;
-        end
-        deg_62 = zero7;
-        if (above_n_7[6]) begin
-            deg_62 = tri_22__q;
-        end
-        if (above_n_6[7]) begin
-            deg_62 = tri_27__q;
-        end
-        deg_63 = zero7;
-        if (above_n_7[7]) begin
-            deg_63 = tri_0__q;
-        end
-        if (above_n_7[7]) begin
-            deg_63 = tri_0__q;
-        end
         staying = act__q & ~long_stall;
         acc_leaf = zero7;
-        deg_last_0 = zero7;
-        deg_last_64 = zero7;
-        deg_last_1 = zero7;
-        deg_last_65 = zero7;
-        deg_last_2 = zero7;
-        deg_last_66 = zero7;
-        deg_last_3 = zero7;
-        deg_last_67 = zero7;
-        deg_last_4 = zero7;
-        deg_last_68 = zero7;
-        deg_last_5 = zero7;
-        deg_last_69 = zero7;
-        deg_last_6 = zero7;
-        deg_last_70 = zero7;
-        deg_last_7 = zero7;
-        deg_last_71 = zero7;
-        if (last__q[0]) begin
-            deg_last_0 = deg_0;
-        end
-        if (scan_oh_0__q[0]) begin
-            deg_last_64 = deg_0;
-        end
-        if (dirty__q[0]) begin
-            deg_last_0 = zero7;
-            deg_last_64 = zero7;
-        end
-        if (last__q[1]) begin
-            deg_last_1 = deg_1;
-        end
-        if (scan_oh_0__q[1]) begin
-            deg_last_65 = deg_1;
-        end
-        if (dirty__q[1]) begin
-            deg_last_1 = zero7;
-            deg_last_65 = zero7;
-        end
-        if (last__q[2]) begin
-            deg_last_2 = deg_2;
-        end
-        if (scan_oh_0__q[2]) begin
-            deg_last_66 = deg_2;
-        end
-        if (dirty__q[2]) begin
-            deg_last_2 = zero7;
-            deg_last_66 = zero7;
-        end
-        if (last__q[3]) begin
-            deg_last_3 = deg_3;
-        end
-        if (scan_oh_0__q[3]) begin
-            deg_last_67 = deg_3;
-        end
-        if (dirty__q[3]) begin
-            deg_last_3 = zero7;
-            deg_last_67 = zero7;
-        end
-        if (last__q[4]) begin
-            deg_last_4 = deg_4;
-        end
-        if (scan_oh_0__q[4]) begin
-            deg_last_68 = deg_4;
-        end
-        if (dirty__q[4]) begin
-            deg_last_4 = zero7;
-            deg_last_68 = zero7;
-        end
-        if (last__q[5]) begin
-            deg_last_5 = deg_5;
-        end
-        if (scan_oh_0__q[5]) begin
-            deg_last_69 = deg_5;
-        end
-        if (dirty__q[5]) begin
-            deg_last_5 = zero7;
-            deg_last_69 = zero7;
-        end
-        if (last__q[6]) begin
-            deg_last_6 = deg_6;
-        end
-        if (scan_oh_0__q[6]) begin
-            deg_last_70 = deg_6;
-        end
-        if (dirty__q[6]) begin
-            deg_last_6 = zero7;
-            deg_last_70 = zero7;
-        end
-        if (last__q[7]) begin
-            deg_last_7 = deg_7;
-        end
-        if (scan_oh_0__q[7]) begin
-            deg_last_71 = deg_7;
-        end
-        if (dirty__q[7]) begin
-            deg_last_7 = zero7;
-            deg_last_71 = zero7;
-        end
-        deg_last_0 = deg_last_0 | deg_last_1;
-        deg_last_64 = deg_last_64 | deg_last_65;
-        deg_last_1 = deg_last_2 | deg_last_3;
-        deg_last_65 = deg_last_66 | deg_last_67;
-        deg_last_2 = deg_last_4 | deg_last_5;
-        deg_last_66 = deg_last_68 | deg_last_69;
-        deg_last_3 = deg_last_6 | deg_last_7;
-        deg_last_67 = deg_last_70 | deg_last_71;
-        deg_last_0 = deg_last_0 | deg_last_1;
-        deg_last_64 = deg_last_64 | deg_last_65;
-        deg_last_1 = deg_last_2 | deg_last_3;
-        deg_last_65 = deg_last_66 | deg_last_67;
-        deg_last_0 = deg_last_0 | deg_last_1;
-        deg_last_64 = deg_last_64 | deg_last_65;
-        if (dirty__q[0]) begin
-            deg_last_0 = zero7;
-            deg_last_64 = zero7;
-        end
-        deg_last_8 = zero7;
-        deg_last_72 = zero7;
-        deg_last_9 = zero7;
-        deg_last_73 = zero7;
-        deg_last_10 = zero7;
-        deg_last_74 = zero7;
-        deg_last_11 = zero7;
-        deg_last_75 = zero7;
-        deg_last_12 = zero7;
-        deg_last_76 = zero7;
-        deg_last_13 = zero7;
-        deg_last_77 = zero7;
-        deg_last_14 = zero7;
-        deg_last_78 = zero7;
-        deg_last_15 = zero7;
-        deg_last_79 = zero7;
-        if (last__q[0]) begin
-            deg_last_8 = deg_8;
-        end
-        if (scan_oh_0__q[0]) begin
-            deg_last_72 = deg_8;
-        end
-        if (dirty__q[0]) begin
-            deg_last_8 = zero7;
-            deg_last_72 = zero7;
-        end
-        if (last__q[1]) begin
-            deg_last_9 = deg_9;
-        end
-        if (scan_oh_0__q[1]) begin
-            deg_last_73 = deg_9;
-        end
-        if (dirty__q[1]) begin
-            deg_last_9 = zero7;
-            deg_last_73 = zero7;
-        end
-        if (last__q[2]) begin
-            deg_last_10 = deg_10;
-        end
-        if (scan_oh_0__q[2]) begin
-            deg_last_74 = deg_10;
-        end
-        if (dirty__q[2]) begin
-            deg_last_10 = zero7;
-            deg_last_74 = zero7;
-        end
-        if (last__q[3]) begin
-            deg_last_11 = deg_11;
-        end
-        if (scan_oh_0__q[3]) begin
-            deg_last_75 = deg_11;
-        end
-        if (dirty__q[3]) begin
-            deg_last_11 = zero7;
-            deg_last_75 = zero7;
-        end
-        if (last__q[4]) begin
-            deg_last_12 = deg_12;
-        end
-        if (scan_oh_0__q[4]) begin
-            deg_last_76 = deg_12;
-        end
-        if (dirty__q[4]) begin
-            deg_last_12 = zero7;
-            deg_last_76 = zero7;
-        end
-        if (last__q[5]) begin
-            deg_last_13 = deg_13;
-        end
-        if (scan_oh_0__q[5]) begin
-            deg_last_77 = deg_13;
-        end
-        if (dirty__q[5]) begin
-            deg_last_13 = zero7;
-            deg_last_77 = zero7;
-        end
-        if (last__q[6]) begin
-            deg_last_14 = deg_14;
-        end
-        if (scan_oh_0__q[6]) begin
-            deg_last_78 = deg_14;
-        end
-        if (dirty__q[6]) begin
-            deg_last_14 = zero7;
-            deg_last_78 = zero7;
-        end
-        if (last__q[7]) begin
-            deg_last_15 = deg_15;
-        end
-        if (scan_oh_0__q[7]) begin
-            deg_last_79 = deg_15;
-        end
-        if (dirty__q[7]) begin
-            deg_last_15 = zero7;
-            deg_last_79 = zero7;
-        end
-        deg_last_8 = deg_last_8 | deg_last_9;
-        deg_last_72 = deg_last_72 | deg_last_73;
-        deg_last_9 = deg_last_10 | deg_last_11;
-        deg_last_73 = deg_last_74 | deg_last_75;
-        deg_last_10 = deg_last_12 | deg_last_13;
-        deg_last_74 = deg_last_76 | deg_last_77;
-        deg_last_11 = deg_last_14 | deg_last_15;
-        deg_last_75 = deg_last_78 | deg_last_79;
-        deg_last_8 = deg_last_8 | deg_last_9;
-        deg_last_72 = deg_last_72 | deg_last_73;
-        deg_last_9 = deg_last_10 | deg_last_11;
-        deg_last_73 = deg_last_74 | deg_last_75;
-        deg_last_8 = deg_last_8 | deg_last_9;
-        deg_last_72 = deg_last_72 | deg_last_73;
-        if (dirty__q[1]) begin
-            deg_last_8 = zero7;
-            deg_last_72 = zero7;
-        end
-        deg_last_16 = zero7;
-        deg_last_80 = zero7;
-        deg_last_17 = zero7;
-        deg_last_81 = zero7;
-        deg_last_18 = zero7;
-        deg_last_82 = zero7;
-        deg_last_19 = zero7;
-        deg_last_83 = zero7;
-        deg_last_20 = zero7;
-        deg_last_84 = zero7;
-        deg_last_21 = zero7;
-        deg_last_85 = zero7;
-        deg_last_22 = zero7;
-        deg_last_86 = zero7;
-        deg_last_23 = zero7;
-        deg_last_87 = zero7;
-        if (last__q[0]) begin
-            deg_last_16 = deg_16;
-        end
-        if (scan_oh_0__q[0]) begin
-            deg_last_80 = deg_16;
-        end
-        if (dirty__q[0]) begin
-            deg_last_16 = zero7;
-            deg_last_80 = zero7;
-        end
-        if (last__q[1]) begin
-            deg_last_17 = deg_17;
-        end
-        if (scan_oh_0__q[1]) begin
-            deg_last_81 = deg_17;
-        end
-        if (dirty__q[1]) begin
-            deg_last_17 = zero7;
-            deg_last_81 = zero7;
-        end
-        if (last__q[2]) begin
-            deg_last_18 = deg_18;
-        end
-        if (scan_oh_0__q[2]) begin
-            deg_last_82 = deg_18;
-        end
-        if (dirty__q[2]) begin
-            deg_last_18 = zero7;
-            deg_last_82 = zero7;
-        end
-        if (last__q[3]) begin
-            deg_last_19 = deg_19;
-        end
-        if (scan_oh_0__q[3]) begin
-            deg_last_83 = deg_19;
-        end
-        if (dirty__q[3]) begin
-            deg_last_19 = zero7;
-            deg_last_83 = zero7;
-        end
-        if (last__q[4]) begin
-            deg_last_20 = deg_20;
-        end
-        if (scan_oh_0__q[4]) begin
-            deg_last_84 = deg_20;
-        end
-        if (dirty__q[4]) begin
-            deg_last_20 = zero7;
-            deg_last_84 = zero7;
-        end
-        if (last__q[5]) begin
-            deg_last_21 = deg_21;
-        end
-        if (scan_oh_0__q[5]) begin
-            deg_last_85 = deg_21;
-        end
-        if (dirty__q[5]) begin
-            deg_last_21 = zero7;
-            deg_last_85 = zero7;
-        end
-        if (last__q[6]) begin
-            deg_last_22 = deg_22;
-        end
-        if (scan_oh_0__q[6]) begin
-            deg_last_86 = deg_22;
-        end
-        if (dirty__q[6]) begin
-            deg_last_22 = zero7;
-            deg_last_86 = zero7;
-        end
-        if (last__q[7]) begin
-            deg_last_23 = deg_23;
-        end
-        if (scan_oh_0__q[7]) begin
-            deg_last_87 = deg_23;
-        end
-        if (dirty__q[7]) begin
-            deg_last_23 = zero7;
-            deg_last_87 = zero7;
-        end
-        deg_last_16 = deg_last_16 | deg_last_17;
-        deg_last_80 = deg_last_80 | deg_last_81;
-        deg_last_17 = deg_last_18 | deg_last_19;
-        deg_last_81 = deg_last_82 | deg_last_83;
-        deg_last_18 = deg_last_20 | deg_last_21;
-        deg_last_82 = deg_last_84 | deg_last_85;
-        deg_last_19 = deg_last_22 | deg_last_23;
-        deg_last_83 = deg_last_86 | deg_last_87;
-        deg_last_16 = deg_last_16 | deg_last_17;
-        deg_last_80 = deg_last_80 | deg_last_81;
-        deg_last_17 = deg_last_18 | deg_last_19;
-        deg_last_81 = deg_last_82 | deg_last_83;
-        deg_last_16 = deg_last_16 | deg_last_17;
-        deg_last_80 = deg_last_80 | deg_last_81;
-        if (dirty__q[2]) begin
-            deg_last_16 = zero7;
-            deg_last_80 = zero7;
-        end
-        deg_last_24 = zero7;
-        deg_last_88 = zero7;
-        deg_last_25 = zero7;
-        deg_last_89 = zero7;
-        deg_last_26 = zero7;
-        deg_last_90 = zero7;
-        deg_last_27 = zero7;
-        deg_last_91 = zero7;
-        deg_last_28 = zero7;
-        deg_last_92 = zero7;
-        deg_last_29 = zero7;
-        deg_last_93 = zero7;
-        deg_last_30 = zero7;
-        deg_last_94 = zero7;
-        deg_last_31 = zero7;
-        deg_last_95 = zero7;
-        if (last__q[0]) begin
-            deg_last_24 = deg_24;
-        end
-        if (scan_oh_0__q[0]) begin
-            deg_last_88 = deg_24;
-        end
-        if (dirty__q[0]) begin
-            deg_last_24 = zero7;
-            deg_last_88 = zero7;
-        end
-        if (last__q[1]) begin
-            deg_last_25 = deg_25;
-        end
-        if (scan_oh_0__q[1]) begin
-            deg_last_89 = deg_25;
-        end
-        if (dirty__q[1]) begin
-            deg_last_25 = zero7;
-            deg_last_89 = zero7;
-        end
-        if (last__q[2]) begin
-            deg_last_26 = deg_26;
-        end
-        if (scan_oh_0__q[2]) begin
-            deg_last_90 = deg_26;
-        end
-        if (dirty__q[2]) begin
-            deg_last_26 = zero7;
-            deg_last_90 = zero7;
-        end
-        if (last__q[3]) begin
-            deg_last_27 = deg_27;
-        end
-        if (scan_oh_0__q[3]) begin
-            deg_last_91 = deg_27;
-        end
-        if (dirty__q[3]) begin
-            deg_last_27 = zero7;
-            deg_last_91 = zero7;
-        end
-        if (last__q[4]) begin
-            deg_last_28 = deg_28;
-        end
-        if (scan_oh_0__q[4]) begin
-            deg_last_92 = deg_28;
-        end
-        if (dirty__q[4]) begin
-            deg_last_28 = zero7;
-            deg_last_92 = zero7;
-        end
-        if (last__q[5]) begin
-            deg_last_29 = deg_29;
-        end
-        if (scan_oh_0__q[5]) begin
-            deg_last_93 = deg_29;
-        end
-        if (dirty__q[5]) begin
-            deg_last_29 = zero7;
-            deg_last_93 = zero7;
-        end
-        if (last__q[6]) begin
-            deg_last_30 = deg_30;
-        end
-        if (scan_oh_0__q[6]) begin
-            deg_last_94 = deg_30;
-        end
-        if (dirty__q[6]) begin
-            deg_last_30 = zero7;
-            deg_last_94 = zero7;
-        end
-        if (last__q[7]) begin
-            deg_last_31 = deg_31;
-        end
-        if (scan_oh_0__q[7]) begin
-            deg_last_95 = deg_31;
-        end
-        if (dirty__q[7]) begin
-            deg_last_31 = zero7;
-            deg_last_95 = zero7;
-        end
-        deg_last_24 = deg_last_24 | deg_last_25;
-        deg_last_88 = deg_last_88 | deg_last_89;
-        deg_last_25 = deg_last_26 | deg_last_27;
-        deg_last_89 = deg_last_90 | deg_last_91;
-        deg_last_26 = deg_last_28 | deg_last_29;
-        deg_last_90 = deg_last_92 | deg_last_93;
-        deg_last_27 = deg_last_30 | deg_last_31;
-        deg_last_91 = deg_last_94 | deg_last_95;
-        deg_last_24 = deg_last_24 | deg_last_25;
-        deg_last_88 = deg_last_88 | deg_last_89;
-        deg_last_25 = deg_last_26 | deg_last_27;
-        deg_last_89 = deg_last_90 | deg_last_91;
-        deg_last_24 = deg_last_24 | deg_last_25;
-        deg_last_88 = deg_last_88 | deg_last_89;
-        if (dirty__q[3]) begin
-            deg_last_24 = zero7;
-            deg_last_88 = zero7;
-        end
-        deg_last_32 = zero7;
-        deg_last_96 = zero7;
-        deg_last_33 = zero7;
-        deg_last_97 = zero7;
-        deg_last_34 = zero7;
-        deg_last_98 = zero7;
-        deg_last_35 = zero7;
-        deg_last_99 = zero7;
-        deg_last_36 = zero7;
-        deg_last_100 = zero7;
-        deg_last_37 = zero7;
-        deg_last_101 = zero7;
-        deg_last_38 = zero7;
-        deg_last_102 = zero7;
-        deg_last_39 = zero7;
-        deg_last_103 = zero7;
-        if (last__q[0]) begin
-            deg_last_32 = deg_32;
-        end
-        if (scan_oh_0__q[0]) begin
-            deg_last_96 = deg_32;
-        end
-        if (dirty__q[0]) begin
-            deg_last_32 = zero7;
-            deg_last_96 = zero7;
-        end
-        if (last__q[1]) begin
-            deg_last_33 = deg_33;
-        end
-        if (scan_oh_0__q[1]) begin
-            deg_last_97 = deg_33;
-        end
-        if (dirty__q[1]) begin
-            deg_last_33 = zero7;
-            deg_last_97 = zero7;
-        end
-        if (last__q[2]) begin
-            deg_last_34 = deg_34;
-        end
-        if (scan_oh_0__q[2]) begin
-            deg_last_98 = deg_34;
-        end
-        if (dirty__q[2]) begin
-            deg_last_34 = zero7;
-            deg_last_98 = zero7;
-        end
-        if (last__q[3]) begin
-            deg_last_35 = deg_35;
-        end
-        if (scan_oh_0__q[3]) begin
-            deg_last_99 = deg_35;
-        end
-        if (dirty__q[3]) begin
-            deg_last_35 = zero7;
-            deg_last_99 = zero7;
-        end
-        if (last__q[4]) begin
-            deg_last_36 = deg_36;
-        end
-        if (scan_oh_0__q[4]) begin
-            deg_last_100 = deg_36;
-        end
-        if (dirty__q[4]) begin
-            deg_last_36 = zero7;
-            deg_last_100 = zero7;
-        end
-        if (last__q[5]) begin
-            deg_last_37 = deg_37;
-        end
-        if (scan_oh_0__q[5]) begin
-            deg_last_101 = deg_37;
-        end
-        if (dirty__q[5]) begin
-            deg_last_37 = zero7;
-            deg_last_101 = zero7;
-        end
-        if (last__q[6]) begin
-            deg_last_38 = deg_38;
-        end
-        if (scan_oh_0__q[6]) begin
-            deg_last_102 = deg_38;
-        end
-        if (dirty__q[6]) begin
-            deg_last_38 = zero7;
-            deg_last_102 = zero7;
-        end
-        if (last__q[7]) begin
-            deg_last_39 = deg_39;
-        end
-        if (scan_oh_0__q[7]) begin
-            deg_last_103 = deg_39;
-        end
-        if (dirty__q[7]) begin
-            deg_last_39 = zero7;
-            deg_last_103 = zero7;
-        end
-        deg_last_32 = deg_last_32 | deg_last_33;
-        deg_last_96 = deg_last_96 | deg_last_97;
-        deg_last_33 = deg_last_34 | deg_last_35;
-        deg_last_97 = deg_last_98 | deg_last_99;
-        deg_last_34 = deg_last_36 | deg_last_37;
-        deg_last_98 = deg_last_100 | deg_last_101;
-        deg_last_35 = deg_last_38 | deg_last_39;
-        deg_last_99 = deg_last_102 | deg_last_103;
-        deg_last_32 = deg_last_32 | deg_last_33;
-        deg_last_96 = deg_last_96 | deg_last_97;
-        deg_last_33 = deg_last_34 | deg_last_35;
-        deg_last_97 = deg_last_98 | deg_last_99;
-        deg_last_32 = deg_last_32 | deg_last_33;
-        deg_last_96 = deg_last_96 | deg_last_97;
-        if (dirty__q[4]) begin
-            deg_last_32 = zero7;
-            deg_last_96 = zero7;
-        end
-        deg_last_40 = zero7;
-        deg_last_104 = zero7;
-        deg_last_41 = zero7;
-        deg_last_105 = zero7;
-        deg_last_42 = zero7;
-        deg_last_106 = zero7;
-        deg_last_43 = zero7;
-        deg_last_107 = zero7;
-        deg_last_44 = zero7;
-        deg_last_108 = zero7;
-        deg_last_45 = zero7;
-        deg_last_109 = zero7;
-        deg_last_46 = zero7;
-        deg_last_110 = zero7;
-        deg_last_47 = zero7;
-        deg_last_111 = zero7;
-        if (last__q[0]) begin
-            deg_last_40 = deg_40;
-        end
-        if (scan_oh_0__q[0]) begin
-            deg_last_104 = deg_40;
-        end
-        if (dirty__q[0]) begin
-            deg_last_40 = zero7;
-            deg_last_104 = zero7;
-        end
-        if (last__q[1]) begin
-            deg_last_41 = deg_41;
-        end
-        if (scan_oh_0__q[1]) begin
-            deg_last_105 = deg_41;
-        end
-        if (dirty__q[1]) begin
-            deg_last_41 = zero7;
-            deg_last_105 = zero7;
-        end
-        if (last__q[2]) begin
-            deg_last_42 = deg_42;
-        end
-        if (scan_oh_0__q[2]) begin
-            deg_last_106 = deg_42;
-        end
-        if (dirty__q[2]) begin
-            deg_last_42 = zero7;
-            deg_last_106 = zero7;
-        end
-        if (last__q[3]) begin
-            deg_last_43 = deg_43;
-        end
-        if (scan_oh_0__q[3]) begin
-            deg_last_107 = deg_43;
-        end
-        if (dirty__q[3]) begin
-            deg_last_43 = zero7;
-            deg_last_107 = zero7;
-        end
-        if (last__q[4]) begin
-            deg_last_44 = deg_44;
-        end
-        if (scan_oh_0__q[4]) begin
-            deg_last_108 = deg_44;
-        end
-        if (dirty__q[4]) begin
-            deg_last_44 = zero7;
-            deg_last_108 = zero7;
-        end
-        if (last__q[5]) begin
-            deg_last_45 = deg_45;
-        end
-        if (scan_oh_0__q[5]) begin
-            deg_last_109 = deg_45;
-        end
-        if (dirty__q[5]) begin
-            deg_last_45 = zero7;
-            deg_last_109 = zero7;
-        end
-        if (last__q[6]) begin
-            deg_last_46 = deg_46;
-        end
-        if (scan_oh_0__q[6]) begin
-            deg_last_110 = deg_46;
-        end
-        if (dirty__q[6]) begin
-            deg_last_46 = zero7;
-            deg_last_110 = zero7;
-        end
-        if (last__q[7]) begin
-            deg_last_47 = deg_47;
-        end
-        if (scan_oh_0__q[7]) begin
-            deg_last_111 = deg_47;
-        end
-        if (dirty__q[7]) begin
-            deg_last_47 = zero7;
-            deg_last_111 = zero7;
-        end
-        deg_last_40 = deg_last_40 | deg_last_41;
-        deg_last_104 = deg_last_104 | deg_last_105;
-        deg_last_41 = deg_last_42 | deg_last_43;
-        deg_last_105 = deg_last_106 | deg_last_107;
-        deg_last_42 = deg_last_44 | deg_last_45;
-        deg_last_106 = deg_last_108 | deg_last_109;
-        deg_last_43 = deg_last_46 | deg_last_47;
-        deg_last_107 = deg_last_110 | deg_last_111;
-        deg_last_40 = deg_last_40 | deg_last_41;
-        deg_last_104 = deg_last_104 | deg_last_105;
-        deg_last_41 = deg_last_42 | deg_last_43;
-        deg_last_105 = deg_last_106 | deg_last_107;
-        deg_last_40 = deg_last_40 | deg_last_41;
-        deg_last_104 = deg_last_104 | deg_last_105;
-        if (dirty__q[5]) begin
-            deg_last_40 = zero7;
-            deg_last_104 = zero7;
-        end
-        deg_last_48 = zero7;
-        deg_last_112 = zero7;
-        deg_last_49 = zero7;
-        deg_last_113 = zero7;
-        deg_last_50 = zero7;
-        deg_last_114 = zero7;
-        deg_last_51 = zero7;
-        deg_last_115 = zero7;
-        deg_last_52 = zero7;
-        deg_last_116 = zero7;
-        deg_last_53 = zero7;
-        deg_last_117 = zero7;
-        deg_last_54 = zero7;
-        deg_last_118 = zero7;
-        deg_last_55 = zero7;
-        deg_last_119 = zero7;
-        if (last__q[0]) begin
-            deg_last_48 = deg_48;
-        end
-        if (scan_oh_0__q[0]) begin
-            deg_last_112 = deg_48;
-        end
-        if (dirty__q[0]) begin
-            deg_last_48 = zero7;
-            deg_last_112 = zero7;
-        end
-        if (last__q[1]) begin
-            deg_last_49 = deg_49;
-        end
-        if (scan_oh_0__q[1]) begin
-            deg_last_113 = deg_49;
-        end
-        if (dirty__q[1]) begin
-            deg_last_49 = zero7;
-            deg_last_113 = zero7;
-        end
-        if (last__q[2]) begin
-            deg_last_50 = deg_50;
-        end
-        if (scan_oh_0__q[2]) begin
-            deg_last_114 = deg_50;
-        end
-        if (dirty__q[2]) begin
-            deg_last_50 = zero7;
-            deg_last_114 = zero7;
-        end
-        if (last__q[3]) begin
-            deg_last_51 = deg_51;
-        end
-        if (scan_oh_0__q[3]) begin
-            deg_last_115 = deg_51;
-        end
-        if (dirty__q[3]) begin
-            deg_last_51 = zero7;
-            deg_last_115 = zero7;
-        end
-        if (last__q[4]) begin
-            deg_last_52 = deg_52;
-        end
-        if (scan_oh_0__q[4]) begin
-            deg_last_116 = deg_52;
-        end
-        if (dirty__q[4]) begin
-            deg_last_52 = zero7;
-            deg_last_116 = zero7;
-        end
-        if (last__q[5]) begin
-            deg_last_53 = deg_53;
-        end
-        if (scan_oh_0__q[5]) begin
-            deg_last_117 = deg_53;
-        end
-        if (dirty__q[5]) begin
-            deg_last_53 = zero7;
-            deg_last_117 = zero7;
-        end
-        if (last__q[6]) begin
-            deg_last_54 = deg_54;
-        end
-        if (scan_oh_0__q[6]) begin
-            deg_last_118 = deg_54;
-        end
-        if (dirty__q[6]) begin
-            deg_last_54 = zero7;
-            deg_last_118 = zero7;
-        end
-        if (last__q[7]) begin
-            deg_last_55 = deg_55;
-        end
-        if (scan_oh_0__q[7]) begin
-            deg_last_119 = deg_55;
-        end
-        if (dirty__q[7]) begin
-            deg_last_55 = zero7;
-            deg_last_119 = zero7;
-        end
-        deg_last_48 = deg_last_48 | deg_last_49;
-        deg_last_112 = deg_last_112 | deg_last_113;
-        deg_last_49 = deg_last_50 | deg_last_51;
-        deg_last_113 = deg_last_114 | deg_last_115;
-        deg_last_50 = deg_last_52 | deg_last_53;
-        deg_last_114 = deg_last_116 | deg_last_117;
-        deg_last_51 = deg_last_54 | deg_last_55;
-        deg_last_115 = deg_last_118 | deg_last_119;
-        deg_last_48 = deg_last_48 | deg_last_49;
-        deg_last_112 = deg_last_112 | deg_last_113;
-        deg_last_49 = deg_last_50 | deg_last_51;
-        deg_last_113 = deg_last_114 | deg_last_115;
-        deg_last_48 = deg_last_48 | deg_last_49;
-        deg_last_112 = deg_last_112 | deg_last_113;
-        if (dirty__q[6]) begin
-            deg_last_48 = zero7;
-            deg_last_112 = zero7;
-        end
-        deg_last_56 = zero7;
-        deg_last_120 = zero7;
-        deg_last_57 = zero7;
-        deg_last_121 = zero7;
-        deg_last_58 = zero7;
-        deg_last_122 = zero7;
-        deg_last_59 = zero7;
-        deg_last_123 = zero7;
-        deg_last_60 = zero7;
-        deg_last_124 = zero7;
-        deg_last_61 = zero7;
-        deg_last_125 = zero7;
-        deg_last_62 = zero7;
-        deg_last_126 = zero7;
-        deg_last_63 = zero7;
-        deg_last_127 = zero7;
-        if (last__q[0]) begin
-            deg_last_56 = deg_56;
-        end
-        if (scan_oh_0__q[0]) begin
-            deg_last_120 = deg_56;
-        end
-        if (dirty__q[0]) begin
-            deg_last_56 = zero7;
-            deg_last_120 = zero7;
-        end
-        if (last__q[1]) begin
-            deg_last_57 = deg_57;
-        end
-        if (scan_oh_0__q[1]) begin
-            deg_last_121 = deg_57;
-        end
-        if (dirty__q[1]) begin
-            deg_last_57 = zero7;
-            deg_last_121 = zero7;
-        end
-        if (last__q[2]) begin
-            deg_last_58 = deg_58;
-        end
-        if (scan_oh_0__q[2]) begin
-            deg_last_122 = deg_58;
-        end
-        if (dirty__q[2]) begin
-            deg_last_58 = zero7;
-            deg_last_122 = zero7;
-        end
-        if (last__q[3]) begin
-            deg_last_59 = deg_59;
-        end
-        if (scan_oh_0__q[3]) begin
-            deg_last_123 = deg_59;
-        end
-        if (dirty__q[3]) begin
-            deg_last_59 = zero7;
-            deg_last_123 = zero7;
-        end
-        if (last__q[4]) begin
-            deg_last_60 = deg_60;
-        end
-        if (scan_oh_0__q[4]) begin
-            deg_last_124 = deg_60;
-        end
-        if (dirty__q[4]) begin
-            deg_last_60 = zero7;
-            deg_last_124 = zero7;
-        end
-        if (last__q[5]) begin
-            deg_last_61 = deg_61;
-        end
-        if (scan_oh_0__q[5]) begin
-            deg_last_125 = deg_61;
-        end
-        if (dirty__q[5]) begin
-            deg_last_61 = zero7;
-            deg_last_125 = zero7;
-        end
-        if (last__q[6]) begin
-            deg_last_62 = deg_62;
-        end
-        if (scan_oh_0__q[6]) begin
-            deg_last_126 = deg_62;
-        end
-        if (dirty__q[6]) begin
-            deg_last_62 = zero7;
-            deg_last_126 = zero7;
-        end
-        if (last__q[7]) begin
-            deg_last_63 = deg_63;
-        end
-        if (scan_oh_0__q[7]) begin
-            deg_last_127 = deg_63;
-        end
-        if (dirty__q[7]) begin
-            deg_last_63 = zero7;
-            deg_last_127 = zero7;
-        end
-        deg_last_56 = deg_last_56 | deg_last_57;
-        deg_last_120 = deg_last_120 | deg_last_121;
-        deg_last_57 = deg_last_58 | deg_last_59;
-        deg_last_121 = deg_last_122 | deg_last_123;
-        deg_last_58 = deg_last_60 | deg_last_61;
-        deg_last_122 = deg_last_124 | deg_last_125;
-        deg_last_59 = deg_last_62 | deg_last_63;
-        deg_last_123 = deg_last_126 | deg_last_127;
-        deg_last_56 = deg_last_56 | deg_last_57;
-        deg_last_120 = deg_last_120 | deg_last_121;
-        deg_last_57 = deg_last_58 | deg_last_59;
-        deg_last_121 = deg_last_122 | deg_last_123;
-        deg_last_56 = deg_last_56 | deg_last_57;
-        deg_last_120 = deg_last_120 | deg_last_121;
-        if (dirty__q[7]) begin
-            deg_last_56 = zero7;
-            deg_last_120 = zero7;
-        end
-        dl_0__d = deg_last_0;
-        deg_last_0 = dl_0__q;
-        dl_1__d = deg_last_8;
-        deg_last_8 = dl_1__q;
-        dl_2__d = deg_last_16;
-        deg_last_16 = dl_2__q;
-        dl_3__d = deg_last_24;
-        deg_last_24 = dl_3__q;
-        dl_4__d = deg_last_32;
-        deg_last_32 = dl_4__q;
-        dl_5__d = deg_last_40;
-        deg_last_40 = dl_5__q;
-        dl_6__d = deg_last_48;
-        deg_last_48 = dl_6__q;
-        dl_7__d = deg_last_56;
-        deg_last_56 = dl_7__q;
+        dlw_0 = zero_n;
+        dlw_0[0] = |(pl_0__q & last__q & ~dirty__q);
+        dlw_0[1] = |(pl_1__q & last__q & ~dirty__q);
+        dlw_0[2] = |(pl_2__q & last__q & ~dirty__q);
+        dlw_0[3] = |(pl_3__q & last__q & ~dirty__q);
+        dlw_0[4] = |(pl_4__q & last__q & ~dirty__q);
+        dlw_0[5] = |(pl_5__q & last__q & ~dirty__q);
+        dlw_0[6] = |(pl_6__q & last__q & ~dirty__q);
+        dlw_0[7] = |(pl_7__q & last__q & ~dirty__q);
+        dlp_0__d = dlw_0 & ~dirty__q;
+        dlw_0 = zero_n;
+        dlw_0[0] = |(pl_8__q & last__q & ~dirty__q);
+        dlw_0[1] = |(pl_9__q & last__q & ~dirty__q);
+        dlw_0[2] = |(pl_10__q & last__q & ~dirty__q);
+        dlw_0[3] = |(pl_11__q & last__q & ~dirty__q);
+        dlw_0[4] = |(pl_12__q & last__q & ~dirty__q);
+        dlw_0[5] = |(pl_13__q & last__q & ~dirty__q);
+        dlw_0[6] = |(pl_14__q & last__q & ~dirty__q);
+        dlw_0[7] = |(pl_15__q & last__q & ~dirty__q);
+        dlp_1__d = dlw_0 & ~dirty__q;
+        dlw_0 = zero_n;
+        dlw_0[0] = |(pl_16__q & last__q & ~dirty__q);
+        dlw_0[1] = |(pl_17__q & last__q & ~dirty__q);
+        dlw_0[2] = |(pl_18__q & last__q & ~dirty__q);
+        dlw_0[3] = |(pl_19__q & last__q & ~dirty__q);
+        dlw_0[4] = |(pl_20__q & last__q & ~dirty__q);
+        dlw_0[5] = |(pl_21__q & last__q & ~dirty__q);
+        dlw_0[6] = |(pl_22__q & last__q & ~dirty__q);
+        dlw_0[7] = |(pl_23__q & last__q & ~dirty__q);
+        dlp_2__d = dlw_0 & ~dirty__q;
+        dlw_0 = zero_n;
+        dlw_0[0] = |(pl_24__q & last__q & ~dirty__q);
+        dlw_0[1] = |(pl_25__q & last__q & ~dirty__q);
+        dlw_0[2] = |(pl_26__q & last__q & ~dirty__q);
+        dlw_0[3] = |(pl_27__q & last__q & ~dirty__q);
+        dlw_0[4] = |(pl_28__q & last__q & ~dirty__q);
+        dlw_0[5] = |(pl_29__q & last__q & ~dirty__q);
+        dlw_0[6] = |(pl_30__q & last__q & ~dirty__q);
+        dlw_0[7] = |(pl_31__q & last__q & ~dirty__q);
+        dlp_3__d = dlw_0 & ~dirty__q;
+        dlw_0 = zero_n;
+        dlw_0[0] = |(pl_32__q & last__q & ~dirty__q);
+        dlw_0[1] = |(pl_33__q & last__q & ~dirty__q);
+        dlw_0[2] = |(pl_34__q & last__q & ~dirty__q);
+        dlw_0[3] = |(pl_35__q & last__q & ~dirty__q);
+        dlw_0[4] = |(pl_36__q & last__q & ~dirty__q);
+        dlw_0[5] = |(pl_37__q & last__q & ~dirty__q);
+        dlw_0[6] = |(pl_38__q & last__q & ~dirty__q);
+        dlw_0[7] = |(pl_39__q & last__q & ~dirty__q);
+        dlp_4__d = dlw_0 & ~dirty__q;
+        dlw_0 = zero_n;
+        dlw_0[0] = |(pl_40__q & last__q & ~dirty__q);
+        dlw_0[1] = |(pl_41__q & last__q & ~dirty__q);
+        dlw_0[2] = |(pl_42__q & last__q & ~dirty__q);
+        dlw_0[3] = |(pl_43__q & last__q & ~dirty__q);
+        dlw_0[4] = |(pl_44__q & last__q & ~dirty__q);
+        dlw_0[5] = |(pl_45__q & last__q & ~dirty__q);
+        dlw_0[6] = |(pl_46__q & last__q & ~dirty__q);
+        dlw_0[7] = |(pl_47__q & last__q & ~dirty__q);
+        dlp_5__d = dlw_0 & ~dirty__q;
+        dlw_0 = zero_n;
+        dlw_0[0] = |(pl_48__q & last__q & ~dirty__q);
+        dlw_0[1] = |(pl_49__q & last__q & ~dirty__q);
+        dlw_0[2] = |(pl_50__q & last__q & ~dirty__q);
+        dlw_0[3] = |(pl_51__q & last__q & ~dirty__q);
+        dlw_0[4] = |(pl_52__q & last__q & ~dirty__q);
+        dlw_0[5] = |(pl_53__q & last__q & ~dirty__q);
+        dlw_0[6] = |(pl_54__q & last__q & ~dirty__q);
+        dlw_0[7] = |(pl_55__q & last__q & ~dirty__q);
+        dlp_6__d = dlw_0 & ~dirty__q;
         launched = launch | launch2;
         starved = zero_n;
         starved[0] = live__q[0] & (starve_after[(32'h5)+:(3)] == zero3) & (gap_0__q > starve_after[(32'h0)+:(5)]);
@@ -3641,78 +2119,422 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         spick[6] = ready_e[6] & starved[6] & ~|(older_6__q & ready_e & starved);
         spick[7] = ready_e[7] & starved[7] & ~|(older_7__q & ready_e & starved);
         greedy = last__q & ready_e;
-        wbeats_0 = zero_n;
-        wbeats_0[0] = (deg_last_0 > deg_last_0) | ((deg_last_0 == deg_last_0) & older_0__q[0]);
-        wbeats_0[1] = (deg_last_0 > deg_last_8) | ((deg_last_0 == deg_last_8) & older_1__q[0]);
-        wbeats_0[2] = (deg_last_0 > deg_last_16) | ((deg_last_0 == deg_last_16) & older_2__q[0]);
-        wbeats_0[3] = (deg_last_0 > deg_last_24) | ((deg_last_0 == deg_last_24) & older_3__q[0]);
-        wbeats_0[4] = (deg_last_0 > deg_last_32) | ((deg_last_0 == deg_last_32) & older_4__q[0]);
-        wbeats_0[5] = (deg_last_0 > deg_last_40) | ((deg_last_0 == deg_last_40) & older_5__q[0]);
-        wbeats_0[6] = (deg_last_0 > deg_last_48) | ((deg_last_0 == deg_last_48) & older_6__q[0]);
-        wbeats_0[7] = (deg_last_0 > deg_last_56) | ((deg_last_0 == deg_last_56) & older_7__q[0]);
-        wbeats_1 = zero_n;
-        wbeats_1[0] = (deg_last_8 > deg_last_0) | ((deg_last_8 == deg_last_0) & older_0__q[1]);
-        wbeats_1[1] = (deg_last_8 > deg_last_8) | ((deg_last_8 == deg_last_8) & older_1__q[1]);
-        wbeats_1[2] = (deg_last_8 > deg_last_16) | ((deg_last_8 == deg_last_16) & older_2__q[1]);
-        wbeats_1[3] = (deg_last_8 > deg_last_24) | ((deg_last_8 == deg_last_24) & older_3__q[1]);
-        wbeats_1[4] = (deg_last_8 > deg_last_32) | ((deg_last_8 == deg_last_32) & older_4__q[1]);
-        wbeats_1[5] = (deg_last_8 > deg_last_40) | ((deg_last_8 == deg_last_40) & older_5__q[1]);
-        wbeats_1[6] = (deg_last_8 > deg_last_48) | ((deg_last_8 == deg_last_48) & older_6__q[1]);
-        wbeats_1[7] = (deg_last_8 > deg_last_56) | ((deg_last_8 == deg_last_56) & older_7__q[1]);
-        wbeats_2 = zero_n;
-        wbeats_2[0] = (deg_last_16 > deg_last_0) | ((deg_last_16 == deg_last_0) & older_0__q[2]);
-        wbeats_2[1] = (deg_last_16 > deg_last_8) | ((deg_last_16 == deg_last_8) & older_1__q[2]);
-        wbeats_2[2] = (deg_last_16 > deg_last_16) | ((deg_last_16 == deg_last_16) & older_2__q[2]);
-        wbeats_2[3] = (deg_last_16 > deg_last_24) | ((deg_last_16 == deg_last_24) & older_3__q[2]);
-        wbeats_2[4] = (deg_last_16 > deg_last_32) | ((deg_last_16 == deg_last_32) & older_4__q[2]);
-        wbeats_2[5] = (deg_last_16 > deg_last_40) | ((deg_last_16 == deg_last_40) & older_5__q[2]);
-        wbeats_2[6] = (deg_last_16 > deg_last_48) | ((deg_last_16 == deg_last_48) & older_6__q[2]);
-        wbeats_2[7] = (deg_last_16 > deg_last_56) | ((deg_last_16 == deg_last_56) & older_7__q[2]);
-        wbeats_3 = zero_n;
-        wbeats_3[0] = (deg_last_24 > deg_last_0) | ((deg_last_24 == deg_last_0) & older_0__q[3]);
-        wbeats_3[1] = (deg_last_24 > deg_last_8) | ((deg_last_24 == deg_last_8) & older_1__q[3]);
-        wbeats_3[2] = (deg_last_24 > deg_last_16) | ((deg_last_24 == deg_last_16) & older_2__q[3]);
-        wbeats_3[3] = (deg_last_24 > deg_last_24) | ((deg_last_24 == deg_last_24) & older_3__q[3]);
-        wbeats_3[4] = (deg_last_24 > deg_last_32) | ((deg_last_24 == deg_last_32) & older_4__q[3]);
-        wbeats_3[5] = (deg_last_24 > deg_last_40) | ((deg_last_24 == deg_last_40) & older_5__q[3]);
-        wbeats_3[6] = (deg_last_24 > deg_last_48) | ((deg_last_24 == deg_last_48) & older_6__q[3]);
-        wbeats_3[7] = (deg_last_24 > deg_last_56) | ((deg_last_24 == deg_last_56) & older_7__q[3]);
-        wbeats_4 = zero_n;
-        wbeats_4[0] = (deg_last_32 > deg_last_0) | ((deg_last_32 == deg_last_0) & older_0__q[4]);
-        wbeats_4[1] = (deg_last_32 > deg_last_8) | ((deg_last_32 == deg_last_8) & older_1__q[4]);
-        wbeats_4[2] = (deg_last_32 > deg_last_16) | ((deg_last_32 == deg_last_16) & older_2__q[4]);
-        wbeats_4[3] = (deg_last_32 > deg_last_24) | ((deg_last_32 == deg_last_24) & older_3__q[4]);
-        wbeats_4[4] = (deg_last_32 > deg_last_32) | ((deg_last_32 == deg_last_32) & older_4__q[4]);
-        wbeats_4[5] = (deg_last_32 > deg_last_40) | ((deg_last_32 == deg_last_40) & older_5__q[4]);
-        wbeats_4[6] = (deg_last_32 > deg_last_48) | ((deg_last_32 == deg_last_48) & older_6__q[4]);
-        wbeats_4[7] = (deg_last_32 > deg_last_56) | ((deg_last_32 == deg_last_56) & older_7__q[4]);
-        wbeats_5 = zero_n;
-        wbeats_5[0] = (deg_last_40 > deg_last_0) | ((deg_last_40 == deg_last_0) & older_0__q[5]);
-        wbeats_5[1] = (deg_last_40 > deg_last_8) | ((deg_last_40 == deg_last_8) & older_1__q[5]);
-        wbeats_5[2] = (deg_last_40 > deg_last_16) | ((deg_last_40 == deg_last_16) & older_2__q[5]);
-        wbeats_5[3] = (deg_last_40 > deg_last_24) | ((deg_last_40 == deg_last_24) & older_3__q[5]);
-        wbeats_5[4] = (deg_last_40 > deg_last_32) | ((deg_last_40 == deg_last_32) & older_4__q[5]);
-        wbeats_5[5] = (deg_last_40 > deg_last_40) | ((deg_last_40 == deg_last_40) & older_5__q[5]);
-        wbeats_5[6] = (deg_last_40 > deg_last_48) | ((deg_last_40 == deg_last_48) & older_6__q[5]);
-        wbeats_5[7] = (deg_last_40 > deg_last_56) | ((deg_last_40 == deg_last_56) & older_7__q[5]);
-        wbeats_6 = zero_n;
-        wbeats_6[0] = (deg_last_48 > deg_last_0) | ((deg_last_48 == deg_last_0) & older_0__q[6]);
-        wbeats_6[1] = (deg_last_48 > deg_last_8) | ((deg_last_48 == deg_last_8) & older_1__q[6]);
-        wbeats_6[2] = (deg_last_48 > deg_last_16) | ((deg_last_48 == deg_last_16) & older_2__q[6]);
-        wbeats_6[3] = (deg_last_48 > deg_last_24) | ((deg_last_48 == deg_last_24) & older_3__q[6]);
-        wbeats_6[4] = (deg_last_48 > deg_last_32) | ((deg_last_48 == deg_last_32) & older_4__q[6]);
-        wbeats_6[5] = (deg_last_48 > deg_last_40) | ((deg_last_48 == deg_last_40) & older_5__q[6]);
-        wbeats_6[6] = (deg_last_48 > deg_last_48) | ((deg_last_48 == deg_last_48) & older_6__q[6]);
-        wbeats_6[7] = (deg_last_48 > deg_last_56) | ((deg_last_48 == deg_last_56) & older_7__q[6]);
-        wbeats_7 = zero_n;
-        wbeats_7[0] = (deg_last_56 > deg_last_0) | ((deg_last_56 == deg_last_0) & older_0__q[7]);
-        wbeats_7[1] = (deg_last_56 > deg_last_8) | ((deg_last_56 == deg_last_8) & older_1__q[7]);
-        wbeats_7[2] = (deg_last_56 > deg_last_16) | ((deg_last_56 == deg_last_16) & older_2__q[7]);
-        wbeats_7[3] = (deg_last_56 > deg_last_24) | ((deg_last_56 == deg_last_24) & older_3__q[7]);
-        wbeats_7[4] = (deg_last_56 > deg_last_32) | ((deg_last_56 == deg_last_32) & older_4__q[7]);
-        wbeats_7[5] = (deg_last_56 > deg_last_40) | ((deg_last_56 == deg_last_40) & older_5__q[7]);
-        wbeats_7[6] = (deg_last_56 > deg_last_48) | ((deg_last_56 == deg_last_48) & older_6__q[7]);
-        wbeats_7[7] = (deg_last_56 > deg_last_56) | ((deg_last_56 == deg_last_56) & older_7__q[7]);
+        dgt_0 = zero_n;
+        deq_0 = ~zero_n;
+        if (dlp_6__q[0]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
+            deq_0 = deq_0 & dlp_6__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_6__q;
+        end
+        if (dlp_5__q[0]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
+            deq_0 = deq_0 & dlp_5__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_5__q;
+        end
+        if (dlp_4__q[0]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
+            deq_0 = deq_0 & dlp_4__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_4__q;
+        end
+        if (dlp_3__q[0]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
+            deq_0 = deq_0 & dlp_3__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_3__q;
+        end
+        if (dlp_2__q[0]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
+            deq_0 = deq_0 & dlp_2__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_2__q;
+        end
+        if (dlp_1__q[0]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
+            deq_0 = deq_0 & dlp_1__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_1__q;
+        end
+        if (dlp_0__q[0]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
+            deq_0 = deq_0 & dlp_0__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_0__q;
+        end
+        wbeats_0 = dgt_0 | (deq_0 & ~older_0__q & ~onehot_n_0);
+        dgt_0 = zero_n;
+        deq_0 = ~zero_n;
+        if (dlp_6__q[1]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
+            deq_0 = deq_0 & dlp_6__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_6__q;
+        end
+        if (dlp_5__q[1]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
+            deq_0 = deq_0 & dlp_5__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_5__q;
+        end
+        if (dlp_4__q[1]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
+            deq_0 = deq_0 & dlp_4__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_4__q;
+        end
+        if (dlp_3__q[1]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
+            deq_0 = deq_0 & dlp_3__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_3__q;
+        end
+        if (dlp_2__q[1]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
+            deq_0 = deq_0 & dlp_2__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_2__q;
+        end
+        if (dlp_1__q[1]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
+            deq_0 = deq_0 & dlp_1__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_1__q;
+        end
+        if (dlp_0__q[1]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
+            deq_0 = deq_0 & dlp_0__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_0__q;
+        end
+        wbeats_1 = dgt_0 | (deq_0 & ~older_1__q & ~onehot_n_1);
+        dgt_0 = zero_n;
+        deq_0 = ~zero_n;
+        if (dlp_6__q[2]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
+            deq_0 = deq_0 & dlp_6__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_6__q;
+        end
+        if (dlp_5__q[2]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
+            deq_0 = deq_0 & dlp_5__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_5__q;
+        end
+        if (dlp_4__q[2]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
+            deq_0 = deq_0 & dlp_4__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_4__q;
+        end
+        if (dlp_3__q[2]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
+            deq_0 = deq_0 & dlp_3__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_3__q;
+        end
+        if (dlp_2__q[2]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
+            deq_0 = deq_0 & dlp_2__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_2__q;
+        end
+        if (dlp_1__q[2]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
+            deq_0 = deq_0 & dlp_1__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_1__q;
+        end
+        if (dlp_0__q[2]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
+            deq_0 = deq_0 & dlp_0__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_0__q;
+        end
+        wbeats_2 = dgt_0 | (deq_0 & ~older_2__q & ~onehot_n_2);
+        dgt_0 = zero_n;
+        deq_0 = ~zero_n;
+        if (dlp_6__q[3]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
+            deq_0 = deq_0 & dlp_6__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_6__q;
+        end
+        if (dlp_5__q[3]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
+            deq_0 = deq_0 & dlp_5__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_5__q;
+        end
+        if (dlp_4__q[3]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
+            deq_0 = deq_0 & dlp_4__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_4__q;
+        end
+        if (dlp_3__q[3]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
+            deq_0 = deq_0 & dlp_3__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_3__q;
+        end
+        if (dlp_2__q[3]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
+            deq_0 = deq_0 & dlp_2__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_2__q;
+        end
+        if (dlp_1__q[3]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
+            deq_0 = deq_0 & dlp_1__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_1__q;
+        end
+        if (dlp_0__q[3]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
+            deq_0 = deq_0 & dlp_0__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_0__q;
+        end
+        wbeats_3 = dgt_0 | (deq_0 & ~older_3__q & ~onehot_n_3);
+        dgt_0 = zero_n;
+        deq_0 = ~zero_n;
+        if (dlp_6__q[4]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
+            deq_0 = deq_0 & dlp_6__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_6__q;
+        end
+        if (dlp_5__q[4]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
+            deq_0 = deq_0 & dlp_5__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_5__q;
+        end
+        if (dlp_4__q[4]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
+            deq_0 = deq_0 & dlp_4__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_4__q;
+        end
+        if (dlp_3__q[4]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
+            deq_0 = deq_0 & dlp_3__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_3__q;
+        end
+        if (dlp_2__q[4]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
+            deq_0 = deq_0 & dlp_2__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_2__q;
+        end
+        if (dlp_1__q[4]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
+            deq_0 = deq_0 & dlp_1__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_1__q;
+        end
+        if (dlp_0__q[4]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
+            deq_0 = deq_0 & dlp_0__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_0__q;
+        end
+        wbeats_4 = dgt_0 | (deq_0 & ~older_4__q & ~onehot_n_4);
+        dgt_0 = zero_n;
+        deq_0 = ~zero_n;
+        if (dlp_6__q[5]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
+            deq_0 = deq_0 & dlp_6__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_6__q;
+        end
+        if (dlp_5__q[5]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
+            deq_0 = deq_0 & dlp_5__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_5__q;
+        end
+        if (dlp_4__q[5]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
+            deq_0 = deq_0 & dlp_4__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_4__q;
+        end
+        if (dlp_3__q[5]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
+            deq_0 = deq_0 & dlp_3__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_3__q;
+        end
+        if (dlp_2__q[5]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
+            deq_0 = deq_0 & dlp_2__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_2__q;
+        end
+        if (dlp_1__q[5]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
+            deq_0 = deq_0 & dlp_1__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_1__q;
+        end
+        if (dlp_0__q[5]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
+            deq_0 = deq_0 & dlp_0__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_0__q;
+        end
+        wbeats_5 = dgt_0 | (deq_0 & ~older_5__q & ~onehot_n_5);
+        dgt_0 = zero_n;
+        deq_0 = ~zero_n;
+        if (dlp_6__q[6]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
+            deq_0 = deq_0 & dlp_6__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_6__q;
+        end
+        if (dlp_5__q[6]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
+            deq_0 = deq_0 & dlp_5__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_5__q;
+        end
+        if (dlp_4__q[6]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
+            deq_0 = deq_0 & dlp_4__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_4__q;
+        end
+        if (dlp_3__q[6]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
+            deq_0 = deq_0 & dlp_3__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_3__q;
+        end
+        if (dlp_2__q[6]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
+            deq_0 = deq_0 & dlp_2__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_2__q;
+        end
+        if (dlp_1__q[6]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
+            deq_0 = deq_0 & dlp_1__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_1__q;
+        end
+        if (dlp_0__q[6]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
+            deq_0 = deq_0 & dlp_0__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_0__q;
+        end
+        wbeats_6 = dgt_0 | (deq_0 & ~older_6__q & ~onehot_n_6);
+        dgt_0 = zero_n;
+        deq_0 = ~zero_n;
+        if (dlp_6__q[7]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
+            deq_0 = deq_0 & dlp_6__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_6__q;
+        end
+        if (dlp_5__q[7]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
+            deq_0 = deq_0 & dlp_5__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_5__q;
+        end
+        if (dlp_4__q[7]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
+            deq_0 = deq_0 & dlp_4__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_4__q;
+        end
+        if (dlp_3__q[7]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
+            deq_0 = deq_0 & dlp_3__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_3__q;
+        end
+        if (dlp_2__q[7]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
+            deq_0 = deq_0 & dlp_2__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_2__q;
+        end
+        if (dlp_1__q[7]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
+            deq_0 = deq_0 & dlp_1__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_1__q;
+        end
+        if (dlp_0__q[7]) begin
+            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
+            deq_0 = deq_0 & dlp_0__q;
+        end
+        else begin
+            deq_0 = deq_0 & ~dlp_0__q;
+        end
+        wbeats_7 = dgt_0 | (deq_0 & ~older_7__q & ~onehot_n_7);
         lpick = zero_n;
         lpick[0] = ready_e[0] & ~|(ready_e & ~wbeats_0 & ~onehot_n_0);
         lpick[1] = ready_e[1] & ~|(ready_e & ~wbeats_1 & ~onehot_n_1);
@@ -3821,229 +2643,849 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         row_sub__data_6 = vsub_6__q;
         row_region__data_7 = vreg_7__q;
         row_sub__data_7 = vsub_7__q;
-        tri_0__d = tri_0__q;
-        tri_1__d = tri_1__q;
-        tri_2__d = tri_2__q;
-        tri_3__d = tri_3__q;
-        tri_4__d = tri_4__q;
-        tri_5__d = tri_5__q;
-        tri_6__d = tri_6__q;
-        tri_7__d = tri_7__q;
-        tri_8__d = tri_8__q;
-        tri_9__d = tri_9__q;
-        tri_10__d = tri_10__q;
-        tri_11__d = tri_11__q;
-        tri_12__d = tri_12__q;
-        tri_13__d = tri_13__q;
-        tri_14__d = tri_14__q;
-        tri_15__d = tri_15__q;
-        tri_16__d = tri_16__q;
-        tri_17__d = tri_17__q;
-        tri_18__d = tri_18__q;
-        tri_19__d = tri_19__q;
-        tri_20__d = tri_20__q;
-        tri_21__d = tri_21__q;
-        tri_22__d = tri_22__q;
-        tri_23__d = tri_23__q;
-        tri_24__d = tri_24__q;
-        tri_25__d = tri_25__q;
-        tri_26__d = tri_26__q;
-        tri_27__d = tri_27__q;
         unit_0__region_a = row_vreg_0__q;
         unit_0__sub_a = row_vsub_0__q;
         unit_0__region_b = col_vreg_0__q;
         unit_0__sub_b = col_vsub_0__q;
-        if (above_n_0[0] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[0]))) begin
-            tri_0__d = unit_0__degree;
+        pl_0__d = pl_0__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[0]) begin
+                pl_0__d = pl_0__q & ~wr_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_0__d = pl_0__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[0]) begin
+                pl_0__d = pl_0__q & ~row_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_0__d = pl_0__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_0[1] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[0]))) begin
-            tri_0__d = unit_0__degree;
+        pl_1__d = pl_1__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[1]) begin
+                pl_1__d = pl_1__q & ~wr_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_1__d = pl_1__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[1]) begin
+                pl_1__d = pl_1__q & ~row_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_1__d = pl_1__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_0[2] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[0]))) begin
-            tri_1__d = unit_0__degree;
+        pl_2__d = pl_2__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[2]) begin
+                pl_2__d = pl_2__q & ~wr_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_2__d = pl_2__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[2]) begin
+                pl_2__d = pl_2__q & ~row_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_2__d = pl_2__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_0[3] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[0]))) begin
-            tri_3__d = unit_0__degree;
+        pl_3__d = pl_3__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[3]) begin
+                pl_3__d = pl_3__q & ~wr_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_3__d = pl_3__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[3]) begin
+                pl_3__d = pl_3__q & ~row_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_3__d = pl_3__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_0[4] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[0]))) begin
-            tri_6__d = unit_0__degree;
+        pl_4__d = pl_4__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[4]) begin
+                pl_4__d = pl_4__q & ~wr_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_4__d = pl_4__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[4]) begin
+                pl_4__d = pl_4__q & ~row_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_4__d = pl_4__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_0[5] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[0]))) begin
-            tri_10__d = unit_0__degree;
+        pl_5__d = pl_5__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[5]) begin
+                pl_5__d = pl_5__q & ~wr_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_5__d = pl_5__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[5]) begin
+                pl_5__d = pl_5__q & ~row_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_5__d = pl_5__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_0[6] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[0]))) begin
-            tri_15__d = unit_0__degree;
+        pl_6__d = pl_6__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[6]) begin
+                pl_6__d = pl_6__q & ~wr_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_6__d = pl_6__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[6]) begin
+                pl_6__d = pl_6__q & ~row_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_6__d = pl_6__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_0[7] & row_busy_0__q & ((row_oh_0__q[0] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[0]))) begin
-            tri_21__d = unit_0__degree;
+        pl_7__d = pl_7__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[7]) begin
+                pl_7__d = pl_7__q & ~wr_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_7__d = pl_7__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[7]) begin
+                pl_7__d = pl_7__q & ~row_oh_0__q;
+                if (unit_0__degree[0]) begin
+                    pl_7__d = pl_7__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_1[0] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[1]))) begin
-            tri_1__d = unit_0__degree;
+        pl_8__d = pl_8__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[0]) begin
+                pl_8__d = pl_8__q & ~wr_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_8__d = pl_8__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[0]) begin
+                pl_8__d = pl_8__q & ~row_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_8__d = pl_8__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_1[1] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[1]))) begin
-            tri_1__d = unit_0__degree;
+        pl_9__d = pl_9__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[1]) begin
+                pl_9__d = pl_9__q & ~wr_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_9__d = pl_9__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[1]) begin
+                pl_9__d = pl_9__q & ~row_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_9__d = pl_9__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_1[2] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[1]))) begin
-            tri_2__d = unit_0__degree;
+        pl_10__d = pl_10__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[2]) begin
+                pl_10__d = pl_10__q & ~wr_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_10__d = pl_10__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[2]) begin
+                pl_10__d = pl_10__q & ~row_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_10__d = pl_10__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_1[3] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[1]))) begin
-            tri_4__d = unit_0__degree;
+        pl_11__d = pl_11__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[3]) begin
+                pl_11__d = pl_11__q & ~wr_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_11__d = pl_11__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[3]) begin
+                pl_11__d = pl_11__q & ~row_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_11__d = pl_11__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_1[4] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[1]))) begin
-            tri_7__d = unit_0__degree;
+        pl_12__d = pl_12__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[4]) begin
+                pl_12__d = pl_12__q & ~wr_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_12__d = pl_12__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[4]) begin
+                pl_12__d = pl_12__q & ~row_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_12__d = pl_12__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_1[5] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[1]))) begin
-            tri_11__d = unit_0__degree;
+        pl_13__d = pl_13__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[5]) begin
+                pl_13__d = pl_13__q & ~wr_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_13__d = pl_13__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[5]) begin
+                pl_13__d = pl_13__q & ~row_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_13__d = pl_13__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_1[6] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[1]))) begin
-            tri_16__d = unit_0__degree;
+        pl_14__d = pl_14__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[6]) begin
+                pl_14__d = pl_14__q & ~wr_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_14__d = pl_14__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[6]) begin
+                pl_14__d = pl_14__q & ~row_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_14__d = pl_14__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_1[7] & row_busy_0__q & ((row_oh_0__q[1] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[1]))) begin
-            tri_22__d = unit_0__degree;
+        pl_15__d = pl_15__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[7]) begin
+                pl_15__d = pl_15__q & ~wr_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_15__d = pl_15__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[7]) begin
+                pl_15__d = pl_15__q & ~row_oh_0__q;
+                if (unit_0__degree[1]) begin
+                    pl_15__d = pl_15__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_2[0] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[2]))) begin
-            tri_2__d = unit_0__degree;
+        pl_16__d = pl_16__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[0]) begin
+                pl_16__d = pl_16__q & ~wr_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_16__d = pl_16__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[0]) begin
+                pl_16__d = pl_16__q & ~row_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_16__d = pl_16__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_2[1] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[2]))) begin
-            tri_2__d = unit_0__degree;
+        pl_17__d = pl_17__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[1]) begin
+                pl_17__d = pl_17__q & ~wr_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_17__d = pl_17__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[1]) begin
+                pl_17__d = pl_17__q & ~row_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_17__d = pl_17__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_2[2] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[2]))) begin
-            tri_3__d = unit_0__degree;
+        pl_18__d = pl_18__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[2]) begin
+                pl_18__d = pl_18__q & ~wr_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_18__d = pl_18__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[2]) begin
+                pl_18__d = pl_18__q & ~row_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_18__d = pl_18__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_2[3] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[2]))) begin
-            tri_5__d = unit_0__degree;
+        pl_19__d = pl_19__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[3]) begin
+                pl_19__d = pl_19__q & ~wr_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_19__d = pl_19__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[3]) begin
+                pl_19__d = pl_19__q & ~row_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_19__d = pl_19__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_2[4] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[2]))) begin
-            tri_8__d = unit_0__degree;
+        pl_20__d = pl_20__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[4]) begin
+                pl_20__d = pl_20__q & ~wr_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_20__d = pl_20__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[4]) begin
+                pl_20__d = pl_20__q & ~row_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_20__d = pl_20__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_2[5] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[2]))) begin
-            tri_12__d = unit_0__degree;
+        pl_21__d = pl_21__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[5]) begin
+                pl_21__d = pl_21__q & ~wr_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_21__d = pl_21__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[5]) begin
+                pl_21__d = pl_21__q & ~row_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_21__d = pl_21__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_2[6] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[2]))) begin
-            tri_17__d = unit_0__degree;
+        pl_22__d = pl_22__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[6]) begin
+                pl_22__d = pl_22__q & ~wr_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_22__d = pl_22__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[6]) begin
+                pl_22__d = pl_22__q & ~row_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_22__d = pl_22__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_2[7] & row_busy_0__q & ((row_oh_0__q[2] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[2]))) begin
-            tri_23__d = unit_0__degree;
+        pl_23__d = pl_23__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[7]) begin
+                pl_23__d = pl_23__q & ~wr_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_23__d = pl_23__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[7]) begin
+                pl_23__d = pl_23__q & ~row_oh_0__q;
+                if (unit_0__degree[2]) begin
+                    pl_23__d = pl_23__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_3[0] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[3]))) begin
-            tri_3__d = unit_0__degree;
+        pl_24__d = pl_24__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[0]) begin
+                pl_24__d = pl_24__q & ~wr_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_24__d = pl_24__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[0]) begin
+                pl_24__d = pl_24__q & ~row_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_24__d = pl_24__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_3[1] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[3]))) begin
-            tri_3__d = unit_0__degree;
+        pl_25__d = pl_25__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[1]) begin
+                pl_25__d = pl_25__q & ~wr_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_25__d = pl_25__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[1]) begin
+                pl_25__d = pl_25__q & ~row_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_25__d = pl_25__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_3[2] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[3]))) begin
-            tri_4__d = unit_0__degree;
+        pl_26__d = pl_26__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[2]) begin
+                pl_26__d = pl_26__q & ~wr_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_26__d = pl_26__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[2]) begin
+                pl_26__d = pl_26__q & ~row_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_26__d = pl_26__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_3[3] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[3]))) begin
-            tri_6__d = unit_0__degree;
+        pl_27__d = pl_27__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[3]) begin
+                pl_27__d = pl_27__q & ~wr_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_27__d = pl_27__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[3]) begin
+                pl_27__d = pl_27__q & ~row_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_27__d = pl_27__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_3[4] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[3]))) begin
-            tri_9__d = unit_0__degree;
+        pl_28__d = pl_28__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[4]) begin
+                pl_28__d = pl_28__q & ~wr_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_28__d = pl_28__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[4]) begin
+                pl_28__d = pl_28__q & ~row_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_28__d = pl_28__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_3[5] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[3]))) begin
-            tri_13__d = unit_0__degree;
+        pl_29__d = pl_29__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[5]) begin
+                pl_29__d = pl_29__q & ~wr_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_29__d = pl_29__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[5]) begin
+                pl_29__d = pl_29__q & ~row_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_29__d = pl_29__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_3[6] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[3]))) begin
-            tri_18__d = unit_0__degree;
+        pl_30__d = pl_30__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[6]) begin
+                pl_30__d = pl_30__q & ~wr_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_30__d = pl_30__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[6]) begin
+                pl_30__d = pl_30__q & ~row_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_30__d = pl_30__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_3[7] & row_busy_0__q & ((row_oh_0__q[3] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[3]))) begin
-            tri_24__d = unit_0__degree;
+        pl_31__d = pl_31__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[7]) begin
+                pl_31__d = pl_31__q & ~wr_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_31__d = pl_31__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[7]) begin
+                pl_31__d = pl_31__q & ~row_oh_0__q;
+                if (unit_0__degree[3]) begin
+                    pl_31__d = pl_31__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_4[0] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[4]))) begin
-            tri_4__d = unit_0__degree;
+        pl_32__d = pl_32__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[0]) begin
+                pl_32__d = pl_32__q & ~wr_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_32__d = pl_32__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[0]) begin
+                pl_32__d = pl_32__q & ~row_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_32__d = pl_32__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_4[1] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[4]))) begin
-            tri_4__d = unit_0__degree;
+        pl_33__d = pl_33__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[1]) begin
+                pl_33__d = pl_33__q & ~wr_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_33__d = pl_33__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[1]) begin
+                pl_33__d = pl_33__q & ~row_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_33__d = pl_33__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_4[2] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[4]))) begin
-            tri_5__d = unit_0__degree;
+        pl_34__d = pl_34__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[2]) begin
+                pl_34__d = pl_34__q & ~wr_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_34__d = pl_34__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[2]) begin
+                pl_34__d = pl_34__q & ~row_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_34__d = pl_34__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_4[3] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[4]))) begin
-            tri_7__d = unit_0__degree;
+        pl_35__d = pl_35__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[3]) begin
+                pl_35__d = pl_35__q & ~wr_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_35__d = pl_35__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[3]) begin
+                pl_35__d = pl_35__q & ~row_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_35__d = pl_35__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_4[4] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[4]))) begin
-            tri_10__d = unit_0__degree;
+        pl_36__d = pl_36__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[4]) begin
+                pl_36__d = pl_36__q & ~wr_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_36__d = pl_36__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[4]) begin
+                pl_36__d = pl_36__q & ~row_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_36__d = pl_36__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_4[5] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[4]))) begin
-            tri_14__d = unit_0__degree;
+        pl_37__d = pl_37__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[5]) begin
+                pl_37__d = pl_37__q & ~wr_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_37__d = pl_37__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[5]) begin
+                pl_37__d = pl_37__q & ~row_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_37__d = pl_37__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_4[6] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[4]))) begin
-            tri_19__d = unit_0__degree;
+        pl_38__d = pl_38__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[6]) begin
+                pl_38__d = pl_38__q & ~wr_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_38__d = pl_38__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[6]) begin
+                pl_38__d = pl_38__q & ~row_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_38__d = pl_38__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_4[7] & row_busy_0__q & ((row_oh_0__q[4] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[4]))) begin
-            tri_25__d = unit_0__degree;
+        pl_39__d = pl_39__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[7]) begin
+                pl_39__d = pl_39__q & ~wr_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_39__d = pl_39__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[7]) begin
+                pl_39__d = pl_39__q & ~row_oh_0__q;
+                if (unit_0__degree[4]) begin
+                    pl_39__d = pl_39__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_5[0] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[5]))) begin
-            tri_5__d = unit_0__degree;
+        pl_40__d = pl_40__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[0]) begin
+                pl_40__d = pl_40__q & ~wr_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_40__d = pl_40__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[0]) begin
+                pl_40__d = pl_40__q & ~row_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_40__d = pl_40__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_5[1] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[5]))) begin
-            tri_5__d = unit_0__degree;
+        pl_41__d = pl_41__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[1]) begin
+                pl_41__d = pl_41__q & ~wr_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_41__d = pl_41__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[1]) begin
+                pl_41__d = pl_41__q & ~row_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_41__d = pl_41__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_5[2] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[5]))) begin
-            tri_6__d = unit_0__degree;
+        pl_42__d = pl_42__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[2]) begin
+                pl_42__d = pl_42__q & ~wr_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_42__d = pl_42__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[2]) begin
+                pl_42__d = pl_42__q & ~row_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_42__d = pl_42__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_5[3] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[5]))) begin
-            tri_8__d = unit_0__degree;
+        pl_43__d = pl_43__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[3]) begin
+                pl_43__d = pl_43__q & ~wr_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_43__d = pl_43__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[3]) begin
+                pl_43__d = pl_43__q & ~row_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_43__d = pl_43__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_5[4] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[5]))) begin
-            tri_11__d = unit_0__degree;
+        pl_44__d = pl_44__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[4]) begin
+                pl_44__d = pl_44__q & ~wr_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_44__d = pl_44__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[4]) begin
+                pl_44__d = pl_44__q & ~row_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_44__d = pl_44__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_5[5] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[5]))) begin
-            tri_15__d = unit_0__degree;
+        pl_45__d = pl_45__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[5]) begin
+                pl_45__d = pl_45__q & ~wr_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_45__d = pl_45__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[5]) begin
+                pl_45__d = pl_45__q & ~row_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_45__d = pl_45__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_5[6] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[5]))) begin
-            tri_20__d = unit_0__degree;
+        pl_46__d = pl_46__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[6]) begin
+                pl_46__d = pl_46__q & ~wr_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_46__d = pl_46__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[6]) begin
+                pl_46__d = pl_46__q & ~row_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_46__d = pl_46__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_5[7] & row_busy_0__q & ((row_oh_0__q[5] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[5]))) begin
-            tri_26__d = unit_0__degree;
+        pl_47__d = pl_47__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[7]) begin
+                pl_47__d = pl_47__q & ~wr_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_47__d = pl_47__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[7]) begin
+                pl_47__d = pl_47__q & ~row_oh_0__q;
+                if (unit_0__degree[5]) begin
+                    pl_47__d = pl_47__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_6[0] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[6]))) begin
-            tri_6__d = unit_0__degree;
+        pl_48__d = pl_48__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[0]) begin
+                pl_48__d = pl_48__q & ~wr_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_48__d = pl_48__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[0]) begin
+                pl_48__d = pl_48__q & ~row_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_48__d = pl_48__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_6[1] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[6]))) begin
-            tri_6__d = unit_0__degree;
+        pl_49__d = pl_49__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[1]) begin
+                pl_49__d = pl_49__q & ~wr_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_49__d = pl_49__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[1]) begin
+                pl_49__d = pl_49__q & ~row_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_49__d = pl_49__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_6[2] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[6]))) begin
-            tri_7__d = unit_0__degree;
+        pl_50__d = pl_50__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[2]) begin
+                pl_50__d = pl_50__q & ~wr_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_50__d = pl_50__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[2]) begin
+                pl_50__d = pl_50__q & ~row_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_50__d = pl_50__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_6[3] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[6]))) begin
-            tri_9__d = unit_0__degree;
+        pl_51__d = pl_51__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[3]) begin
+                pl_51__d = pl_51__q & ~wr_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_51__d = pl_51__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[3]) begin
+                pl_51__d = pl_51__q & ~row_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_51__d = pl_51__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_6[4] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[6]))) begin
-            tri_12__d = unit_0__degree;
+        pl_52__d = pl_52__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[4]) begin
+                pl_52__d = pl_52__q & ~wr_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_52__d = pl_52__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[4]) begin
+                pl_52__d = pl_52__q & ~row_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_52__d = pl_52__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_6[5] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[6]))) begin
-            tri_16__d = unit_0__degree;
+        pl_53__d = pl_53__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[5]) begin
+                pl_53__d = pl_53__q & ~wr_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_53__d = pl_53__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[5]) begin
+                pl_53__d = pl_53__q & ~row_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_53__d = pl_53__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_6[6] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[6]))) begin
-            tri_21__d = unit_0__degree;
+        pl_54__d = pl_54__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[6]) begin
+                pl_54__d = pl_54__q & ~wr_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_54__d = pl_54__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[6]) begin
+                pl_54__d = pl_54__q & ~row_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_54__d = pl_54__q | row_oh_0__q;
+                end
+            end
         end
-        if (above_n_6[7] & row_busy_0__q & ((row_oh_0__q[6] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[6]))) begin
-            tri_27__d = unit_0__degree;
-        end
-        if (above_n_7[0] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[0]) | (row_oh_0__q[0] & wr_oh_0__q[7]))) begin
-            tri_7__d = unit_0__degree;
-        end
-        if (above_n_7[1] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[1]) | (row_oh_0__q[1] & wr_oh_0__q[7]))) begin
-            tri_7__d = unit_0__degree;
-        end
-        if (above_n_7[2] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[2]) | (row_oh_0__q[2] & wr_oh_0__q[7]))) begin
-            tri_8__d = unit_0__degree;
-        end
-        if (above_n_7[3] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[3]) | (row_oh_0__q[3] & wr_oh_0__q[7]))) begin
-            tri_10__d = unit_0__degree;
-        end
-        if (above_n_7[4] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[4]) | (row_oh_0__q[4] & wr_oh_0__q[7]))) begin
-            tri_13__d = unit_0__degree;
-        end
-        if (above_n_7[5] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[5]) | (row_oh_0__q[5] & wr_oh_0__q[7]))) begin
-            tri_17__d = unit_0__degree;
-        end
-        if (above_n_7[6] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[6]) | (row_oh_0__q[6] & wr_oh_0__q[7]))) begin
-            tri_22__d = unit_0__degree;
-        end
-        if (above_n_7[7] & row_busy_0__q & ((row_oh_0__q[7] & wr_oh_0__q[7]) | (row_oh_0__q[7] & wr_oh_0__q[7]))) begin
-            tri_0__d = unit_0__degree;
+        pl_55__d = pl_55__q;
+        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
+            if (row_oh_0__q[7]) begin
+                pl_55__d = pl_55__q & ~wr_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_55__d = pl_55__q | wr_oh_0__q;
+                end
+            end
+            if (wr_oh_0__q[7]) begin
+                pl_55__d = pl_55__q & ~row_oh_0__q;
+                if (unit_0__degree[6]) begin
+                    pl_55__d = pl_55__q | row_oh_0__q;
+                end
+            end
         end
         start_oh_0__d = row_pick__onehot;
         row_busy_0__d = row_busy_0__q;
@@ -4083,36 +3525,92 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         acc_5 = zero_sb;
         acc_6 = zero_sb;
         acc_7 = zero_sb;
-        if (staying[0]) begin
-            acc_leaf = deg_last_64;
+        if (staying[0] & ~dirty__q[0]) begin
+            acc_leaf = zero7;
+            acc_leaf[0] = |(pl_0__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[1] = |(pl_8__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[2] = |(pl_16__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[3] = |(pl_24__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[4] = |(pl_32__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[5] = |(pl_40__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[6] = |(pl_48__q & scan_oh_0__q & ~dirty__q);
             acc_0 = {2'd0, acc_leaf};
         end
-        if (staying[1]) begin
-            acc_leaf = deg_last_72;
+        if (staying[1] & ~dirty__q[1]) begin
+            acc_leaf = zero7;
+            acc_leaf[0] = |(pl_1__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[1] = |(pl_9__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[2] = |(pl_17__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[3] = |(pl_25__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[4] = |(pl_33__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[5] = |(pl_41__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[6] = |(pl_49__q & scan_oh_0__q & ~dirty__q);
             acc_1 = {2'd0, acc_leaf};
         end
-        if (staying[2]) begin
-            acc_leaf = deg_last_80;
+        if (staying[2] & ~dirty__q[2]) begin
+            acc_leaf = zero7;
+            acc_leaf[0] = |(pl_2__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[1] = |(pl_10__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[2] = |(pl_18__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[3] = |(pl_26__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[4] = |(pl_34__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[5] = |(pl_42__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[6] = |(pl_50__q & scan_oh_0__q & ~dirty__q);
             acc_2 = {2'd0, acc_leaf};
         end
-        if (staying[3]) begin
-            acc_leaf = deg_last_88;
+        if (staying[3] & ~dirty__q[3]) begin
+            acc_leaf = zero7;
+            acc_leaf[0] = |(pl_3__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[1] = |(pl_11__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[2] = |(pl_19__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[3] = |(pl_27__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[4] = |(pl_35__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[5] = |(pl_43__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[6] = |(pl_51__q & scan_oh_0__q & ~dirty__q);
             acc_3 = {2'd0, acc_leaf};
         end
-        if (staying[4]) begin
-            acc_leaf = deg_last_96;
+        if (staying[4] & ~dirty__q[4]) begin
+            acc_leaf = zero7;
+            acc_leaf[0] = |(pl_4__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[1] = |(pl_12__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[2] = |(pl_20__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[3] = |(pl_28__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[4] = |(pl_36__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[5] = |(pl_44__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[6] = |(pl_52__q & scan_oh_0__q & ~dirty__q);
             acc_4 = {2'd0, acc_leaf};
         end
-        if (staying[5]) begin
-            acc_leaf = deg_last_104;
+        if (staying[5] & ~dirty__q[5]) begin
+            acc_leaf = zero7;
+            acc_leaf[0] = |(pl_5__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[1] = |(pl_13__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[2] = |(pl_21__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[3] = |(pl_29__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[4] = |(pl_37__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[5] = |(pl_45__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[6] = |(pl_53__q & scan_oh_0__q & ~dirty__q);
             acc_5 = {2'd0, acc_leaf};
         end
-        if (staying[6]) begin
-            acc_leaf = deg_last_112;
+        if (staying[6] & ~dirty__q[6]) begin
+            acc_leaf = zero7;
+            acc_leaf[0] = |(pl_6__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[1] = |(pl_14__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[2] = |(pl_22__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[3] = |(pl_30__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[4] = |(pl_38__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[5] = |(pl_46__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[6] = |(pl_54__q & scan_oh_0__q & ~dirty__q);
             acc_6 = {2'd0, acc_leaf};
         end
-        if (staying[7]) begin
-            acc_leaf = deg_last_120;
+        if (staying[7] & ~dirty__q[7]) begin
+            acc_leaf = zero7;
+            acc_leaf[0] = |(pl_7__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[1] = |(pl_15__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[2] = |(pl_23__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[3] = |(pl_31__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[4] = |(pl_39__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[5] = |(pl_47__q & scan_oh_0__q & ~dirty__q);
+            acc_leaf[6] = |(pl_55__q & scan_oh_0__q & ~dirty__q);
             acc_7 = {2'd0, acc_leaf};
         end
         acc_0 = acc_0 + acc_1;
@@ -4215,7 +3713,7 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_0 = bt_0 | scan_oh_0__q;
         end
         if (scan_oh_0__q[0]) begin
-            bt_0 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_0__q)) & ~onehot_n_0;
+            bt_0 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_0__q)) & (below_n_0 | above_n_0);
         end
         bt_0 = bt_0 & ~launched;
         if (launch2[0]) begin
@@ -4230,7 +3728,7 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_1 = bt_1 | scan_oh_0__q;
         end
         if (scan_oh_0__q[1]) begin
-            bt_1 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_1__q)) & ~onehot_n_1;
+            bt_1 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_1__q)) & (below_n_1 | above_n_1);
         end
         bt_1 = bt_1 & ~launched;
         if (launch2[1]) begin
@@ -4245,7 +3743,7 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_2 = bt_2 | scan_oh_0__q;
         end
         if (scan_oh_0__q[2]) begin
-            bt_2 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_2__q)) & ~onehot_n_2;
+            bt_2 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_2__q)) & (below_n_2 | above_n_2);
         end
         bt_2 = bt_2 & ~launched;
         if (launch2[2]) begin
@@ -4260,7 +3758,7 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_3 = bt_3 | scan_oh_0__q;
         end
         if (scan_oh_0__q[3]) begin
-            bt_3 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_3__q)) & ~onehot_n_3;
+            bt_3 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_3__q)) & (below_n_3 | above_n_3);
         end
         bt_3 = bt_3 & ~launched;
         if (launch2[3]) begin
@@ -4275,7 +3773,7 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_4 = bt_4 | scan_oh_0__q;
         end
         if (scan_oh_0__q[4]) begin
-            bt_4 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_4__q)) & ~onehot_n_4;
+            bt_4 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_4__q)) & (below_n_4 | above_n_4);
         end
         bt_4 = bt_4 & ~launched;
         if (launch2[4]) begin
@@ -4290,7 +3788,7 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_5 = bt_5 | scan_oh_0__q;
         end
         if (scan_oh_0__q[5]) begin
-            bt_5 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_5__q)) & ~onehot_n_5;
+            bt_5 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_5__q)) & (below_n_5 | above_n_5);
         end
         bt_5 = bt_5 & ~launched;
         if (launch2[5]) begin
@@ -4305,7 +3803,7 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_6 = bt_6 | scan_oh_0__q;
         end
         if (scan_oh_0__q[6]) begin
-            bt_6 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_6__q)) & ~onehot_n_6;
+            bt_6 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_6__q)) & (below_n_6 | above_n_6);
         end
         bt_6 = bt_6 & ~launched;
         if (launch2[6]) begin
@@ -4320,7 +3818,7 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_7 = bt_7 | scan_oh_0__q;
         end
         if (scan_oh_0__q[7]) begin
-            bt_7 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_7__q)) & ~onehot_n_7;
+            bt_7 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_7__q)) & (below_n_7 | above_n_7);
         end
         bt_7 = bt_7 & ~launched;
         if (launch2[7]) begin
@@ -4607,44 +4105,71 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             beats_5__d = below_n_5;
             beats_6__d = below_n_6;
             beats_7__d = below_n_7;
-            tri_0__d = zero7;
-            tri_1__d = zero7;
-            tri_2__d = zero7;
-            tri_3__d = zero7;
-            tri_4__d = zero7;
-            tri_5__d = zero7;
-            tri_6__d = zero7;
-            tri_7__d = zero7;
-            tri_8__d = zero7;
-            tri_9__d = zero7;
-            tri_10__d = zero7;
-            tri_11__d = zero7;
-            tri_12__d = zero7;
-            tri_13__d = zero7;
-            tri_14__d = zero7;
-            tri_15__d = zero7;
-            tri_16__d = zero7;
-            tri_17__d = zero7;
-            tri_18__d = zero7;
-            tri_19__d = zero7;
-            tri_20__d = zero7;
-            tri_21__d = zero7;
-            tri_22__d = zero7;
-            tri_23__d = zero7;
-            tri_24__d = zero7;
-            tri_25__d = zero7;
-            tri_26__d = zero7;
-            tri_27__d = zero7;
+            pl_0__d = zero_n;
+            pl_1__d = zero_n;
+            pl_2__d = zero_n;
+            pl_3__d = zero_n;
+            pl_4__d = zero_n;
+            pl_5__d = zero_n;
+            pl_6__d = zero_n;
+            pl_7__d = zero_n;
+            pl_8__d = zero_n;
+            pl_9__d = zero_n;
+            pl_10__d = zero_n;
+            pl_11__d = zero_n;
+            pl_12__d = zero_n;
+            pl_13__d = zero_n;
+            pl_14__d = zero_n;
+            pl_15__d = zero_n;
+            pl_16__d = zero_n;
+            pl_17__d = zero_n;
+            pl_18__d = zero_n;
+            pl_19__d = zero_n;
+            pl_20__d = zero_n;
+            pl_21__d = zero_n;
+            pl_22__d = zero_n;
+            pl_23__d = zero_n;
+            pl_24__d = zero_n;
+            pl_25__d = zero_n;
+            pl_26__d = zero_n;
+            pl_27__d = zero_n;
+            pl_28__d = zero_n;
+            pl_29__d = zero_n;
+            pl_30__d = zero_n;
+            pl_31__d = zero_n;
+            pl_32__d = zero_n;
+            pl_33__d = zero_n;
+            pl_34__d = zero_n;
+            pl_35__d = zero_n;
+            pl_36__d = zero_n;
+            pl_37__d = zero_n;
+            pl_38__d = zero_n;
+            pl_39__d = zero_n;
+            pl_40__d = zero_n;
+            pl_41__d = zero_n;
+            pl_42__d = zero_n;
+            pl_43__d = zero_n;
+            pl_44__d = zero_n;
+            pl_45__d = zero_n;
+            pl_46__d = zero_n;
+            pl_47__d = zero_n;
+            pl_48__d = zero_n;
+            pl_49__d = zero_n;
+            pl_50__d = zero_n;
+            pl_51__d = zero_n;
+            pl_52__d = zero_n;
+            pl_53__d = zero_n;
+            pl_54__d = zero_n;
+            pl_55__d = zero_n;
             row_busy_0__d = 1'b0;
             start_oh_0__d = zero_n;
-            dl_0__d = zero7;
-            dl_1__d = zero7;
-            dl_2__d = zero7;
-            dl_3__d = zero7;
-            dl_4__d = zero7;
-            dl_5__d = zero7;
-            dl_6__d = zero7;
-            dl_7__d = zero7;
+            dlp_0__d = zero_n;
+            dlp_1__d = zero_n;
+            dlp_2__d = zero_n;
+            dlp_3__d = zero_n;
+            dlp_4__d = zero_n;
+            dlp_5__d = zero_n;
+            dlp_6__d = zero_n;
         end
     end
     
@@ -4764,24 +4289,24 @@ module locality_degree_scan_proto__dirty(d,q,clock);
           
 endmodule // locality_degree_scan_proto__dirty
 
-// locality_degree_scan_proto__dl: a register (rust-hdl DFF), field `dl` of `locality_degree_scan_proto`; 8 instances (one per array element).
-module locality_degree_scan_proto__dl(d,q,clock);
+// locality_degree_scan_proto__dlp: a register (rust-hdl DFF), field `dlp` of `locality_degree_scan_proto`; 7 instances (one per array element).
+module locality_degree_scan_proto__dlp(d,q,clock);
     
     // Module arguments
-    input wire  [6:0] d;
-    output reg  [6:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 7'h0;
+       q = 8'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // locality_degree_scan_proto__dl
+endmodule // locality_degree_scan_proto__dlp
 
 // locality_degree_scan_proto__gap: a register (rust-hdl DFF), field `gap` of `locality_degree_scan_proto`; 8 instances (one per array element).
 module locality_degree_scan_proto__gap(d,q,clock);
@@ -4890,6 +4415,25 @@ module locality_degree_scan_proto__older(d,q,clock);
     end
           
 endmodule // locality_degree_scan_proto__older
+
+// locality_degree_scan_proto__pl: a register (rust-hdl DFF), field `pl` of `locality_degree_scan_proto`; 56 instances (one per array element).
+module locality_degree_scan_proto__pl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_scan_proto__pl
 
 // locality_degree_scan_proto__row_busy_0: a register (rust-hdl DFF), field `row_busy.0` of `locality_degree_scan_proto`; 1 instance.
 module locality_degree_scan_proto__row_busy_0(d,q,clock);
@@ -5217,25 +4761,6 @@ module locality_degree_scan_proto__start_oh_0(d,q,clock);
     end
           
 endmodule // locality_degree_scan_proto__start_oh_0
-
-// locality_degree_scan_proto__tri: a register (rust-hdl DFF), field `tri` of `locality_degree_scan_proto`; 28 instances (one per array element).
-module locality_degree_scan_proto__tri(d,q,clock);
-    
-    // Module arguments
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 7'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // locality_degree_scan_proto__tri
 
 // locality_degree_scan_proto__unit_0: a sub-block, field `unit.0` of `locality_degree_scan_proto`; 1 instance.
 module locality_degree_scan_proto__unit_0(region_a,region_b,sub_a,sub_b,degree);

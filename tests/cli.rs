@@ -1743,6 +1743,7 @@ fn bench_lockstep_measures_every_case_with_identical_statistics() {
             "la-tb",
             "la-tb serial",
             "laws",
+            "laws scan",
             "la-tb+laws"
         ],
         "{v}"
@@ -3299,6 +3300,7 @@ fn the_speed_page_holds_what_bench_runs_now() {
             "la-tb (la_tb_dispatch)",
             "la-tb serial (la_tb_dispatch)",
             "laws (locality_degree)",
+            "laws scan (locality_degree)",
             "la-tb+laws (la_tb_dispatch,locality_degree)"
         ],
         "{lockstep:?}"

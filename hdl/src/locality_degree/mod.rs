@@ -5,8 +5,9 @@
 //! Sizes (const generics; the type aliases at the bottom fix them per preset): `N` warps
 //! (`B` = clog2 `N` id bits), `K` active warps, `T = N (N - 1) / 2` table entries, `NN = N * N`
 //! degree wires, `NP` = `N` rounded up to a power of two (`PB` = log2 `NP` + 1 count bits),
-//! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` tree nodes (twice that
-//! for `scan`); the policy: `SER` = 1 and `PAR` = 0 for `serial` and `scan`, 0 and 1 for
+//! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` tree nodes (0 for
+//! `scan`), `TT = T` triangle entries and `NDG = NN` degree wires (0 for `scan`, whose table
+//! is `NPL = 7 N` plane words); the policy: `SER` = 1 and `PAR` = 0 for `serial` and `scan`, 0 and 1 for
 //! `base`, `NU` locality units (1 for `serial` and `scan`, `N` for `base`), `SCN` = 1 for
 //! `scan` and 0 otherwise; the promotion's sizes: `NRK` warps ranked (`N`; 0 for `scan`),
 //! `NC = NRK * NP` rank-tree nodes, `NA` score-tree nodes (`N * NP`; `NP` for `scan`, one
@@ -19,7 +20,7 @@
 //! masks; the age matrix `older` (row `i`, bit `j`: warp `j` is older than warp `i`); per warp
 //! its 5-bit starvation gap, its vector (`vreg` 55 bits, `vsub` 80 bits) and its registered
 //! promotion score; the table `tri`, one 7-bit entry per unordered pair (`i < j` at
-//! `j (j - 1) / 2 + i`). Structure, each stage a tree:
+//! `j (j - 1) / 2 + i`; `scan`: the planes `pl` below). Structure, each stage a tree:
 //! * issue: the oldest ready starved warp (an AND-OR per age row), else the last warp, else
 //!   the ready warp that beats every other ready warp on (degree with the last warp, age):
 //!   the degrees through an in-place OR tree per warp masked by `last`, then `N x N`
@@ -33,9 +34,11 @@
 //!   no subtraction and no second tree sit on the path);
 //! * next scores: per warp an adder tree over its degrees with the staying warps (`log2 NP`
 //!   levels), registered;
-//! * `scan` instead: the scan pointer's row read through OR trees like the last warp's (a
-//!   second set of `N` trees selected by the one-hot pointer), one adder tree over its
-//!   degrees with the staying warps, registered as that warp's score; the relation `beats`
+//! * `scan` instead: the table as bit planes (a full symmetric matrix: per plane and warp one
+//!   `N`-bit word), so a warp's degrees with the last warp (`dl`, registered) and the scan
+//!   pointer's warp's degrees with every warp are an AND of a word with a one-hot mask and an
+//!   OR per plane, not a multiplexer tree per entry; one adder tree over the pointer's
+//!   warp's degrees with the staying warps, registered as that warp's score; the relation `beats`
 //!   (`N x N` bits, row `w` bit `q`: `q` beats `w` on score, ties to age) kept current at the
 //!   edge: the scanned warp's row and column from `N` comparators of its new score with the
 //!   others', a launched warp's (score 0, youngest) from the nonzero scores and its age row;
@@ -84,6 +87,10 @@ pub struct Laws<
     const NRK: usize,
     const SCN: usize,
     const NBS: usize,
+    const NPL: usize,
+    const TT: usize,
+    const NDG: usize,
+    const NDP: usize,
 > {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
@@ -127,7 +134,19 @@ pub struct Laws<
     /// kept current as scores and ages change.
     scan_oh: [DFF<Bits<N>>; SCN],
     beats: [DFF<Bits<N>>; NBS],
-    tri: [DFF<Bits<7>>; T],
+    tri: [DFF<Bits<7>>; TT],
+    /// `scan`: the table as bit planes instead, `pl[b * N + p]` bit `a`: bit `b` of the degree
+    /// of warps `p` and `a` (both halves of the symmetric matrix, so a row is one word per
+    /// plane).
+    pl: [DFF<Bits<N>>; NPL],
+    /// `scan`: the registered degrees with the last warp as bit planes instead of `dl`
+    /// (`dlp[b]` bit `w`: bit `b` of warp `w`'s), a plane on its way (reused), and per warp
+    /// the warps whose degree is below its own and equal to it (a comparator per pair, bit
+    /// serial over the planes from the top).
+    dlp: [DFF<Bits<N>>; NDP],
+    dlw: [Signal<Local, Bits<N>>; SCN],
+    dgt: [Signal<Local, Bits<N>>; SCN],
+    deq: [Signal<Local, Bits<N>>; SCN],
     /// Live warps past the starvation gap; active, ready and not stalled; launched.
     starved: Signal<Local, Bits<N>>,
     ready_e: Signal<Local, Bits<N>>,
@@ -139,13 +158,11 @@ pub struct Laws<
     grant_oh: Signal<Local, Bits<N>>,
     grant_index: OneHotIndex<N, B>,
     /// The table read out as a full matrix: `deg[i * N + j]`, 0 on the diagonal.
-    deg: [Signal<Local, Bits<7>>; NN],
+    deg: [Signal<Local, Bits<7>>; NDG],
     /// Per warp `p`: its degree with the last warp at `deg_last[p * NP]`, an AND-OR
     /// multiplexer of its row selected by `last` (one-hot or zero, giving 0) as an in-place OR
     /// tree over `deg_last[p * NP..][..NP]`, built beside the next scores' adder trees (a
     /// sub-block would close a loop through this block for Verilator, as `cnt` says).
-    /// `scan`: the same trees for the scan pointer's row at `deg_last[N * NP + p * NP]`
-    /// (warp `p`'s degree with the warp under the pointer).
     deg_last: [Signal<Local, Bits<7>>; NS],
     /// `serial`: per warp its degree with the last warp as computed the cycle before (the
     /// issue comparators read these).
@@ -242,16 +259,22 @@ impl<
         const NRK: usize,
         const SCN: usize,
         const NBS: usize,
-    > Default for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS>
+        const NPL: usize,
+        const TT: usize,
+        const NDG: usize,
+        const NDP: usize,
+    > Default for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS, NPL, TT, NDG, NDP>
 {
     fn default() -> Self {
         assert!((2..=64).contains(&N) && N <= 1 << B && (N - 1) >> (B - 1) == 1);
         assert!((1..=N).contains(&K), "1..=N active warps");
-        assert!(T == N * (N - 1) / 2 && NN == N * N && NS == N * NP * (1 + SCN));
+        assert!(T == N * (N - 1) / 2 && NN == N * N && NS == (1 - SCN) * N * NP);
+        assert!(TT == (1 - SCN) * T && NDG == (1 - SCN) * NN && NPL == SCN * 7 * N);
         assert!(NP.is_power_of_two() && NP >= N && NP < 2 * N && 1 << (PB - 1) == NP);
         assert!(K * 80 < 1 << SB, "SB holds K * 80");
         assert!(SER + PAR == 1 && NU == SER + PAR * N, "serial: 1, 0, 1 unit; base: 0, 1, N");
-        assert!(NR == SER * N, "serial: N registered degrees; base: none");
+        assert!(NR == (SER - SCN) * N, "serial: N registered degrees; base, scan: none");
+        assert!(NDP == SCN * 7, "scan: the registered degrees' planes");
         assert!(SCN <= SER, "scan builds on the serial rows");
         assert!(NRK == (1 - SCN) * N && NC == NRK * NP && NBS == SCN * N);
         assert!(NA == (1 - SCN) * N * NP + SCN * NP, "a score tree per warp, or one");
@@ -282,6 +305,11 @@ impl<
             scan_oh: array_init::array_init(|_| Default::default()),
             beats: array_init::array_init(|_| Default::default()),
             tri: array_init::array_init(|_| Default::default()),
+            pl: array_init::array_init(|_| Default::default()),
+            dlp: array_init::array_init(|_| Default::default()),
+            dlw: array_init::array_init(|_| Default::default()),
+            dgt: array_init::array_init(|_| Default::default()),
+            deq: array_init::array_init(|_| Default::default()),
             starved: Default::default(),
             ready_e: Default::default(),
             launched: Default::default(),
@@ -366,7 +394,11 @@ impl<
         const NRK: usize,
         const SCN: usize,
         const NBS: usize,
-    > Logic for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS>
+        const NPL: usize,
+        const TT: usize,
+        const NDG: usize,
+        const NDP: usize,
+    > Logic for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS, NPL, TT, NDG, NDP>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -388,8 +420,14 @@ impl<
         for c in 0..SCN {
             self.scan_oh[c].clock.next = self.clock.val();
         }
-        for e in 0..T {
+        for e in 0..TT {
             self.tri[e].clock.next = self.clock.val();
+        }
+        for e in 0..NPL {
+            self.pl[e].clock.next = self.clock.val();
+        }
+        for b in 0..NDP {
+            self.dlp[b].clock.next = self.clock.val();
         }
         for s in 0..SER {
             self.row_busy[s].clock.next = self.clock.val();
@@ -405,179 +443,126 @@ impl<
         for w in 0..NR {
             self.dl[w].clock.next = self.clock.val();
         }
-        // The table as a full matrix.
-        for n in N..(N + 1) {
-            for t in T..(T + 1) {
-                for i in 0..N {
-                    for j in 0..N {
-                        self.deg[i * n + j].next = self.zero7.val();
-                        if self.above_n[i].val().get_bit(j) {
-                            self.deg[i * n + j].next =
-                                self.tri[((j * j - j) / 2 + i) % t].q.val();
-                        }
-                        if self.above_n[j].val().get_bit(i) {
-                            self.deg[i * n + j].next =
-                                self.tri[((i * i - i) / 2 + j) % t].q.val();
+        // The table as a full matrix (but for `scan`).
+        for _r in 0..(1 - SCN) {
+            for n in N..(N + 1) {
+                for t in T..(T + 1) {
+                    for i in 0..N {
+                        for j in 0..N {
+                            self.deg[i * n + j].next = self.zero7.val();
+                            if self.above_n[i].val().get_bit(j) {
+                                self.deg[i * n + j].next =
+                                    self.tri[((j * j - j) / 2 + i) % t].q.val();
+                            }
+                            if self.above_n[j].val().get_bit(i) {
+                                self.deg[i * n + j].next =
+                                    self.tri[((i * i - i) / 2 + j) % t].q.val();
+                            }
                         }
                     }
                 }
             }
         }
-        // Per warp `p`, in-place trees side by side: its degree with the last warp (an OR
-        // tree of its degrees masked by `last`), `scan`: its degree with the scan pointer's
-        // warp (the same, masked by the pointer), and but for `scan` its next score (an adder
-        // tree of its degrees with the staying warps).
+        // Per warp `p` (but for `scan`), in-place trees side by side: its degree with the last
+        // warp (an OR tree of its degrees masked by `last`) and its next score (an adder tree
+        // of its degrees with the staying warps).
         self.staying.next = self.act.q.val() & !self.long_stall.val();
         self.acc_leaf.next = self.zero7.val();
-        for n in N..(N + 1) {
-            for np in NP..(NP + 1) {
-                for p in 0..N {
-                    for a in 0..NP {
-                        for _r in 0..(1 - SCN) {
+        for _r in 0..(1 - SCN) {
+            for n in N..(N + 1) {
+                for np in NP..(NP + 1) {
+                    for p in 0..N {
+                        for a in 0..NP {
                             self.acc[p * np + a].next = self.zero_sb.val();
+                            self.deg_last[p * np + a].next = self.zero7.val();
                         }
-                        self.deg_last[p * np + a].next = self.zero7.val();
-                        for _c in 0..SCN {
-                            self.deg_last[n * np + p * np + a].next = self.zero7.val();
-                        }
-                    }
-                    for a in 0..N {
-                        for _r in 0..(1 - SCN) {
+                        for a in 0..N {
                             if self.staying.val().get_bit(a) {
                                 self.acc_leaf.next = self.deg[p * n + a].val();
-                                self.acc[p * np + a].next =
-                                    bit_cast::<SB, 7>(self.acc_leaf.val());
+                                self.acc[p * np + a].next = bit_cast::<SB, 7>(self.acc_leaf.val());
                             }
-                        }
-                        if self.last.q.val().get_bit(a) {
-                            self.deg_last[p * np + a].next = self.deg[p * n + a].val();
-                        }
-                        for c in 0..SCN {
-                            if self.scan_oh[c].q.val().get_bit(a) {
-                                self.deg_last[n * np + p * np + a].next =
-                                    self.deg[p * n + a].val();
+                            if self.last.q.val().get_bit(a) {
+                                self.deg_last[p * np + a].next = self.deg[p * n + a].val();
                             }
-                        }
-                        // `serial`: a dirty warp's entries read 0 (its column here, its row
-                        // below: a mask per warp, not per entry).
-                        for _s in 0..SER {
-                            if self.dirty.q.val().get_bit(a) {
-                                for _r in 0..(1 - SCN) {
+                            // `serial`: a dirty warp's entries read 0 (its column here, its row
+                            // below: a mask per warp, not per entry).
+                            for _s in 0..SER {
+                                if self.dirty.q.val().get_bit(a) {
                                     self.acc[p * np + a].next = self.zero_sb.val();
-                                }
-                                self.deg_last[p * np + a].next = self.zero7.val();
-                                for _c in 0..SCN {
-                                    self.deg_last[n * np + p * np + a].next = self.zero7.val();
+                                    self.deg_last[p * np + a].next = self.zero7.val();
                                 }
                             }
                         }
-                    }
-                    for i in 0..(NP / 2) {
-                        for _r in 0..(1 - SCN) {
-                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
-                                + self.acc[p * np + 2 * i + 1].val();
+                        for i in 0..(NP / 2) {
+                            self.acc[p * np + i].next =
+                                self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                            self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                                | self.deg_last[p * np + 2 * i + 1].val();
                         }
-                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
-                            | self.deg_last[p * np + 2 * i + 1].val();
-                        for _c in 0..SCN {
-                            self.deg_last[n * np + p * np + i].next = self.deg_last
-                                [n * np + p * np + 2 * i]
-                                .val()
-                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
+                        for i in 0..(NP / 4) {
+                            self.acc[p * np + i].next =
+                                self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                            self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                                | self.deg_last[p * np + 2 * i + 1].val();
                         }
-                    }
-                    for i in 0..(NP / 4) {
-                        for _r in 0..(1 - SCN) {
-                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
-                                + self.acc[p * np + 2 * i + 1].val();
+                        for i in 0..(NP / 8) {
+                            self.acc[p * np + i].next =
+                                self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                            self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                                | self.deg_last[p * np + 2 * i + 1].val();
                         }
-                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
-                            | self.deg_last[p * np + 2 * i + 1].val();
-                        for _c in 0..SCN {
-                            self.deg_last[n * np + p * np + i].next = self.deg_last
-                                [n * np + p * np + 2 * i]
-                                .val()
-                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
+                        for i in 0..(NP / 16) {
+                            self.acc[p * np + i].next =
+                                self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                            self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                                | self.deg_last[p * np + 2 * i + 1].val();
                         }
-                    }
-                    for i in 0..(NP / 8) {
-                        for _r in 0..(1 - SCN) {
-                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
-                                + self.acc[p * np + 2 * i + 1].val();
+                        for i in 0..(NP / 32) {
+                            self.acc[p * np + i].next =
+                                self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                            self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                                | self.deg_last[p * np + 2 * i + 1].val();
                         }
-                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
-                            | self.deg_last[p * np + 2 * i + 1].val();
-                        for _c in 0..SCN {
-                            self.deg_last[n * np + p * np + i].next = self.deg_last
-                                [n * np + p * np + 2 * i]
-                                .val()
-                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
+                        for i in 0..(NP / 64) {
+                            self.acc[p * np + i].next =
+                                self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                            self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
+                                | self.deg_last[p * np + 2 * i + 1].val();
                         }
-                    }
-                    for i in 0..(NP / 16) {
-                        for _r in 0..(1 - SCN) {
-                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
-                                + self.acc[p * np + 2 * i + 1].val();
-                        }
-                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
-                            | self.deg_last[p * np + 2 * i + 1].val();
-                        for _c in 0..SCN {
-                            self.deg_last[n * np + p * np + i].next = self.deg_last
-                                [n * np + p * np + 2 * i]
-                                .val()
-                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
-                        }
-                    }
-                    for i in 0..(NP / 32) {
-                        for _r in 0..(1 - SCN) {
-                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
-                                + self.acc[p * np + 2 * i + 1].val();
-                        }
-                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
-                            | self.deg_last[p * np + 2 * i + 1].val();
-                        for _c in 0..SCN {
-                            self.deg_last[n * np + p * np + i].next = self.deg_last
-                                [n * np + p * np + 2 * i]
-                                .val()
-                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
-                        }
-                    }
-                    for i in 0..(NP / 64) {
-                        for _r in 0..(1 - SCN) {
-                            self.acc[p * np + i].next = self.acc[p * np + 2 * i].val()
-                                + self.acc[p * np + 2 * i + 1].val();
-                        }
-                        self.deg_last[p * np + i].next = self.deg_last[p * np + 2 * i].val()
-                            | self.deg_last[p * np + 2 * i + 1].val();
-                        for _c in 0..SCN {
-                            self.deg_last[n * np + p * np + i].next = self.deg_last
-                                [n * np + p * np + 2 * i]
-                                .val()
-                                | self.deg_last[n * np + p * np + 2 * i + 1].val();
-                        }
-                    }
-                    for _r in 0..(1 - SCN) {
                         self.score[p].d.next = self.acc[p * np].val();
-                    }
-                    for _s in 0..SER {
-                        if self.dirty.q.val().get_bit(p) {
-                            self.deg_last[p * np].next = self.zero7.val();
-                            for _r in 0..(1 - SCN) {
+                        for _s in 0..SER {
+                            if self.dirty.q.val().get_bit(p) {
+                                self.deg_last[p * np].next = self.zero7.val();
                                 self.score[p].d.next = self.zero_sb.val();
                             }
-                            for _c in 0..SCN {
-                                self.deg_last[n * np + p * np].next = self.zero7.val();
-                            }
+                        }
+                    }
+                    // `serial`: the comparators read last cycle's degrees; this cycle's are
+                    // registered for the next.
+                    for _s in 0..SER {
+                        for p in 0..N {
+                            self.dl[p].d.next = self.deg_last[p * np].val();
+                            self.deg_last[p * np].next = self.dl[p].q.val();
                         }
                     }
                 }
-                // `serial`: the comparators read last cycle's degrees; this cycle's are
-                // registered for the next.
-                for _s in 0..SER {
+            }
+        }
+        // `scan`: per warp its degree with the last warp, a bit per plane (the plane's row
+        // AND `last`, any), 0 while either warp is dirty; registered as planes for the next
+        // cycle's locality pick (as `serial`'s `dl`).
+        for c in 0..SCN {
+            for n in N..(N + 1) {
+                for b in 0..7 {
+                    self.dlw[c].next = self.zero_n.val();
                     for p in 0..N {
-                        self.dl[p].d.next = self.deg_last[p * np].val();
-                        self.deg_last[p * np].next = self.dl[p].q.val();
+                        self.dlw[c].next = self.dlw[c].val().replace_bit(
+                            p,
+                            (self.pl[b * n + p].q.val() & self.last.q.val() & !self.dirty.q.val())
+                                .any(),
+                        );
                     }
+                    self.dlp[b].d.next = self.dlw[c].val() & !self.dirty.q.val();
                 }
             }
         }
@@ -608,18 +593,39 @@ impl<
             );
         }
         self.greedy.next = self.last.q.val() & self.ready_e.val();
-        // The ready warp of highest degree with the last warp, ties to the oldest.
-        for np in NP..(NP + 1) {
-            for w in 0..N {
-                self.wbeats[w].next = self.zero_n.val();
-                for v in 0..N {
-                    self.wbeats[w].next = self.wbeats[w].val().replace_bit(
-                        v,
-                        (self.deg_last[w * np].val() > self.deg_last[v * np].val())
-                            | ((self.deg_last[w * np].val() == self.deg_last[v * np].val())
-                                & self.older[v].q.val().get_bit(w)),
-                    );
+        // The ready warp of highest degree with the last warp, ties to the oldest (`scan`:
+        // the registered degrees read from `dl`, there being no trees).
+        for _r in 0..(1 - SCN) {
+            for np in NP..(NP + 1) {
+                for w in 0..N {
+                    self.wbeats[w].next = self.zero_n.val();
+                    for v in 0..N {
+                        self.wbeats[w].next = self.wbeats[w].val().replace_bit(
+                            v,
+                            (self.deg_last[w * np].val() > self.deg_last[v * np].val())
+                                | ((self.deg_last[w * np].val() == self.deg_last[v * np].val())
+                                    & self.older[v].q.val().get_bit(w)),
+                        );
+                    }
                 }
+            }
+        }
+        for c in 0..SCN {
+            for w in 0..N {
+                self.dgt[c].next = self.zero_n.val();
+                self.deq[c].next = !self.zero_n.val();
+                for b in 0..7 {
+                    if self.dlp[6 - b].q.val().get_bit(w) {
+                        self.dgt[c].next =
+                            self.dgt[c].val() | (self.deq[c].val() & !self.dlp[6 - b].q.val());
+                        self.deq[c].next = self.deq[c].val() & self.dlp[6 - b].q.val();
+                    } else {
+                        self.deq[c].next = self.deq[c].val() & !self.dlp[6 - b].q.val();
+                    }
+                }
+                // Ages are a total order: `v` is older than `w` unless `w` is older than `v`.
+                self.wbeats[w].next = self.dgt[c].val()
+                    | (self.deq[c].val() & !self.older[w].q.val() & !self.onehot_n[w].val());
             }
         }
         self.lpick.next = self.zero_n.val();
@@ -796,7 +802,7 @@ impl<
             }
         }
         // Edge: the table.
-        for e in 0..T {
+        for e in 0..TT {
             self.tri[e].d.next = self.tri[e].q.val();
         }
         for _p in 0..PAR {
@@ -827,17 +833,51 @@ impl<
             self.unit[s].sub_a.next = self.row_vsub[s].q.val();
             self.unit[s].region_b.next = self.col_vreg[s].q.val();
             self.unit[s].sub_b.next = self.col_vsub[s].q.val();
-            for t in T..(T + 1) {
-                for i in 0..N {
-                    for j in 0..N {
-                        if self.above_n[i].val().get_bit(j)
-                            & self.row_busy[s].q.val()
-                            & ((self.row_oh[s].q.val().get_bit(i)
-                                & self.wr_oh[s].q.val().get_bit(j))
-                                | (self.row_oh[s].q.val().get_bit(j)
-                                    & self.wr_oh[s].q.val().get_bit(i)))
-                        {
-                            self.tri[((j * j - j) / 2 + i) % t].d.next = self.unit[s].degree.val();
+            for _r in 0..(1 - SCN) {
+                for t in T..(T + 1) {
+                    for i in 0..N {
+                        for j in 0..N {
+                            if self.above_n[i].val().get_bit(j)
+                                & self.row_busy[s].q.val()
+                                & ((self.row_oh[s].q.val().get_bit(i)
+                                    & self.wr_oh[s].q.val().get_bit(j))
+                                    | (self.row_oh[s].q.val().get_bit(j)
+                                        & self.wr_oh[s].q.val().get_bit(i)))
+                            {
+                                self.tri[((j * j - j) / 2 + i) % t].d.next =
+                                    self.unit[s].degree.val();
+                            }
+                        }
+                    }
+                }
+            }
+            // `scan`: the entry into the row warp's word of each plane at the column's bit
+            // and the column warp's at the row's (none on the diagonal).
+            for _c in 0..SCN {
+                for n in N..(N + 1) {
+                    for b in 0..7 {
+                        for p in 0..N {
+                            self.pl[b * n + p].d.next = self.pl[b * n + p].q.val();
+                            if self.row_busy[s].q.val()
+                                & !(self.row_oh[s].q.val() & self.wr_oh[s].q.val()).any()
+                            {
+                                if self.row_oh[s].q.val().get_bit(p) {
+                                    self.pl[b * n + p].d.next =
+                                        self.pl[b * n + p].q.val() & !self.wr_oh[s].q.val();
+                                    if self.unit[s].degree.val().get_bit(b) {
+                                        self.pl[b * n + p].d.next =
+                                            self.pl[b * n + p].q.val() | self.wr_oh[s].q.val();
+                                    }
+                                }
+                                if self.wr_oh[s].q.val().get_bit(p) {
+                                    self.pl[b * n + p].d.next =
+                                        self.pl[b * n + p].q.val() & !self.row_oh[s].q.val();
+                                    if self.unit[s].degree.val().get_bit(b) {
+                                        self.pl[b * n + p].d.next =
+                                            self.pl[b * n + p].q.val() | self.row_oh[s].q.val();
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -874,21 +914,29 @@ impl<
             }
         }
         // `scan`: the scanned warp's score, an adder tree over its degrees with the staying
-        // warps (its row read through the pointer's OR trees); `beats` kept current: the
+        // warps (its column of the planes: each plane's rows AND the pointer, any; 0 while
+        // either warp is dirty); `beats` kept current: the
         // scanned warp's row and column from its new score against every other (`N`
         // comparators), a launched warp's (score 0, youngest) from the scores left nonzero
         // and its new age row (as `older`'s below); the pointer steps on.
         for c in 0..SCN {
             for n in N..(N + 1) {
-                for np in NP..(NP + 1) {
-                    for a in 0..NP {
-                        self.acc[a].next = self.zero_sb.val();
-                    }
-                    for p in 0..N {
-                        if self.staying.val().get_bit(p) {
-                            self.acc_leaf.next = self.deg_last[n * np + p * np].val();
-                            self.acc[p].next = bit_cast::<SB, 7>(self.acc_leaf.val());
+                for a in 0..NP {
+                    self.acc[a].next = self.zero_sb.val();
+                }
+                for p in 0..N {
+                    if self.staying.val().get_bit(p) & !self.dirty.q.val().get_bit(p) {
+                        self.acc_leaf.next = self.zero7.val();
+                        for b in 0..7 {
+                            self.acc_leaf.next = self.acc_leaf.val().replace_bit(
+                                b,
+                                (self.pl[b * n + p].q.val()
+                                    & self.scan_oh[c].q.val()
+                                    & !self.dirty.q.val())
+                                .any(),
+                            );
                         }
+                        self.acc[p].next = bit_cast::<SB, 7>(self.acc_leaf.val());
                     }
                 }
                 for i in 0..(NP / 2) {
@@ -947,7 +995,7 @@ impl<
                     if self.scan_oh[c].q.val().get_bit(q) {
                         self.bt[q].next = (self.s_gt[c].val()
                             | (!self.s_gt[c].val() & !self.s_lt[c].val() & self.older[q].q.val()))
-                            & !self.onehot_n[q].val();
+                            & (self.below_n[q].val() | self.above_n[q].val());
                     }
                     self.bt[q].next = self.bt[q].val() & !self.launched.val();
                     if self.launch2.val().get_bit(q) {
@@ -1050,8 +1098,11 @@ impl<
                     self.beats[w].d.next = self.below_n[w].val();
                 }
             }
-            for e in 0..T {
+            for e in 0..TT {
                 self.tri[e].d.next = self.zero7.val();
+            }
+            for e in 0..NPL {
+                self.pl[e].d.next = self.zero_n.val();
             }
             for s in 0..SER {
                 self.row_busy[s].d.next = false;
@@ -1059,6 +1110,9 @@ impl<
             }
             for w in 0..NR {
                 self.dl[w].d.next = self.zero7.val();
+            }
+            for b in 0..NDP {
+                self.dlp[b].d.next = self.zero_n.val();
             }
         }
     }
@@ -1083,7 +1137,11 @@ impl<
         const NRK: usize,
         const SCN: usize,
         const NBS: usize,
-    > Clocked for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS>
+        const NPL: usize,
+        const TT: usize,
+        const NDG: usize,
+        const NDP: usize,
+    > Clocked for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS, NPL, TT, NDG, NDP>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -1091,17 +1149,20 @@ impl<
 }
 
 /// `base`, `fermi`: 24 warps per scheduler (48 per SM, two schedulers), 6 active.
-pub type BaseFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 24, 0, 1, 0, 768, 768, 24, 0, 0>;
+pub type BaseFermi =
+    Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 24, 0, 1, 0, 768, 768, 24, 0, 0, 0, 276, 576, 0>;
 /// `base`, `proto`: 8 warps, 4 active.
-pub type BaseProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 8, 0, 1, 0, 64, 64, 8, 0, 0>;
+pub type BaseProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 8, 0, 1, 0, 64, 64, 8, 0, 0, 0, 28, 64, 0>;
 /// `serial`, `fermi`.
-pub type SerialFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 1, 1, 0, 24, 768, 768, 24, 0, 0>;
+pub type SerialFermi =
+    Laws<24, 5, 6, 276, 576, 32, 6, 9, 768, 1, 1, 0, 24, 768, 768, 24, 0, 0, 0, 276, 576, 0>;
 /// `serial`, `proto`.
-pub type SerialProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 1, 1, 0, 8, 64, 64, 8, 0, 0>;
+pub type SerialProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64, 1, 1, 0, 8, 64, 64, 8, 0, 0, 0, 28, 64, 0>;
 /// `scan`, `fermi`.
-pub type ScanFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 1536, 1, 1, 0, 24, 32, 0, 0, 1, 24>;
+pub type ScanFermi =
+    Laws<24, 5, 6, 276, 576, 32, 6, 9, 0, 1, 1, 0, 0, 32, 0, 0, 1, 24, 168, 0, 0, 7>;
 /// `scan`, `proto`.
-pub type ScanProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 128, 1, 1, 0, 8, 8, 0, 0, 1, 8>;
+pub type ScanProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 0, 1, 1, 0, 0, 8, 0, 0, 1, 8, 56, 0, 0, 7>;
 
 /// The scheduler's RTL per policy and preset.
 pub struct Rtl;

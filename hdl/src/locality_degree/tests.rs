@@ -35,7 +35,11 @@ impl<
         const NRK: usize,
         const SCN: usize,
         const NBS: usize,
-    > Ports for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS>
+        const NPL: usize,
+        const TT: usize,
+        const NDG: usize,
+        const NDP: usize,
+    > Ports for Laws<N, B, K, T, NN, NP, PB, SB, NS, NU, SER, PAR, NR, NA, NC, NRK, SCN, NBS, NPL, TT, NDG, NDP>
 {
     const SIZE: (usize, usize, bool, bool) = (N, K, SER == 1, SCN == 1);
 

@@ -140,7 +140,7 @@ struct LockstepCase {
 /// The cases: the baseline arbiter and ELF++ on a streaming kernel, and seed 000's locality
 /// blocks, each and both, on the kernel its dispatcher was measured on (issue 58: every block
 /// set at most 1.5x the golden run). The dispatcher runs with the RTL's window of 32, on its
-/// `parallel` engine (`base`) and on its `serial` one.
+/// `parallel` engine (`base`) and on its `serial` one; LAWS as `base` and as `scan`.
 const LOCKSTEP_CASES: &[LockstepCase] = &[
     LockstepCase {
         name: "gto",
@@ -177,6 +177,14 @@ const LOCKSTEP_CASES: &[LockstepCase] = &[
     LockstepCase {
         name: "laws",
         options: "--warp-sched laws",
+        workload: "locality_col",
+        size: "small",
+        blocks: &["locality_degree"],
+        target: 1.5,
+    },
+    LockstepCase {
+        name: "laws scan",
+        options: "--warp-sched laws --la-search scan",
         workload: "locality_col",
         size: "small",
         blocks: &["locality_degree"],
