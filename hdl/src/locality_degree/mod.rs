@@ -5,16 +5,16 @@
 //! Sizes (const generics; the type aliases at the bottom fix them per preset): `N` warps
 //! (`B` = clog2 `N` id bits), `K` active warps, `T = N (N - 1) / 2` table entries, `NN = N * N`
 //! degree wires, `NP` = `N` rounded up to a power of two (`PB` = log2 `NP` + 1 count bits),
-//! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` tree nodes (0 for
-//! `scan`), `TT = T` triangle entries and `NDG = NN` degree wires (0 for `scan`, whose table
-//! is `NPL = 7 N` plane words); the policy: `SER` = 1 and `PAR` = 0 for `serial` and `scan`, 0 and 1 for
-//! `base`, `NU` locality units (1 for `serial` and `scan`, `N` for `base`), `SCN` = 1 for
-//! `scan` and 0 otherwise; the promotion's sizes: `NRK` warps ranked (`N`; 0 for `scan`),
-//! `NC = NRK * NP` rank-tree nodes, `NA` score-tree nodes (`N * NP`; `NP` for `scan`, one
-//! tree), `NBS = SCN * N` rows of `scan`'s relation `beats`. rust-hdl takes a policy's logic as a loop over
-//! `0..SER`, `0..PAR`, `0..SCN` or `0..(1 - SCN)` (one iteration or none) and its state as
-//! arrays of `SER` or `SCN` entries (`NR` = `N` for `serial` and `scan`, 0 for `base`:
-//! per-warp registers of the serial rows only).
+//! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` tree nodes; the policy:
+//! `SER` = 1 and `PAR` = 0 for `serial` and `scan`, 0 and 1 for `base`, `SCN` = 1 for `scan`
+//! and 0 otherwise, `NU` locality units (1 for `serial` and `scan`, `N` for `base`). rust-hdl
+//! takes a policy's logic as a loop over `0..SER`, `0..PAR`, `0..SCN` or `0..(1 - SCN)` (one
+//! iteration or none) and its state as arrays sized by the policy, 0 where it has none:
+//! `NR` = `N` registered degrees (`serial` only); `TT = T` triangle entries, `NDG = NN` degree
+//! wires, `NS` tree nodes, `NRK = N` ranked warps and `NC = NRK * NP` rank-tree nodes (all 0
+//! for `scan`); `NA` score-tree nodes (`N * NP`, or `NP` for `scan`'s one tree); `scan`'s
+//! `NPL = 7 N` table plane words, `NDP = 7` degree planes and `NBS = N` rows of its relation
+//! `beats`.
 //!
 //! State: `live`, `act` (the active group), `last` (one-hot; zero when none) and `dirty`
 //! masks; the age matrix `older` (row `i`, bit `j`: warp `j` is older than warp `i`); per warp

@@ -50,7 +50,7 @@ const LA_SEARCH: OptSpec = OptSpec::value(
     "How promotion finds the best pending warp: parallel (every warp's score each cycle, a rank \
      per warp, as many promotions as free places) or scan (the thesis's linear search, L539: \
      one warp's score a cycle under a pointer that steps through the warps, at most one \
-     promotion a cycle, the best by a maximum search; implies --la-rows serial: the block's \
+     promotion a cycle, the best by the scanned scores; implies --la-rows serial: the block's \
      `scan`)",
 )
 .one_of(&["parallel", "scan"]);

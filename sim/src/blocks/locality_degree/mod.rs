@@ -365,18 +365,20 @@ impl Golden {
     /// staying warps and table; the pointer steps on.
     fn scan_edge(&mut self, staying: u64) {
         let p = self.scan_ptr;
-        self.score[p] = Self::bits(staying)
-            .map(|a| self.degree(p, a) as u32)
-            .sum();
+        self.score[p] = self.score_with(p, staying);
         #[cfg(test)]
         if self.fault == Some(Fault::ScanEveryWarp) {
             for q in 0..self.params.warps {
-                self.score[q] = Self::bits(staying)
-                    .map(|a| self.degree(q, a) as u32)
-                    .sum();
+                self.score[q] = self.score_with(q, staying);
             }
         }
         self.scan_ptr = (p + 1) % self.params.warps;
+    }
+
+    /// Warp `p`'s promotion score against the `staying` warps: the sum of its degrees with
+    /// them, the table as read now.
+    fn score_with(&self, p: usize, staying: u64) -> u32 {
+        Self::bits(staying).map(|a| self.degree(p, a) as u32).sum()
     }
 
     /// `serial`'s row engine at the edge: start the registered next row, or write the
@@ -498,9 +500,7 @@ impl Block for Golden {
             self.scan_edge(staying);
         } else if self.score_of != Some(staying) {
             for p in 0..self.params.warps {
-                self.score[p] = Self::bits(staying)
-                    .map(|a| self.degree(p, a) as u32)
-                    .sum();
+                self.score[p] = self.score_with(p, staying);
             }
             self.score_of = Some(staying);
         }

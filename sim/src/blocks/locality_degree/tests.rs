@@ -349,9 +349,8 @@ fn serial_table_is_coherent_whenever_no_row_waits() {
 /// Runs `scan` (or the policy of `p`) on random stimulus and checks its promotion from the
 /// state each cycle decides from: the scores as a scan leaves them (one warp's a cycle, the
 /// pointer stepping through `0..n`, from that cycle's staying warps and table; 0 from a
-/// warp's launch), at most one
-/// warp promoted a cycle while a place is free, and that one the best pending warp (starved
-/// oldest first, then the highest score, ties to the oldest). The number of promotions and of
+/// warp's launch), at most one warp promoted a cycle while a place is free, and that one the
+/// best pending warp (starved oldest first, then the highest score, ties to the oldest). The number of promotions and of
 /// those the scores decided (not the oldest candidate), or the first violation. Without
 /// `starve`, no warp starves (the stimulus's starvation threshold raised past the gaps).
 fn check_scan(
