@@ -1748,8 +1748,8 @@ fn bench_lockstep_measures_every_case_with_identical_statistics() {
         ],
         "{v}"
     );
-    assert_eq!(cases[5]["blocks"], "la_tb_dispatch,locality_degree");
-    assert_eq!(cases[5]["workload"], "locality_col small");
+    assert_eq!(cases[6]["blocks"], "la_tb_dispatch,locality_degree");
+    assert_eq!(cases[6]["workload"], "locality_col small");
     for c in cases {
         assert_eq!(c["identical"], true, "{c}");
         assert!(c["cycles"].as_u64().unwrap() > 10_000, "{c}");
