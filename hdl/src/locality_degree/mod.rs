@@ -915,10 +915,10 @@ impl<
         }
         // `scan`: the scanned warp's score, an adder tree over its degrees with the staying
         // warps (its column of the planes: each plane's rows AND the pointer, any; 0 while
-        // either warp is dirty); `beats` kept current: the
-        // scanned warp's row and column from its new score against every other (`N`
-        // comparators), a launched warp's (score 0, youngest) from the scores left nonzero
-        // and its new age row (as `older`'s below); the pointer steps on.
+        // either warp is dirty); `beats` kept current: the scanned warp's row and column from
+        // its new score against every other (`N` comparators), a launched warp's (score 0,
+        // youngest) from the scores left nonzero and its new age row (the same expressions as
+        // `older`'s update below); the pointer steps on.
         for c in 0..SCN {
             for n in N..(N + 1) {
                 for a in 0..NP {
