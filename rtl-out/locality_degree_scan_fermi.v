@@ -1258,6 +1258,20 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     reg  beats_23__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [8:0] sum_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [8:0] sum_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sum_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] sum_oh_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] sum_oh_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sum_oh_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [23:0] pl_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] pl_0__q;
@@ -2727,6 +2741,9 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     
     // Local signals
     // verilator lint_off UNOPTFLAT
+    reg  [23:0] pl_m_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [23:0] dlw_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -3881,6 +3898,16 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         .q(beats_23__q),
         .clock(beats_23__clock)
     );
+    locality_degree_scan_fermi__sum_0 sum_0(
+        .d(sum_0__d),
+        .q(sum_0__q),
+        .clock(sum_0__clock)
+    );
+    locality_degree_scan_fermi__sum_oh_0 sum_oh_0(
+        .d(sum_oh_0__d),
+        .q(sum_oh_0__q),
+        .clock(sum_oh_0__clock)
+    );
     locality_degree_scan_fermi__pl pl_0(
         .d(pl_0__d),
         .q(pl_0__q),
@@ -5026,6 +5053,8 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         beats_22__clock = clock;
         beats_23__clock = clock;
         scan_oh_0__clock = clock;
+        sum_0__clock = clock;
+        sum_oh_0__clock = clock;
         pl_0__clock = clock;
         pl_1__clock = clock;
         pl_2__clock = clock;
@@ -6983,2525 +7012,893 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         unit_0__sub_a = row_vsub_0__q;
         unit_0__region_b = col_vreg_0__q;
         unit_0__sub_b = col_vsub_0__q;
-        pl_0__d = pl_0__q;
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[0]) begin
-                pl_0__d = pl_0__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_0__d = pl_0__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[0]) begin
-                pl_0__d = pl_0__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_0__d = pl_0__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_1__d = pl_1__q;
+        pl_0__d = pl_0__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_0__d = pl_0__q | pl_m_0;
+        end
+        pl_24__d = pl_24__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_24__d = pl_24__q | pl_m_0;
+        end
+        pl_48__d = pl_48__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_48__d = pl_48__q | pl_m_0;
+        end
+        pl_72__d = pl_72__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_72__d = pl_72__q | pl_m_0;
+        end
+        pl_96__d = pl_96__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_96__d = pl_96__q | pl_m_0;
+        end
+        pl_120__d = pl_120__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_120__d = pl_120__q | pl_m_0;
+        end
+        pl_144__d = pl_144__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_144__d = pl_144__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[1]) begin
-                pl_1__d = pl_1__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_1__d = pl_1__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[1]) begin
-                pl_1__d = pl_1__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_1__d = pl_1__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_2__d = pl_2__q;
+        pl_1__d = pl_1__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_1__d = pl_1__q | pl_m_0;
+        end
+        pl_25__d = pl_25__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_25__d = pl_25__q | pl_m_0;
+        end
+        pl_49__d = pl_49__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_49__d = pl_49__q | pl_m_0;
+        end
+        pl_73__d = pl_73__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_73__d = pl_73__q | pl_m_0;
+        end
+        pl_97__d = pl_97__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_97__d = pl_97__q | pl_m_0;
+        end
+        pl_121__d = pl_121__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_121__d = pl_121__q | pl_m_0;
+        end
+        pl_145__d = pl_145__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_145__d = pl_145__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[2]) begin
-                pl_2__d = pl_2__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_2__d = pl_2__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[2]) begin
-                pl_2__d = pl_2__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_2__d = pl_2__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_3__d = pl_3__q;
+        pl_2__d = pl_2__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_2__d = pl_2__q | pl_m_0;
+        end
+        pl_26__d = pl_26__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_26__d = pl_26__q | pl_m_0;
+        end
+        pl_50__d = pl_50__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_50__d = pl_50__q | pl_m_0;
+        end
+        pl_74__d = pl_74__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_74__d = pl_74__q | pl_m_0;
+        end
+        pl_98__d = pl_98__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_98__d = pl_98__q | pl_m_0;
+        end
+        pl_122__d = pl_122__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_122__d = pl_122__q | pl_m_0;
+        end
+        pl_146__d = pl_146__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_146__d = pl_146__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[3]) begin
-                pl_3__d = pl_3__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_3__d = pl_3__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[3]) begin
-                pl_3__d = pl_3__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_3__d = pl_3__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_4__d = pl_4__q;
+        pl_3__d = pl_3__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_3__d = pl_3__q | pl_m_0;
+        end
+        pl_27__d = pl_27__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_27__d = pl_27__q | pl_m_0;
+        end
+        pl_51__d = pl_51__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_51__d = pl_51__q | pl_m_0;
+        end
+        pl_75__d = pl_75__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_75__d = pl_75__q | pl_m_0;
+        end
+        pl_99__d = pl_99__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_99__d = pl_99__q | pl_m_0;
+        end
+        pl_123__d = pl_123__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_123__d = pl_123__q | pl_m_0;
+        end
+        pl_147__d = pl_147__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_147__d = pl_147__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[4]) begin
-                pl_4__d = pl_4__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_4__d = pl_4__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[4]) begin
-                pl_4__d = pl_4__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_4__d = pl_4__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_5__d = pl_5__q;
+        pl_4__d = pl_4__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_4__d = pl_4__q | pl_m_0;
+        end
+        pl_28__d = pl_28__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_28__d = pl_28__q | pl_m_0;
+        end
+        pl_52__d = pl_52__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_52__d = pl_52__q | pl_m_0;
+        end
+        pl_76__d = pl_76__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_76__d = pl_76__q | pl_m_0;
+        end
+        pl_100__d = pl_100__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_100__d = pl_100__q | pl_m_0;
+        end
+        pl_124__d = pl_124__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_124__d = pl_124__q | pl_m_0;
+        end
+        pl_148__d = pl_148__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_148__d = pl_148__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[5]) begin
-                pl_5__d = pl_5__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_5__d = pl_5__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[5]) begin
-                pl_5__d = pl_5__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_5__d = pl_5__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_6__d = pl_6__q;
+        pl_5__d = pl_5__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_5__d = pl_5__q | pl_m_0;
+        end
+        pl_29__d = pl_29__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_29__d = pl_29__q | pl_m_0;
+        end
+        pl_53__d = pl_53__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_53__d = pl_53__q | pl_m_0;
+        end
+        pl_77__d = pl_77__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_77__d = pl_77__q | pl_m_0;
+        end
+        pl_101__d = pl_101__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_101__d = pl_101__q | pl_m_0;
+        end
+        pl_125__d = pl_125__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_125__d = pl_125__q | pl_m_0;
+        end
+        pl_149__d = pl_149__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_149__d = pl_149__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[6]) begin
-                pl_6__d = pl_6__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_6__d = pl_6__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[6]) begin
-                pl_6__d = pl_6__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_6__d = pl_6__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_7__d = pl_7__q;
+        pl_6__d = pl_6__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_6__d = pl_6__q | pl_m_0;
+        end
+        pl_30__d = pl_30__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_30__d = pl_30__q | pl_m_0;
+        end
+        pl_54__d = pl_54__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_54__d = pl_54__q | pl_m_0;
+        end
+        pl_78__d = pl_78__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_78__d = pl_78__q | pl_m_0;
+        end
+        pl_102__d = pl_102__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_102__d = pl_102__q | pl_m_0;
+        end
+        pl_126__d = pl_126__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_126__d = pl_126__q | pl_m_0;
+        end
+        pl_150__d = pl_150__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_150__d = pl_150__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[7]) begin
-                pl_7__d = pl_7__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_7__d = pl_7__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[7]) begin
-                pl_7__d = pl_7__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_7__d = pl_7__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_8__d = pl_8__q;
+        pl_7__d = pl_7__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_7__d = pl_7__q | pl_m_0;
+        end
+        pl_31__d = pl_31__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_31__d = pl_31__q | pl_m_0;
+        end
+        pl_55__d = pl_55__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_55__d = pl_55__q | pl_m_0;
+        end
+        pl_79__d = pl_79__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_79__d = pl_79__q | pl_m_0;
+        end
+        pl_103__d = pl_103__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_103__d = pl_103__q | pl_m_0;
+        end
+        pl_127__d = pl_127__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_127__d = pl_127__q | pl_m_0;
+        end
+        pl_151__d = pl_151__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_151__d = pl_151__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[8]) begin
-                pl_8__d = pl_8__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_8__d = pl_8__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[8]) begin
-                pl_8__d = pl_8__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_8__d = pl_8__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_9__d = pl_9__q;
+        pl_8__d = pl_8__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_8__d = pl_8__q | pl_m_0;
+        end
+        pl_32__d = pl_32__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_32__d = pl_32__q | pl_m_0;
+        end
+        pl_56__d = pl_56__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_56__d = pl_56__q | pl_m_0;
+        end
+        pl_80__d = pl_80__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_80__d = pl_80__q | pl_m_0;
+        end
+        pl_104__d = pl_104__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_104__d = pl_104__q | pl_m_0;
+        end
+        pl_128__d = pl_128__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_128__d = pl_128__q | pl_m_0;
+        end
+        pl_152__d = pl_152__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_152__d = pl_152__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[9]) begin
-                pl_9__d = pl_9__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_9__d = pl_9__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[9]) begin
-                pl_9__d = pl_9__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_9__d = pl_9__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_10__d = pl_10__q;
+        pl_9__d = pl_9__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_9__d = pl_9__q | pl_m_0;
+        end
+        pl_33__d = pl_33__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_33__d = pl_33__q | pl_m_0;
+        end
+        pl_57__d = pl_57__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_57__d = pl_57__q | pl_m_0;
+        end
+        pl_81__d = pl_81__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_81__d = pl_81__q | pl_m_0;
+        end
+        pl_105__d = pl_105__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_105__d = pl_105__q | pl_m_0;
+        end
+        pl_129__d = pl_129__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_129__d = pl_129__q | pl_m_0;
+        end
+        pl_153__d = pl_153__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_153__d = pl_153__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[10]) begin
-                pl_10__d = pl_10__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_10__d = pl_10__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[10]) begin
-                pl_10__d = pl_10__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_10__d = pl_10__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_11__d = pl_11__q;
+        pl_10__d = pl_10__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_10__d = pl_10__q | pl_m_0;
+        end
+        pl_34__d = pl_34__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_34__d = pl_34__q | pl_m_0;
+        end
+        pl_58__d = pl_58__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_58__d = pl_58__q | pl_m_0;
+        end
+        pl_82__d = pl_82__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_82__d = pl_82__q | pl_m_0;
+        end
+        pl_106__d = pl_106__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_106__d = pl_106__q | pl_m_0;
+        end
+        pl_130__d = pl_130__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_130__d = pl_130__q | pl_m_0;
+        end
+        pl_154__d = pl_154__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_154__d = pl_154__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[11]) begin
-                pl_11__d = pl_11__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_11__d = pl_11__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[11]) begin
-                pl_11__d = pl_11__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_11__d = pl_11__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_12__d = pl_12__q;
+        pl_11__d = pl_11__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_11__d = pl_11__q | pl_m_0;
+        end
+        pl_35__d = pl_35__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_35__d = pl_35__q | pl_m_0;
+        end
+        pl_59__d = pl_59__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_59__d = pl_59__q | pl_m_0;
+        end
+        pl_83__d = pl_83__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_83__d = pl_83__q | pl_m_0;
+        end
+        pl_107__d = pl_107__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_107__d = pl_107__q | pl_m_0;
+        end
+        pl_131__d = pl_131__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_131__d = pl_131__q | pl_m_0;
+        end
+        pl_155__d = pl_155__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_155__d = pl_155__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[12]) begin
-                pl_12__d = pl_12__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_12__d = pl_12__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[12]) begin
-                pl_12__d = pl_12__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_12__d = pl_12__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_13__d = pl_13__q;
+        pl_12__d = pl_12__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_12__d = pl_12__q | pl_m_0;
+        end
+        pl_36__d = pl_36__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_36__d = pl_36__q | pl_m_0;
+        end
+        pl_60__d = pl_60__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_60__d = pl_60__q | pl_m_0;
+        end
+        pl_84__d = pl_84__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_84__d = pl_84__q | pl_m_0;
+        end
+        pl_108__d = pl_108__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_108__d = pl_108__q | pl_m_0;
+        end
+        pl_132__d = pl_132__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_132__d = pl_132__q | pl_m_0;
+        end
+        pl_156__d = pl_156__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_156__d = pl_156__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[13]) begin
-                pl_13__d = pl_13__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_13__d = pl_13__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[13]) begin
-                pl_13__d = pl_13__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_13__d = pl_13__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_14__d = pl_14__q;
+        pl_13__d = pl_13__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_13__d = pl_13__q | pl_m_0;
+        end
+        pl_37__d = pl_37__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_37__d = pl_37__q | pl_m_0;
+        end
+        pl_61__d = pl_61__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_61__d = pl_61__q | pl_m_0;
+        end
+        pl_85__d = pl_85__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_85__d = pl_85__q | pl_m_0;
+        end
+        pl_109__d = pl_109__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_109__d = pl_109__q | pl_m_0;
+        end
+        pl_133__d = pl_133__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_133__d = pl_133__q | pl_m_0;
+        end
+        pl_157__d = pl_157__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_157__d = pl_157__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[14]) begin
-                pl_14__d = pl_14__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_14__d = pl_14__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[14]) begin
-                pl_14__d = pl_14__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_14__d = pl_14__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_15__d = pl_15__q;
+        pl_14__d = pl_14__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_14__d = pl_14__q | pl_m_0;
+        end
+        pl_38__d = pl_38__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_38__d = pl_38__q | pl_m_0;
+        end
+        pl_62__d = pl_62__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_62__d = pl_62__q | pl_m_0;
+        end
+        pl_86__d = pl_86__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_86__d = pl_86__q | pl_m_0;
+        end
+        pl_110__d = pl_110__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_110__d = pl_110__q | pl_m_0;
+        end
+        pl_134__d = pl_134__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_134__d = pl_134__q | pl_m_0;
+        end
+        pl_158__d = pl_158__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_158__d = pl_158__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[15]) begin
-                pl_15__d = pl_15__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_15__d = pl_15__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[15]) begin
-                pl_15__d = pl_15__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_15__d = pl_15__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_16__d = pl_16__q;
+        pl_15__d = pl_15__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_15__d = pl_15__q | pl_m_0;
+        end
+        pl_39__d = pl_39__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_39__d = pl_39__q | pl_m_0;
+        end
+        pl_63__d = pl_63__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_63__d = pl_63__q | pl_m_0;
+        end
+        pl_87__d = pl_87__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_87__d = pl_87__q | pl_m_0;
+        end
+        pl_111__d = pl_111__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_111__d = pl_111__q | pl_m_0;
+        end
+        pl_135__d = pl_135__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_135__d = pl_135__q | pl_m_0;
+        end
+        pl_159__d = pl_159__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_159__d = pl_159__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[16]) begin
-                pl_16__d = pl_16__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_16__d = pl_16__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[16]) begin
-                pl_16__d = pl_16__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_16__d = pl_16__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_17__d = pl_17__q;
+        pl_16__d = pl_16__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_16__d = pl_16__q | pl_m_0;
+        end
+        pl_40__d = pl_40__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_40__d = pl_40__q | pl_m_0;
+        end
+        pl_64__d = pl_64__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_64__d = pl_64__q | pl_m_0;
+        end
+        pl_88__d = pl_88__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_88__d = pl_88__q | pl_m_0;
+        end
+        pl_112__d = pl_112__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_112__d = pl_112__q | pl_m_0;
+        end
+        pl_136__d = pl_136__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_136__d = pl_136__q | pl_m_0;
+        end
+        pl_160__d = pl_160__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_160__d = pl_160__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[17]) begin
-                pl_17__d = pl_17__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_17__d = pl_17__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[17]) begin
-                pl_17__d = pl_17__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_17__d = pl_17__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_18__d = pl_18__q;
+        pl_17__d = pl_17__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_17__d = pl_17__q | pl_m_0;
+        end
+        pl_41__d = pl_41__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_41__d = pl_41__q | pl_m_0;
+        end
+        pl_65__d = pl_65__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_65__d = pl_65__q | pl_m_0;
+        end
+        pl_89__d = pl_89__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_89__d = pl_89__q | pl_m_0;
+        end
+        pl_113__d = pl_113__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_113__d = pl_113__q | pl_m_0;
+        end
+        pl_137__d = pl_137__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_137__d = pl_137__q | pl_m_0;
+        end
+        pl_161__d = pl_161__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_161__d = pl_161__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[18]) begin
-                pl_18__d = pl_18__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_18__d = pl_18__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[18]) begin
-                pl_18__d = pl_18__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_18__d = pl_18__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_19__d = pl_19__q;
+        pl_18__d = pl_18__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_18__d = pl_18__q | pl_m_0;
+        end
+        pl_42__d = pl_42__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_42__d = pl_42__q | pl_m_0;
+        end
+        pl_66__d = pl_66__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_66__d = pl_66__q | pl_m_0;
+        end
+        pl_90__d = pl_90__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_90__d = pl_90__q | pl_m_0;
+        end
+        pl_114__d = pl_114__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_114__d = pl_114__q | pl_m_0;
+        end
+        pl_138__d = pl_138__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_138__d = pl_138__q | pl_m_0;
+        end
+        pl_162__d = pl_162__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_162__d = pl_162__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[19]) begin
-                pl_19__d = pl_19__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_19__d = pl_19__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[19]) begin
-                pl_19__d = pl_19__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_19__d = pl_19__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_20__d = pl_20__q;
+        pl_19__d = pl_19__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_19__d = pl_19__q | pl_m_0;
+        end
+        pl_43__d = pl_43__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_43__d = pl_43__q | pl_m_0;
+        end
+        pl_67__d = pl_67__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_67__d = pl_67__q | pl_m_0;
+        end
+        pl_91__d = pl_91__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_91__d = pl_91__q | pl_m_0;
+        end
+        pl_115__d = pl_115__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_115__d = pl_115__q | pl_m_0;
+        end
+        pl_139__d = pl_139__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_139__d = pl_139__q | pl_m_0;
+        end
+        pl_163__d = pl_163__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_163__d = pl_163__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[20]) begin
-                pl_20__d = pl_20__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_20__d = pl_20__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[20]) begin
-                pl_20__d = pl_20__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_20__d = pl_20__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_21__d = pl_21__q;
+        pl_20__d = pl_20__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_20__d = pl_20__q | pl_m_0;
+        end
+        pl_44__d = pl_44__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_44__d = pl_44__q | pl_m_0;
+        end
+        pl_68__d = pl_68__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_68__d = pl_68__q | pl_m_0;
+        end
+        pl_92__d = pl_92__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_92__d = pl_92__q | pl_m_0;
+        end
+        pl_116__d = pl_116__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_116__d = pl_116__q | pl_m_0;
+        end
+        pl_140__d = pl_140__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_140__d = pl_140__q | pl_m_0;
+        end
+        pl_164__d = pl_164__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_164__d = pl_164__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[21]) begin
-                pl_21__d = pl_21__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_21__d = pl_21__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[21]) begin
-                pl_21__d = pl_21__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_21__d = pl_21__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_22__d = pl_22__q;
+        pl_21__d = pl_21__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_21__d = pl_21__q | pl_m_0;
+        end
+        pl_45__d = pl_45__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_45__d = pl_45__q | pl_m_0;
+        end
+        pl_69__d = pl_69__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_69__d = pl_69__q | pl_m_0;
+        end
+        pl_93__d = pl_93__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_93__d = pl_93__q | pl_m_0;
+        end
+        pl_117__d = pl_117__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_117__d = pl_117__q | pl_m_0;
+        end
+        pl_141__d = pl_141__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_141__d = pl_141__q | pl_m_0;
+        end
+        pl_165__d = pl_165__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_165__d = pl_165__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[22]) begin
-                pl_22__d = pl_22__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_22__d = pl_22__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[22]) begin
-                pl_22__d = pl_22__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_22__d = pl_22__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_23__d = pl_23__q;
+        pl_22__d = pl_22__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_22__d = pl_22__q | pl_m_0;
+        end
+        pl_46__d = pl_46__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_46__d = pl_46__q | pl_m_0;
+        end
+        pl_70__d = pl_70__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_70__d = pl_70__q | pl_m_0;
+        end
+        pl_94__d = pl_94__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_94__d = pl_94__q | pl_m_0;
+        end
+        pl_118__d = pl_118__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_118__d = pl_118__q | pl_m_0;
+        end
+        pl_142__d = pl_142__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_142__d = pl_142__q | pl_m_0;
+        end
+        pl_166__d = pl_166__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_166__d = pl_166__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[23]) begin
-                pl_23__d = pl_23__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_23__d = pl_23__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[23]) begin
-                pl_23__d = pl_23__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_23__d = pl_23__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_24__d = pl_24__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_24__d = pl_24__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_24__d = pl_24__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_24__d = pl_24__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_24__d = pl_24__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_25__d = pl_25__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_25__d = pl_25__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_25__d = pl_25__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_25__d = pl_25__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_25__d = pl_25__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_26__d = pl_26__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_26__d = pl_26__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_26__d = pl_26__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_26__d = pl_26__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_26__d = pl_26__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_27__d = pl_27__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_27__d = pl_27__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_27__d = pl_27__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_27__d = pl_27__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_27__d = pl_27__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_28__d = pl_28__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_28__d = pl_28__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_28__d = pl_28__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_28__d = pl_28__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_28__d = pl_28__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_29__d = pl_29__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_29__d = pl_29__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_29__d = pl_29__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_29__d = pl_29__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_29__d = pl_29__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_30__d = pl_30__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_30__d = pl_30__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_30__d = pl_30__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_30__d = pl_30__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_30__d = pl_30__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_31__d = pl_31__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_31__d = pl_31__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_31__d = pl_31__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_31__d = pl_31__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_31__d = pl_31__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_32__d = pl_32__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[8]) begin
-                pl_32__d = pl_32__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_32__d = pl_32__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[8]) begin
-                pl_32__d = pl_32__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_32__d = pl_32__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_33__d = pl_33__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[9]) begin
-                pl_33__d = pl_33__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_33__d = pl_33__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[9]) begin
-                pl_33__d = pl_33__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_33__d = pl_33__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_34__d = pl_34__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[10]) begin
-                pl_34__d = pl_34__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_34__d = pl_34__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[10]) begin
-                pl_34__d = pl_34__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_34__d = pl_34__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_35__d = pl_35__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[11]) begin
-                pl_35__d = pl_35__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_35__d = pl_35__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[11]) begin
-                pl_35__d = pl_35__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_35__d = pl_35__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_36__d = pl_36__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[12]) begin
-                pl_36__d = pl_36__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_36__d = pl_36__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[12]) begin
-                pl_36__d = pl_36__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_36__d = pl_36__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_37__d = pl_37__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[13]) begin
-                pl_37__d = pl_37__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_37__d = pl_37__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[13]) begin
-                pl_37__d = pl_37__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_37__d = pl_37__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_38__d = pl_38__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[14]) begin
-                pl_38__d = pl_38__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_38__d = pl_38__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[14]) begin
-                pl_38__d = pl_38__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_38__d = pl_38__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_39__d = pl_39__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[15]) begin
-                pl_39__d = pl_39__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_39__d = pl_39__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[15]) begin
-                pl_39__d = pl_39__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_39__d = pl_39__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_40__d = pl_40__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[16]) begin
-                pl_40__d = pl_40__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_40__d = pl_40__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[16]) begin
-                pl_40__d = pl_40__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_40__d = pl_40__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_41__d = pl_41__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[17]) begin
-                pl_41__d = pl_41__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_41__d = pl_41__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[17]) begin
-                pl_41__d = pl_41__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_41__d = pl_41__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_42__d = pl_42__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[18]) begin
-                pl_42__d = pl_42__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_42__d = pl_42__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[18]) begin
-                pl_42__d = pl_42__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_42__d = pl_42__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_43__d = pl_43__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[19]) begin
-                pl_43__d = pl_43__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_43__d = pl_43__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[19]) begin
-                pl_43__d = pl_43__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_43__d = pl_43__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_44__d = pl_44__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[20]) begin
-                pl_44__d = pl_44__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_44__d = pl_44__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[20]) begin
-                pl_44__d = pl_44__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_44__d = pl_44__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_45__d = pl_45__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[21]) begin
-                pl_45__d = pl_45__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_45__d = pl_45__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[21]) begin
-                pl_45__d = pl_45__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_45__d = pl_45__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_46__d = pl_46__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[22]) begin
-                pl_46__d = pl_46__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_46__d = pl_46__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[22]) begin
-                pl_46__d = pl_46__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_46__d = pl_46__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_47__d = pl_47__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[23]) begin
-                pl_47__d = pl_47__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_47__d = pl_47__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[23]) begin
-                pl_47__d = pl_47__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_47__d = pl_47__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_48__d = pl_48__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_48__d = pl_48__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_48__d = pl_48__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_48__d = pl_48__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_48__d = pl_48__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_49__d = pl_49__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_49__d = pl_49__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_49__d = pl_49__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_49__d = pl_49__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_49__d = pl_49__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_50__d = pl_50__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_50__d = pl_50__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_50__d = pl_50__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_50__d = pl_50__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_50__d = pl_50__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_51__d = pl_51__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_51__d = pl_51__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_51__d = pl_51__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_51__d = pl_51__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_51__d = pl_51__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_52__d = pl_52__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_52__d = pl_52__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_52__d = pl_52__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_52__d = pl_52__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_52__d = pl_52__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_53__d = pl_53__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_53__d = pl_53__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_53__d = pl_53__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_53__d = pl_53__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_53__d = pl_53__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_54__d = pl_54__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_54__d = pl_54__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_54__d = pl_54__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_54__d = pl_54__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_54__d = pl_54__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_55__d = pl_55__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_55__d = pl_55__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_55__d = pl_55__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_55__d = pl_55__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_55__d = pl_55__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_56__d = pl_56__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[8]) begin
-                pl_56__d = pl_56__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_56__d = pl_56__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[8]) begin
-                pl_56__d = pl_56__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_56__d = pl_56__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_57__d = pl_57__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[9]) begin
-                pl_57__d = pl_57__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_57__d = pl_57__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[9]) begin
-                pl_57__d = pl_57__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_57__d = pl_57__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_58__d = pl_58__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[10]) begin
-                pl_58__d = pl_58__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_58__d = pl_58__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[10]) begin
-                pl_58__d = pl_58__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_58__d = pl_58__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_59__d = pl_59__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[11]) begin
-                pl_59__d = pl_59__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_59__d = pl_59__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[11]) begin
-                pl_59__d = pl_59__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_59__d = pl_59__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_60__d = pl_60__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[12]) begin
-                pl_60__d = pl_60__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_60__d = pl_60__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[12]) begin
-                pl_60__d = pl_60__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_60__d = pl_60__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_61__d = pl_61__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[13]) begin
-                pl_61__d = pl_61__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_61__d = pl_61__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[13]) begin
-                pl_61__d = pl_61__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_61__d = pl_61__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_62__d = pl_62__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[14]) begin
-                pl_62__d = pl_62__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_62__d = pl_62__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[14]) begin
-                pl_62__d = pl_62__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_62__d = pl_62__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_63__d = pl_63__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[15]) begin
-                pl_63__d = pl_63__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_63__d = pl_63__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[15]) begin
-                pl_63__d = pl_63__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_63__d = pl_63__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_64__d = pl_64__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[16]) begin
-                pl_64__d = pl_64__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_64__d = pl_64__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[16]) begin
-                pl_64__d = pl_64__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_64__d = pl_64__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_65__d = pl_65__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[17]) begin
-                pl_65__d = pl_65__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_65__d = pl_65__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[17]) begin
-                pl_65__d = pl_65__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_65__d = pl_65__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_66__d = pl_66__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[18]) begin
-                pl_66__d = pl_66__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_66__d = pl_66__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[18]) begin
-                pl_66__d = pl_66__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_66__d = pl_66__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_67__d = pl_67__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[19]) begin
-                pl_67__d = pl_67__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_67__d = pl_67__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[19]) begin
-                pl_67__d = pl_67__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_67__d = pl_67__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_68__d = pl_68__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[20]) begin
-                pl_68__d = pl_68__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_68__d = pl_68__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[20]) begin
-                pl_68__d = pl_68__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_68__d = pl_68__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_69__d = pl_69__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[21]) begin
-                pl_69__d = pl_69__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_69__d = pl_69__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[21]) begin
-                pl_69__d = pl_69__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_69__d = pl_69__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_70__d = pl_70__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[22]) begin
-                pl_70__d = pl_70__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_70__d = pl_70__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[22]) begin
-                pl_70__d = pl_70__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_70__d = pl_70__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_71__d = pl_71__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[23]) begin
-                pl_71__d = pl_71__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_71__d = pl_71__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[23]) begin
-                pl_71__d = pl_71__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_71__d = pl_71__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_72__d = pl_72__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_72__d = pl_72__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_72__d = pl_72__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_72__d = pl_72__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_72__d = pl_72__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_73__d = pl_73__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_73__d = pl_73__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_73__d = pl_73__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_73__d = pl_73__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_73__d = pl_73__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_74__d = pl_74__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_74__d = pl_74__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_74__d = pl_74__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_74__d = pl_74__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_74__d = pl_74__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_75__d = pl_75__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_75__d = pl_75__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_75__d = pl_75__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_75__d = pl_75__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_75__d = pl_75__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_76__d = pl_76__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_76__d = pl_76__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_76__d = pl_76__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_76__d = pl_76__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_76__d = pl_76__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_77__d = pl_77__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_77__d = pl_77__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_77__d = pl_77__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_77__d = pl_77__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_77__d = pl_77__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_78__d = pl_78__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_78__d = pl_78__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_78__d = pl_78__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_78__d = pl_78__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_78__d = pl_78__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_79__d = pl_79__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_79__d = pl_79__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_79__d = pl_79__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_79__d = pl_79__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_79__d = pl_79__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_80__d = pl_80__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[8]) begin
-                pl_80__d = pl_80__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_80__d = pl_80__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[8]) begin
-                pl_80__d = pl_80__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_80__d = pl_80__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_81__d = pl_81__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[9]) begin
-                pl_81__d = pl_81__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_81__d = pl_81__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[9]) begin
-                pl_81__d = pl_81__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_81__d = pl_81__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_82__d = pl_82__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[10]) begin
-                pl_82__d = pl_82__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_82__d = pl_82__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[10]) begin
-                pl_82__d = pl_82__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_82__d = pl_82__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_83__d = pl_83__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[11]) begin
-                pl_83__d = pl_83__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_83__d = pl_83__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[11]) begin
-                pl_83__d = pl_83__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_83__d = pl_83__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_84__d = pl_84__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[12]) begin
-                pl_84__d = pl_84__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_84__d = pl_84__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[12]) begin
-                pl_84__d = pl_84__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_84__d = pl_84__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_85__d = pl_85__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[13]) begin
-                pl_85__d = pl_85__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_85__d = pl_85__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[13]) begin
-                pl_85__d = pl_85__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_85__d = pl_85__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_86__d = pl_86__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[14]) begin
-                pl_86__d = pl_86__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_86__d = pl_86__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[14]) begin
-                pl_86__d = pl_86__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_86__d = pl_86__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_87__d = pl_87__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[15]) begin
-                pl_87__d = pl_87__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_87__d = pl_87__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[15]) begin
-                pl_87__d = pl_87__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_87__d = pl_87__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_88__d = pl_88__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[16]) begin
-                pl_88__d = pl_88__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_88__d = pl_88__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[16]) begin
-                pl_88__d = pl_88__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_88__d = pl_88__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_89__d = pl_89__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[17]) begin
-                pl_89__d = pl_89__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_89__d = pl_89__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[17]) begin
-                pl_89__d = pl_89__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_89__d = pl_89__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_90__d = pl_90__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[18]) begin
-                pl_90__d = pl_90__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_90__d = pl_90__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[18]) begin
-                pl_90__d = pl_90__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_90__d = pl_90__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_91__d = pl_91__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[19]) begin
-                pl_91__d = pl_91__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_91__d = pl_91__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[19]) begin
-                pl_91__d = pl_91__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_91__d = pl_91__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_92__d = pl_92__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[20]) begin
-                pl_92__d = pl_92__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_92__d = pl_92__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[20]) begin
-                pl_92__d = pl_92__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_92__d = pl_92__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_93__d = pl_93__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[21]) begin
-                pl_93__d = pl_93__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_93__d = pl_93__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[21]) begin
-                pl_93__d = pl_93__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_93__d = pl_93__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_94__d = pl_94__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[22]) begin
-                pl_94__d = pl_94__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_94__d = pl_94__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[22]) begin
-                pl_94__d = pl_94__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_94__d = pl_94__q | row_oh_0__q;
-                end
-            end
+        pl_23__d = pl_23__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_23__d = pl_23__q | pl_m_0;
         end
-        pl_95__d = pl_95__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[23]) begin
-                pl_95__d = pl_95__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_95__d = pl_95__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[23]) begin
-                pl_95__d = pl_95__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_95__d = pl_95__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_96__d = pl_96__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_96__d = pl_96__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_96__d = pl_96__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_96__d = pl_96__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_96__d = pl_96__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_97__d = pl_97__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_97__d = pl_97__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_97__d = pl_97__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_97__d = pl_97__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_97__d = pl_97__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_98__d = pl_98__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_98__d = pl_98__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_98__d = pl_98__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_98__d = pl_98__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_98__d = pl_98__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_99__d = pl_99__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_99__d = pl_99__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_99__d = pl_99__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_99__d = pl_99__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_99__d = pl_99__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_100__d = pl_100__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_100__d = pl_100__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_100__d = pl_100__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_100__d = pl_100__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_100__d = pl_100__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_101__d = pl_101__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_101__d = pl_101__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_101__d = pl_101__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_101__d = pl_101__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_101__d = pl_101__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_102__d = pl_102__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_102__d = pl_102__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_102__d = pl_102__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_102__d = pl_102__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_102__d = pl_102__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_103__d = pl_103__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_103__d = pl_103__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_103__d = pl_103__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_103__d = pl_103__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_103__d = pl_103__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_104__d = pl_104__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[8]) begin
-                pl_104__d = pl_104__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_104__d = pl_104__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[8]) begin
-                pl_104__d = pl_104__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_104__d = pl_104__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_105__d = pl_105__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[9]) begin
-                pl_105__d = pl_105__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_105__d = pl_105__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[9]) begin
-                pl_105__d = pl_105__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_105__d = pl_105__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_106__d = pl_106__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[10]) begin
-                pl_106__d = pl_106__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_106__d = pl_106__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[10]) begin
-                pl_106__d = pl_106__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_106__d = pl_106__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_107__d = pl_107__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[11]) begin
-                pl_107__d = pl_107__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_107__d = pl_107__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[11]) begin
-                pl_107__d = pl_107__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_107__d = pl_107__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_108__d = pl_108__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[12]) begin
-                pl_108__d = pl_108__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_108__d = pl_108__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[12]) begin
-                pl_108__d = pl_108__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_108__d = pl_108__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_109__d = pl_109__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[13]) begin
-                pl_109__d = pl_109__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_109__d = pl_109__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[13]) begin
-                pl_109__d = pl_109__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_109__d = pl_109__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_110__d = pl_110__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[14]) begin
-                pl_110__d = pl_110__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_110__d = pl_110__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[14]) begin
-                pl_110__d = pl_110__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_110__d = pl_110__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_111__d = pl_111__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[15]) begin
-                pl_111__d = pl_111__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_111__d = pl_111__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[15]) begin
-                pl_111__d = pl_111__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_111__d = pl_111__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_112__d = pl_112__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[16]) begin
-                pl_112__d = pl_112__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_112__d = pl_112__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[16]) begin
-                pl_112__d = pl_112__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_112__d = pl_112__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_113__d = pl_113__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[17]) begin
-                pl_113__d = pl_113__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_113__d = pl_113__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[17]) begin
-                pl_113__d = pl_113__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_113__d = pl_113__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_114__d = pl_114__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[18]) begin
-                pl_114__d = pl_114__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_114__d = pl_114__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[18]) begin
-                pl_114__d = pl_114__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_114__d = pl_114__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_115__d = pl_115__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[19]) begin
-                pl_115__d = pl_115__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_115__d = pl_115__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[19]) begin
-                pl_115__d = pl_115__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_115__d = pl_115__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_116__d = pl_116__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[20]) begin
-                pl_116__d = pl_116__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_116__d = pl_116__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[20]) begin
-                pl_116__d = pl_116__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_116__d = pl_116__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_117__d = pl_117__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[21]) begin
-                pl_117__d = pl_117__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_117__d = pl_117__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[21]) begin
-                pl_117__d = pl_117__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_117__d = pl_117__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_118__d = pl_118__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[22]) begin
-                pl_118__d = pl_118__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_118__d = pl_118__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[22]) begin
-                pl_118__d = pl_118__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_118__d = pl_118__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_119__d = pl_119__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[23]) begin
-                pl_119__d = pl_119__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_119__d = pl_119__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[23]) begin
-                pl_119__d = pl_119__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_119__d = pl_119__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_120__d = pl_120__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_120__d = pl_120__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_120__d = pl_120__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_120__d = pl_120__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_120__d = pl_120__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_121__d = pl_121__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_121__d = pl_121__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_121__d = pl_121__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_121__d = pl_121__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_121__d = pl_121__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_122__d = pl_122__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_122__d = pl_122__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_122__d = pl_122__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_122__d = pl_122__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_122__d = pl_122__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_123__d = pl_123__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_123__d = pl_123__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_123__d = pl_123__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_123__d = pl_123__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_123__d = pl_123__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_124__d = pl_124__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_124__d = pl_124__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_124__d = pl_124__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_124__d = pl_124__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_124__d = pl_124__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_125__d = pl_125__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_125__d = pl_125__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_125__d = pl_125__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_125__d = pl_125__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_125__d = pl_125__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_126__d = pl_126__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_126__d = pl_126__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_126__d = pl_126__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_126__d = pl_126__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_126__d = pl_126__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_127__d = pl_127__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_127__d = pl_127__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_127__d = pl_127__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_127__d = pl_127__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_127__d = pl_127__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_128__d = pl_128__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[8]) begin
-                pl_128__d = pl_128__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_128__d = pl_128__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[8]) begin
-                pl_128__d = pl_128__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_128__d = pl_128__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_129__d = pl_129__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[9]) begin
-                pl_129__d = pl_129__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_129__d = pl_129__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[9]) begin
-                pl_129__d = pl_129__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_129__d = pl_129__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_130__d = pl_130__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[10]) begin
-                pl_130__d = pl_130__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_130__d = pl_130__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[10]) begin
-                pl_130__d = pl_130__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_130__d = pl_130__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_131__d = pl_131__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[11]) begin
-                pl_131__d = pl_131__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_131__d = pl_131__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[11]) begin
-                pl_131__d = pl_131__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_131__d = pl_131__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_132__d = pl_132__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[12]) begin
-                pl_132__d = pl_132__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_132__d = pl_132__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[12]) begin
-                pl_132__d = pl_132__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_132__d = pl_132__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_133__d = pl_133__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[13]) begin
-                pl_133__d = pl_133__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_133__d = pl_133__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[13]) begin
-                pl_133__d = pl_133__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_133__d = pl_133__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_134__d = pl_134__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[14]) begin
-                pl_134__d = pl_134__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_134__d = pl_134__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[14]) begin
-                pl_134__d = pl_134__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_134__d = pl_134__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_135__d = pl_135__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[15]) begin
-                pl_135__d = pl_135__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_135__d = pl_135__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[15]) begin
-                pl_135__d = pl_135__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_135__d = pl_135__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_136__d = pl_136__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[16]) begin
-                pl_136__d = pl_136__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_136__d = pl_136__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[16]) begin
-                pl_136__d = pl_136__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_136__d = pl_136__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_137__d = pl_137__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[17]) begin
-                pl_137__d = pl_137__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_137__d = pl_137__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[17]) begin
-                pl_137__d = pl_137__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_137__d = pl_137__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_138__d = pl_138__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[18]) begin
-                pl_138__d = pl_138__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_138__d = pl_138__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[18]) begin
-                pl_138__d = pl_138__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_138__d = pl_138__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_139__d = pl_139__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[19]) begin
-                pl_139__d = pl_139__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_139__d = pl_139__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[19]) begin
-                pl_139__d = pl_139__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_139__d = pl_139__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_140__d = pl_140__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[20]) begin
-                pl_140__d = pl_140__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_140__d = pl_140__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[20]) begin
-                pl_140__d = pl_140__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_140__d = pl_140__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_141__d = pl_141__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[21]) begin
-                pl_141__d = pl_141__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_141__d = pl_141__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[21]) begin
-                pl_141__d = pl_141__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_141__d = pl_141__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_142__d = pl_142__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[22]) begin
-                pl_142__d = pl_142__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_142__d = pl_142__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[22]) begin
-                pl_142__d = pl_142__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_142__d = pl_142__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_143__d = pl_143__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[23]) begin
-                pl_143__d = pl_143__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_143__d = pl_143__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[23]) begin
-                pl_143__d = pl_143__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_143__d = pl_143__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_144__d = pl_144__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_144__d = pl_144__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_144__d = pl_144__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_144__d = pl_144__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_144__d = pl_144__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_145__d = pl_145__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_145__d = pl_145__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_145__d = pl_145__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_145__d = pl_145__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_145__d = pl_145__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_146__d = pl_146__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_146__d = pl_146__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_146__d = pl_146__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_146__d = pl_146__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_146__d = pl_146__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_147__d = pl_147__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_147__d = pl_147__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_147__d = pl_147__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_147__d = pl_147__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_147__d = pl_147__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_148__d = pl_148__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_148__d = pl_148__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_148__d = pl_148__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_148__d = pl_148__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_148__d = pl_148__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_149__d = pl_149__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_149__d = pl_149__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_149__d = pl_149__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_149__d = pl_149__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_149__d = pl_149__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_150__d = pl_150__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_150__d = pl_150__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_150__d = pl_150__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_150__d = pl_150__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_150__d = pl_150__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_151__d = pl_151__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_151__d = pl_151__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_151__d = pl_151__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_151__d = pl_151__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_151__d = pl_151__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_152__d = pl_152__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[8]) begin
-                pl_152__d = pl_152__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_152__d = pl_152__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[8]) begin
-                pl_152__d = pl_152__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_152__d = pl_152__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_153__d = pl_153__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[9]) begin
-                pl_153__d = pl_153__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_153__d = pl_153__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[9]) begin
-                pl_153__d = pl_153__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_153__d = pl_153__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_154__d = pl_154__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[10]) begin
-                pl_154__d = pl_154__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_154__d = pl_154__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[10]) begin
-                pl_154__d = pl_154__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_154__d = pl_154__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_155__d = pl_155__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[11]) begin
-                pl_155__d = pl_155__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_155__d = pl_155__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[11]) begin
-                pl_155__d = pl_155__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_155__d = pl_155__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_156__d = pl_156__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[12]) begin
-                pl_156__d = pl_156__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_156__d = pl_156__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[12]) begin
-                pl_156__d = pl_156__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_156__d = pl_156__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_157__d = pl_157__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[13]) begin
-                pl_157__d = pl_157__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_157__d = pl_157__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[13]) begin
-                pl_157__d = pl_157__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_157__d = pl_157__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_158__d = pl_158__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[14]) begin
-                pl_158__d = pl_158__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_158__d = pl_158__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[14]) begin
-                pl_158__d = pl_158__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_158__d = pl_158__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_159__d = pl_159__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[15]) begin
-                pl_159__d = pl_159__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_159__d = pl_159__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[15]) begin
-                pl_159__d = pl_159__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_159__d = pl_159__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_160__d = pl_160__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[16]) begin
-                pl_160__d = pl_160__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_160__d = pl_160__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[16]) begin
-                pl_160__d = pl_160__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_160__d = pl_160__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_161__d = pl_161__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[17]) begin
-                pl_161__d = pl_161__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_161__d = pl_161__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[17]) begin
-                pl_161__d = pl_161__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_161__d = pl_161__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_162__d = pl_162__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[18]) begin
-                pl_162__d = pl_162__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_162__d = pl_162__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[18]) begin
-                pl_162__d = pl_162__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_162__d = pl_162__q | row_oh_0__q;
-                end
-            end
+        pl_47__d = pl_47__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_47__d = pl_47__q | pl_m_0;
         end
-        pl_163__d = pl_163__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[19]) begin
-                pl_163__d = pl_163__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_163__d = pl_163__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[19]) begin
-                pl_163__d = pl_163__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_163__d = pl_163__q | row_oh_0__q;
-                end
-            end
+        pl_71__d = pl_71__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_71__d = pl_71__q | pl_m_0;
         end
-        pl_164__d = pl_164__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[20]) begin
-                pl_164__d = pl_164__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_164__d = pl_164__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[20]) begin
-                pl_164__d = pl_164__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_164__d = pl_164__q | row_oh_0__q;
-                end
-            end
+        pl_95__d = pl_95__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_95__d = pl_95__q | pl_m_0;
         end
-        pl_165__d = pl_165__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[21]) begin
-                pl_165__d = pl_165__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_165__d = pl_165__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[21]) begin
-                pl_165__d = pl_165__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_165__d = pl_165__q | row_oh_0__q;
-                end
-            end
+        pl_119__d = pl_119__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_119__d = pl_119__q | pl_m_0;
         end
-        pl_166__d = pl_166__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[22]) begin
-                pl_166__d = pl_166__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_166__d = pl_166__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[22]) begin
-                pl_166__d = pl_166__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_166__d = pl_166__q | row_oh_0__q;
-                end
-            end
+        pl_143__d = pl_143__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_143__d = pl_143__q | pl_m_0;
         end
-        pl_167__d = pl_167__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[23]) begin
-                pl_167__d = pl_167__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_167__d = pl_167__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[23]) begin
-                pl_167__d = pl_167__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_167__d = pl_167__q | row_oh_0__q;
-                end
-            end
+        pl_167__d = pl_167__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_167__d = pl_167__q | pl_m_0;
         end
         start_oh_0__d = row_pick__onehot;
         row_busy_0__d = row_busy_0__q;
@@ -9860,259 +8257,261 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         acc_0 = acc_0 + acc_1;
         acc_1 = acc_2 + acc_3;
         acc_0 = acc_0 + acc_1;
+        sum_0__d = acc_0;
+        sum_oh_0__d = scan_oh_0__q & ~launched;
         s_gt_0 = zero_n;
         s_lt_0 = zero_n;
         nz_0 = zero_n;
-        s_gt_0[0] = score_0__q > acc_0;
-        s_lt_0[0] = score_0__q < acc_0;
+        s_gt_0[0] = score_0__q > sum_0__q;
+        s_lt_0[0] = score_0__q < sum_0__q;
         nz_0[0] = score_0__q != zero_sb;
         score_0__d = score_0__q;
-        if (scan_oh_0__q[0]) begin
-            score_0__d = acc_0;
+        if (sum_oh_0__q[0]) begin
+            score_0__d = sum_0__q;
         end
         if (launched[0]) begin
             score_0__d = zero_sb;
         end
-        s_gt_0[1] = score_1__q > acc_0;
-        s_lt_0[1] = score_1__q < acc_0;
+        s_gt_0[1] = score_1__q > sum_0__q;
+        s_lt_0[1] = score_1__q < sum_0__q;
         nz_0[1] = score_1__q != zero_sb;
         score_1__d = score_1__q;
-        if (scan_oh_0__q[1]) begin
-            score_1__d = acc_0;
+        if (sum_oh_0__q[1]) begin
+            score_1__d = sum_0__q;
         end
         if (launched[1]) begin
             score_1__d = zero_sb;
         end
-        s_gt_0[2] = score_2__q > acc_0;
-        s_lt_0[2] = score_2__q < acc_0;
+        s_gt_0[2] = score_2__q > sum_0__q;
+        s_lt_0[2] = score_2__q < sum_0__q;
         nz_0[2] = score_2__q != zero_sb;
         score_2__d = score_2__q;
-        if (scan_oh_0__q[2]) begin
-            score_2__d = acc_0;
+        if (sum_oh_0__q[2]) begin
+            score_2__d = sum_0__q;
         end
         if (launched[2]) begin
             score_2__d = zero_sb;
         end
-        s_gt_0[3] = score_3__q > acc_0;
-        s_lt_0[3] = score_3__q < acc_0;
+        s_gt_0[3] = score_3__q > sum_0__q;
+        s_lt_0[3] = score_3__q < sum_0__q;
         nz_0[3] = score_3__q != zero_sb;
         score_3__d = score_3__q;
-        if (scan_oh_0__q[3]) begin
-            score_3__d = acc_0;
+        if (sum_oh_0__q[3]) begin
+            score_3__d = sum_0__q;
         end
         if (launched[3]) begin
             score_3__d = zero_sb;
         end
-        s_gt_0[4] = score_4__q > acc_0;
-        s_lt_0[4] = score_4__q < acc_0;
+        s_gt_0[4] = score_4__q > sum_0__q;
+        s_lt_0[4] = score_4__q < sum_0__q;
         nz_0[4] = score_4__q != zero_sb;
         score_4__d = score_4__q;
-        if (scan_oh_0__q[4]) begin
-            score_4__d = acc_0;
+        if (sum_oh_0__q[4]) begin
+            score_4__d = sum_0__q;
         end
         if (launched[4]) begin
             score_4__d = zero_sb;
         end
-        s_gt_0[5] = score_5__q > acc_0;
-        s_lt_0[5] = score_5__q < acc_0;
+        s_gt_0[5] = score_5__q > sum_0__q;
+        s_lt_0[5] = score_5__q < sum_0__q;
         nz_0[5] = score_5__q != zero_sb;
         score_5__d = score_5__q;
-        if (scan_oh_0__q[5]) begin
-            score_5__d = acc_0;
+        if (sum_oh_0__q[5]) begin
+            score_5__d = sum_0__q;
         end
         if (launched[5]) begin
             score_5__d = zero_sb;
         end
-        s_gt_0[6] = score_6__q > acc_0;
-        s_lt_0[6] = score_6__q < acc_0;
+        s_gt_0[6] = score_6__q > sum_0__q;
+        s_lt_0[6] = score_6__q < sum_0__q;
         nz_0[6] = score_6__q != zero_sb;
         score_6__d = score_6__q;
-        if (scan_oh_0__q[6]) begin
-            score_6__d = acc_0;
+        if (sum_oh_0__q[6]) begin
+            score_6__d = sum_0__q;
         end
         if (launched[6]) begin
             score_6__d = zero_sb;
         end
-        s_gt_0[7] = score_7__q > acc_0;
-        s_lt_0[7] = score_7__q < acc_0;
+        s_gt_0[7] = score_7__q > sum_0__q;
+        s_lt_0[7] = score_7__q < sum_0__q;
         nz_0[7] = score_7__q != zero_sb;
         score_7__d = score_7__q;
-        if (scan_oh_0__q[7]) begin
-            score_7__d = acc_0;
+        if (sum_oh_0__q[7]) begin
+            score_7__d = sum_0__q;
         end
         if (launched[7]) begin
             score_7__d = zero_sb;
         end
-        s_gt_0[8] = score_8__q > acc_0;
-        s_lt_0[8] = score_8__q < acc_0;
+        s_gt_0[8] = score_8__q > sum_0__q;
+        s_lt_0[8] = score_8__q < sum_0__q;
         nz_0[8] = score_8__q != zero_sb;
         score_8__d = score_8__q;
-        if (scan_oh_0__q[8]) begin
-            score_8__d = acc_0;
+        if (sum_oh_0__q[8]) begin
+            score_8__d = sum_0__q;
         end
         if (launched[8]) begin
             score_8__d = zero_sb;
         end
-        s_gt_0[9] = score_9__q > acc_0;
-        s_lt_0[9] = score_9__q < acc_0;
+        s_gt_0[9] = score_9__q > sum_0__q;
+        s_lt_0[9] = score_9__q < sum_0__q;
         nz_0[9] = score_9__q != zero_sb;
         score_9__d = score_9__q;
-        if (scan_oh_0__q[9]) begin
-            score_9__d = acc_0;
+        if (sum_oh_0__q[9]) begin
+            score_9__d = sum_0__q;
         end
         if (launched[9]) begin
             score_9__d = zero_sb;
         end
-        s_gt_0[10] = score_10__q > acc_0;
-        s_lt_0[10] = score_10__q < acc_0;
+        s_gt_0[10] = score_10__q > sum_0__q;
+        s_lt_0[10] = score_10__q < sum_0__q;
         nz_0[10] = score_10__q != zero_sb;
         score_10__d = score_10__q;
-        if (scan_oh_0__q[10]) begin
-            score_10__d = acc_0;
+        if (sum_oh_0__q[10]) begin
+            score_10__d = sum_0__q;
         end
         if (launched[10]) begin
             score_10__d = zero_sb;
         end
-        s_gt_0[11] = score_11__q > acc_0;
-        s_lt_0[11] = score_11__q < acc_0;
+        s_gt_0[11] = score_11__q > sum_0__q;
+        s_lt_0[11] = score_11__q < sum_0__q;
         nz_0[11] = score_11__q != zero_sb;
         score_11__d = score_11__q;
-        if (scan_oh_0__q[11]) begin
-            score_11__d = acc_0;
+        if (sum_oh_0__q[11]) begin
+            score_11__d = sum_0__q;
         end
         if (launched[11]) begin
             score_11__d = zero_sb;
         end
-        s_gt_0[12] = score_12__q > acc_0;
-        s_lt_0[12] = score_12__q < acc_0;
+        s_gt_0[12] = score_12__q > sum_0__q;
+        s_lt_0[12] = score_12__q < sum_0__q;
         nz_0[12] = score_12__q != zero_sb;
         score_12__d = score_12__q;
-        if (scan_oh_0__q[12]) begin
-            score_12__d = acc_0;
+        if (sum_oh_0__q[12]) begin
+            score_12__d = sum_0__q;
         end
         if (launched[12]) begin
             score_12__d = zero_sb;
         end
-        s_gt_0[13] = score_13__q > acc_0;
-        s_lt_0[13] = score_13__q < acc_0;
+        s_gt_0[13] = score_13__q > sum_0__q;
+        s_lt_0[13] = score_13__q < sum_0__q;
         nz_0[13] = score_13__q != zero_sb;
         score_13__d = score_13__q;
-        if (scan_oh_0__q[13]) begin
-            score_13__d = acc_0;
+        if (sum_oh_0__q[13]) begin
+            score_13__d = sum_0__q;
         end
         if (launched[13]) begin
             score_13__d = zero_sb;
         end
-        s_gt_0[14] = score_14__q > acc_0;
-        s_lt_0[14] = score_14__q < acc_0;
+        s_gt_0[14] = score_14__q > sum_0__q;
+        s_lt_0[14] = score_14__q < sum_0__q;
         nz_0[14] = score_14__q != zero_sb;
         score_14__d = score_14__q;
-        if (scan_oh_0__q[14]) begin
-            score_14__d = acc_0;
+        if (sum_oh_0__q[14]) begin
+            score_14__d = sum_0__q;
         end
         if (launched[14]) begin
             score_14__d = zero_sb;
         end
-        s_gt_0[15] = score_15__q > acc_0;
-        s_lt_0[15] = score_15__q < acc_0;
+        s_gt_0[15] = score_15__q > sum_0__q;
+        s_lt_0[15] = score_15__q < sum_0__q;
         nz_0[15] = score_15__q != zero_sb;
         score_15__d = score_15__q;
-        if (scan_oh_0__q[15]) begin
-            score_15__d = acc_0;
+        if (sum_oh_0__q[15]) begin
+            score_15__d = sum_0__q;
         end
         if (launched[15]) begin
             score_15__d = zero_sb;
         end
-        s_gt_0[16] = score_16__q > acc_0;
-        s_lt_0[16] = score_16__q < acc_0;
+        s_gt_0[16] = score_16__q > sum_0__q;
+        s_lt_0[16] = score_16__q < sum_0__q;
         nz_0[16] = score_16__q != zero_sb;
         score_16__d = score_16__q;
-        if (scan_oh_0__q[16]) begin
-            score_16__d = acc_0;
+        if (sum_oh_0__q[16]) begin
+            score_16__d = sum_0__q;
         end
         if (launched[16]) begin
             score_16__d = zero_sb;
         end
-        s_gt_0[17] = score_17__q > acc_0;
-        s_lt_0[17] = score_17__q < acc_0;
+        s_gt_0[17] = score_17__q > sum_0__q;
+        s_lt_0[17] = score_17__q < sum_0__q;
         nz_0[17] = score_17__q != zero_sb;
         score_17__d = score_17__q;
-        if (scan_oh_0__q[17]) begin
-            score_17__d = acc_0;
+        if (sum_oh_0__q[17]) begin
+            score_17__d = sum_0__q;
         end
         if (launched[17]) begin
             score_17__d = zero_sb;
         end
-        s_gt_0[18] = score_18__q > acc_0;
-        s_lt_0[18] = score_18__q < acc_0;
+        s_gt_0[18] = score_18__q > sum_0__q;
+        s_lt_0[18] = score_18__q < sum_0__q;
         nz_0[18] = score_18__q != zero_sb;
         score_18__d = score_18__q;
-        if (scan_oh_0__q[18]) begin
-            score_18__d = acc_0;
+        if (sum_oh_0__q[18]) begin
+            score_18__d = sum_0__q;
         end
         if (launched[18]) begin
             score_18__d = zero_sb;
         end
-        s_gt_0[19] = score_19__q > acc_0;
-        s_lt_0[19] = score_19__q < acc_0;
+        s_gt_0[19] = score_19__q > sum_0__q;
+        s_lt_0[19] = score_19__q < sum_0__q;
         nz_0[19] = score_19__q != zero_sb;
         score_19__d = score_19__q;
-        if (scan_oh_0__q[19]) begin
-            score_19__d = acc_0;
+        if (sum_oh_0__q[19]) begin
+            score_19__d = sum_0__q;
         end
         if (launched[19]) begin
             score_19__d = zero_sb;
         end
-        s_gt_0[20] = score_20__q > acc_0;
-        s_lt_0[20] = score_20__q < acc_0;
+        s_gt_0[20] = score_20__q > sum_0__q;
+        s_lt_0[20] = score_20__q < sum_0__q;
         nz_0[20] = score_20__q != zero_sb;
         score_20__d = score_20__q;
-        if (scan_oh_0__q[20]) begin
-            score_20__d = acc_0;
+        if (sum_oh_0__q[20]) begin
+            score_20__d = sum_0__q;
         end
         if (launched[20]) begin
             score_20__d = zero_sb;
         end
-        s_gt_0[21] = score_21__q > acc_0;
-        s_lt_0[21] = score_21__q < acc_0;
+        s_gt_0[21] = score_21__q > sum_0__q;
+        s_lt_0[21] = score_21__q < sum_0__q;
         nz_0[21] = score_21__q != zero_sb;
         score_21__d = score_21__q;
-        if (scan_oh_0__q[21]) begin
-            score_21__d = acc_0;
+        if (sum_oh_0__q[21]) begin
+            score_21__d = sum_0__q;
         end
         if (launched[21]) begin
             score_21__d = zero_sb;
         end
-        s_gt_0[22] = score_22__q > acc_0;
-        s_lt_0[22] = score_22__q < acc_0;
+        s_gt_0[22] = score_22__q > sum_0__q;
+        s_lt_0[22] = score_22__q < sum_0__q;
         nz_0[22] = score_22__q != zero_sb;
         score_22__d = score_22__q;
-        if (scan_oh_0__q[22]) begin
-            score_22__d = acc_0;
+        if (sum_oh_0__q[22]) begin
+            score_22__d = sum_0__q;
         end
         if (launched[22]) begin
             score_22__d = zero_sb;
         end
-        s_gt_0[23] = score_23__q > acc_0;
-        s_lt_0[23] = score_23__q < acc_0;
+        s_gt_0[23] = score_23__q > sum_0__q;
+        s_lt_0[23] = score_23__q < sum_0__q;
         nz_0[23] = score_23__q != zero_sb;
         score_23__d = score_23__q;
-        if (scan_oh_0__q[23]) begin
-            score_23__d = acc_0;
+        if (sum_oh_0__q[23]) begin
+            score_23__d = sum_0__q;
         end
         if (launched[23]) begin
             score_23__d = zero_sb;
         end
-        nz_0 = nz_0 & ~scan_oh_0__q;
-        if (acc_0 != zero_sb) begin
-            nz_0 = nz_0 | scan_oh_0__q;
+        nz_0 = nz_0 & ~sum_oh_0__q;
+        if (sum_0__q != zero_sb) begin
+            nz_0 = nz_0 | sum_oh_0__q;
         end
         nz_0 = nz_0 & ~launched;
-        bt_0 = beats_0__q & ~scan_oh_0__q;
-        if (s_lt_0[0] | (~s_gt_0[0] & ~s_lt_0[0] & |(older_0__q & scan_oh_0__q))) begin
-            bt_0 = bt_0 | scan_oh_0__q;
+        bt_0 = beats_0__q & ~sum_oh_0__q;
+        if (s_lt_0[0] | (~s_gt_0[0] & ~s_lt_0[0] & |(older_0__q & sum_oh_0__q))) begin
+            bt_0 = bt_0 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[0]) begin
+        if (sum_oh_0__q[0]) begin
             bt_0 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_0__q)) & (below_n_0 | above_n_0);
         end
         bt_0 = bt_0 & ~launched;
@@ -10123,11 +8522,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_0 = nz_0 | ~launched | (launch & below_n_0);
         end
         beats_0__d = bt_0;
-        bt_1 = beats_1__q & ~scan_oh_0__q;
-        if (s_lt_0[1] | (~s_gt_0[1] & ~s_lt_0[1] & |(older_1__q & scan_oh_0__q))) begin
-            bt_1 = bt_1 | scan_oh_0__q;
+        bt_1 = beats_1__q & ~sum_oh_0__q;
+        if (s_lt_0[1] | (~s_gt_0[1] & ~s_lt_0[1] & |(older_1__q & sum_oh_0__q))) begin
+            bt_1 = bt_1 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[1]) begin
+        if (sum_oh_0__q[1]) begin
             bt_1 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_1__q)) & (below_n_1 | above_n_1);
         end
         bt_1 = bt_1 & ~launched;
@@ -10138,11 +8537,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_1 = nz_0 | ~launched | (launch & below_n_1);
         end
         beats_1__d = bt_1;
-        bt_2 = beats_2__q & ~scan_oh_0__q;
-        if (s_lt_0[2] | (~s_gt_0[2] & ~s_lt_0[2] & |(older_2__q & scan_oh_0__q))) begin
-            bt_2 = bt_2 | scan_oh_0__q;
+        bt_2 = beats_2__q & ~sum_oh_0__q;
+        if (s_lt_0[2] | (~s_gt_0[2] & ~s_lt_0[2] & |(older_2__q & sum_oh_0__q))) begin
+            bt_2 = bt_2 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[2]) begin
+        if (sum_oh_0__q[2]) begin
             bt_2 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_2__q)) & (below_n_2 | above_n_2);
         end
         bt_2 = bt_2 & ~launched;
@@ -10153,11 +8552,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_2 = nz_0 | ~launched | (launch & below_n_2);
         end
         beats_2__d = bt_2;
-        bt_3 = beats_3__q & ~scan_oh_0__q;
-        if (s_lt_0[3] | (~s_gt_0[3] & ~s_lt_0[3] & |(older_3__q & scan_oh_0__q))) begin
-            bt_3 = bt_3 | scan_oh_0__q;
+        bt_3 = beats_3__q & ~sum_oh_0__q;
+        if (s_lt_0[3] | (~s_gt_0[3] & ~s_lt_0[3] & |(older_3__q & sum_oh_0__q))) begin
+            bt_3 = bt_3 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[3]) begin
+        if (sum_oh_0__q[3]) begin
             bt_3 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_3__q)) & (below_n_3 | above_n_3);
         end
         bt_3 = bt_3 & ~launched;
@@ -10168,11 +8567,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_3 = nz_0 | ~launched | (launch & below_n_3);
         end
         beats_3__d = bt_3;
-        bt_4 = beats_4__q & ~scan_oh_0__q;
-        if (s_lt_0[4] | (~s_gt_0[4] & ~s_lt_0[4] & |(older_4__q & scan_oh_0__q))) begin
-            bt_4 = bt_4 | scan_oh_0__q;
+        bt_4 = beats_4__q & ~sum_oh_0__q;
+        if (s_lt_0[4] | (~s_gt_0[4] & ~s_lt_0[4] & |(older_4__q & sum_oh_0__q))) begin
+            bt_4 = bt_4 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[4]) begin
+        if (sum_oh_0__q[4]) begin
             bt_4 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_4__q)) & (below_n_4 | above_n_4);
         end
         bt_4 = bt_4 & ~launched;
@@ -10183,11 +8582,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_4 = nz_0 | ~launched | (launch & below_n_4);
         end
         beats_4__d = bt_4;
-        bt_5 = beats_5__q & ~scan_oh_0__q;
-        if (s_lt_0[5] | (~s_gt_0[5] & ~s_lt_0[5] & |(older_5__q & scan_oh_0__q))) begin
-            bt_5 = bt_5 | scan_oh_0__q;
+        bt_5 = beats_5__q & ~sum_oh_0__q;
+        if (s_lt_0[5] | (~s_gt_0[5] & ~s_lt_0[5] & |(older_5__q & sum_oh_0__q))) begin
+            bt_5 = bt_5 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[5]) begin
+        if (sum_oh_0__q[5]) begin
             bt_5 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_5__q)) & (below_n_5 | above_n_5);
         end
         bt_5 = bt_5 & ~launched;
@@ -10198,11 +8597,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_5 = nz_0 | ~launched | (launch & below_n_5);
         end
         beats_5__d = bt_5;
-        bt_6 = beats_6__q & ~scan_oh_0__q;
-        if (s_lt_0[6] | (~s_gt_0[6] & ~s_lt_0[6] & |(older_6__q & scan_oh_0__q))) begin
-            bt_6 = bt_6 | scan_oh_0__q;
+        bt_6 = beats_6__q & ~sum_oh_0__q;
+        if (s_lt_0[6] | (~s_gt_0[6] & ~s_lt_0[6] & |(older_6__q & sum_oh_0__q))) begin
+            bt_6 = bt_6 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[6]) begin
+        if (sum_oh_0__q[6]) begin
             bt_6 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_6__q)) & (below_n_6 | above_n_6);
         end
         bt_6 = bt_6 & ~launched;
@@ -10213,11 +8612,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_6 = nz_0 | ~launched | (launch & below_n_6);
         end
         beats_6__d = bt_6;
-        bt_7 = beats_7__q & ~scan_oh_0__q;
-        if (s_lt_0[7] | (~s_gt_0[7] & ~s_lt_0[7] & |(older_7__q & scan_oh_0__q))) begin
-            bt_7 = bt_7 | scan_oh_0__q;
+        bt_7 = beats_7__q & ~sum_oh_0__q;
+        if (s_lt_0[7] | (~s_gt_0[7] & ~s_lt_0[7] & |(older_7__q & sum_oh_0__q))) begin
+            bt_7 = bt_7 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[7]) begin
+        if (sum_oh_0__q[7]) begin
             bt_7 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_7__q)) & (below_n_7 | above_n_7);
         end
         bt_7 = bt_7 & ~launched;
@@ -10228,11 +8627,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_7 = nz_0 | ~launched | (launch & below_n_7);
         end
         beats_7__d = bt_7;
-        bt_8 = beats_8__q & ~scan_oh_0__q;
-        if (s_lt_0[8] | (~s_gt_0[8] & ~s_lt_0[8] & |(older_8__q & scan_oh_0__q))) begin
-            bt_8 = bt_8 | scan_oh_0__q;
+        bt_8 = beats_8__q & ~sum_oh_0__q;
+        if (s_lt_0[8] | (~s_gt_0[8] & ~s_lt_0[8] & |(older_8__q & sum_oh_0__q))) begin
+            bt_8 = bt_8 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[8]) begin
+        if (sum_oh_0__q[8]) begin
             bt_8 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_8__q)) & (below_n_8 | above_n_8);
         end
         bt_8 = bt_8 & ~launched;
@@ -10243,11 +8642,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_8 = nz_0 | ~launched | (launch & below_n_8);
         end
         beats_8__d = bt_8;
-        bt_9 = beats_9__q & ~scan_oh_0__q;
-        if (s_lt_0[9] | (~s_gt_0[9] & ~s_lt_0[9] & |(older_9__q & scan_oh_0__q))) begin
-            bt_9 = bt_9 | scan_oh_0__q;
+        bt_9 = beats_9__q & ~sum_oh_0__q;
+        if (s_lt_0[9] | (~s_gt_0[9] & ~s_lt_0[9] & |(older_9__q & sum_oh_0__q))) begin
+            bt_9 = bt_9 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[9]) begin
+        if (sum_oh_0__q[9]) begin
             bt_9 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_9__q)) & (below_n_9 | above_n_9);
         end
         bt_9 = bt_9 & ~launched;
@@ -10258,11 +8657,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_9 = nz_0 | ~launched | (launch & below_n_9);
         end
         beats_9__d = bt_9;
-        bt_10 = beats_10__q & ~scan_oh_0__q;
-        if (s_lt_0[10] | (~s_gt_0[10] & ~s_lt_0[10] & |(older_10__q & scan_oh_0__q))) begin
-            bt_10 = bt_10 | scan_oh_0__q;
+        bt_10 = beats_10__q & ~sum_oh_0__q;
+        if (s_lt_0[10] | (~s_gt_0[10] & ~s_lt_0[10] & |(older_10__q & sum_oh_0__q))) begin
+            bt_10 = bt_10 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[10]) begin
+        if (sum_oh_0__q[10]) begin
             bt_10 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_10__q)) & (below_n_10 | above_n_10);
         end
         bt_10 = bt_10 & ~launched;
@@ -10273,11 +8672,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_10 = nz_0 | ~launched | (launch & below_n_10);
         end
         beats_10__d = bt_10;
-        bt_11 = beats_11__q & ~scan_oh_0__q;
-        if (s_lt_0[11] | (~s_gt_0[11] & ~s_lt_0[11] & |(older_11__q & scan_oh_0__q))) begin
-            bt_11 = bt_11 | scan_oh_0__q;
+        bt_11 = beats_11__q & ~sum_oh_0__q;
+        if (s_lt_0[11] | (~s_gt_0[11] & ~s_lt_0[11] & |(older_11__q & sum_oh_0__q))) begin
+            bt_11 = bt_11 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[11]) begin
+        if (sum_oh_0__q[11]) begin
             bt_11 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_11__q)) & (below_n_11 | above_n_11);
         end
         bt_11 = bt_11 & ~launched;
@@ -10288,11 +8687,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_11 = nz_0 | ~launched | (launch & below_n_11);
         end
         beats_11__d = bt_11;
-        bt_12 = beats_12__q & ~scan_oh_0__q;
-        if (s_lt_0[12] | (~s_gt_0[12] & ~s_lt_0[12] & |(older_12__q & scan_oh_0__q))) begin
-            bt_12 = bt_12 | scan_oh_0__q;
+        bt_12 = beats_12__q & ~sum_oh_0__q;
+        if (s_lt_0[12] | (~s_gt_0[12] & ~s_lt_0[12] & |(older_12__q & sum_oh_0__q))) begin
+            bt_12 = bt_12 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[12]) begin
+        if (sum_oh_0__q[12]) begin
             bt_12 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_12__q)) & (below_n_12 | above_n_12);
         end
         bt_12 = bt_12 & ~launched;
@@ -10303,11 +8702,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_12 = nz_0 | ~launched | (launch & below_n_12);
         end
         beats_12__d = bt_12;
-        bt_13 = beats_13__q & ~scan_oh_0__q;
-        if (s_lt_0[13] | (~s_gt_0[13] & ~s_lt_0[13] & |(older_13__q & scan_oh_0__q))) begin
-            bt_13 = bt_13 | scan_oh_0__q;
+        bt_13 = beats_13__q & ~sum_oh_0__q;
+        if (s_lt_0[13] | (~s_gt_0[13] & ~s_lt_0[13] & |(older_13__q & sum_oh_0__q))) begin
+            bt_13 = bt_13 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[13]) begin
+        if (sum_oh_0__q[13]) begin
             bt_13 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_13__q)) & (below_n_13 | above_n_13);
         end
         bt_13 = bt_13 & ~launched;
@@ -10318,11 +8717,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_13 = nz_0 | ~launched | (launch & below_n_13);
         end
         beats_13__d = bt_13;
-        bt_14 = beats_14__q & ~scan_oh_0__q;
-        if (s_lt_0[14] | (~s_gt_0[14] & ~s_lt_0[14] & |(older_14__q & scan_oh_0__q))) begin
-            bt_14 = bt_14 | scan_oh_0__q;
+        bt_14 = beats_14__q & ~sum_oh_0__q;
+        if (s_lt_0[14] | (~s_gt_0[14] & ~s_lt_0[14] & |(older_14__q & sum_oh_0__q))) begin
+            bt_14 = bt_14 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[14]) begin
+        if (sum_oh_0__q[14]) begin
             bt_14 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_14__q)) & (below_n_14 | above_n_14);
         end
         bt_14 = bt_14 & ~launched;
@@ -10333,11 +8732,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_14 = nz_0 | ~launched | (launch & below_n_14);
         end
         beats_14__d = bt_14;
-        bt_15 = beats_15__q & ~scan_oh_0__q;
-        if (s_lt_0[15] | (~s_gt_0[15] & ~s_lt_0[15] & |(older_15__q & scan_oh_0__q))) begin
-            bt_15 = bt_15 | scan_oh_0__q;
+        bt_15 = beats_15__q & ~sum_oh_0__q;
+        if (s_lt_0[15] | (~s_gt_0[15] & ~s_lt_0[15] & |(older_15__q & sum_oh_0__q))) begin
+            bt_15 = bt_15 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[15]) begin
+        if (sum_oh_0__q[15]) begin
             bt_15 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_15__q)) & (below_n_15 | above_n_15);
         end
         bt_15 = bt_15 & ~launched;
@@ -10348,11 +8747,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_15 = nz_0 | ~launched | (launch & below_n_15);
         end
         beats_15__d = bt_15;
-        bt_16 = beats_16__q & ~scan_oh_0__q;
-        if (s_lt_0[16] | (~s_gt_0[16] & ~s_lt_0[16] & |(older_16__q & scan_oh_0__q))) begin
-            bt_16 = bt_16 | scan_oh_0__q;
+        bt_16 = beats_16__q & ~sum_oh_0__q;
+        if (s_lt_0[16] | (~s_gt_0[16] & ~s_lt_0[16] & |(older_16__q & sum_oh_0__q))) begin
+            bt_16 = bt_16 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[16]) begin
+        if (sum_oh_0__q[16]) begin
             bt_16 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_16__q)) & (below_n_16 | above_n_16);
         end
         bt_16 = bt_16 & ~launched;
@@ -10363,11 +8762,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_16 = nz_0 | ~launched | (launch & below_n_16);
         end
         beats_16__d = bt_16;
-        bt_17 = beats_17__q & ~scan_oh_0__q;
-        if (s_lt_0[17] | (~s_gt_0[17] & ~s_lt_0[17] & |(older_17__q & scan_oh_0__q))) begin
-            bt_17 = bt_17 | scan_oh_0__q;
+        bt_17 = beats_17__q & ~sum_oh_0__q;
+        if (s_lt_0[17] | (~s_gt_0[17] & ~s_lt_0[17] & |(older_17__q & sum_oh_0__q))) begin
+            bt_17 = bt_17 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[17]) begin
+        if (sum_oh_0__q[17]) begin
             bt_17 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_17__q)) & (below_n_17 | above_n_17);
         end
         bt_17 = bt_17 & ~launched;
@@ -10378,11 +8777,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_17 = nz_0 | ~launched | (launch & below_n_17);
         end
         beats_17__d = bt_17;
-        bt_18 = beats_18__q & ~scan_oh_0__q;
-        if (s_lt_0[18] | (~s_gt_0[18] & ~s_lt_0[18] & |(older_18__q & scan_oh_0__q))) begin
-            bt_18 = bt_18 | scan_oh_0__q;
+        bt_18 = beats_18__q & ~sum_oh_0__q;
+        if (s_lt_0[18] | (~s_gt_0[18] & ~s_lt_0[18] & |(older_18__q & sum_oh_0__q))) begin
+            bt_18 = bt_18 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[18]) begin
+        if (sum_oh_0__q[18]) begin
             bt_18 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_18__q)) & (below_n_18 | above_n_18);
         end
         bt_18 = bt_18 & ~launched;
@@ -10393,11 +8792,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_18 = nz_0 | ~launched | (launch & below_n_18);
         end
         beats_18__d = bt_18;
-        bt_19 = beats_19__q & ~scan_oh_0__q;
-        if (s_lt_0[19] | (~s_gt_0[19] & ~s_lt_0[19] & |(older_19__q & scan_oh_0__q))) begin
-            bt_19 = bt_19 | scan_oh_0__q;
+        bt_19 = beats_19__q & ~sum_oh_0__q;
+        if (s_lt_0[19] | (~s_gt_0[19] & ~s_lt_0[19] & |(older_19__q & sum_oh_0__q))) begin
+            bt_19 = bt_19 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[19]) begin
+        if (sum_oh_0__q[19]) begin
             bt_19 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_19__q)) & (below_n_19 | above_n_19);
         end
         bt_19 = bt_19 & ~launched;
@@ -10408,11 +8807,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_19 = nz_0 | ~launched | (launch & below_n_19);
         end
         beats_19__d = bt_19;
-        bt_20 = beats_20__q & ~scan_oh_0__q;
-        if (s_lt_0[20] | (~s_gt_0[20] & ~s_lt_0[20] & |(older_20__q & scan_oh_0__q))) begin
-            bt_20 = bt_20 | scan_oh_0__q;
+        bt_20 = beats_20__q & ~sum_oh_0__q;
+        if (s_lt_0[20] | (~s_gt_0[20] & ~s_lt_0[20] & |(older_20__q & sum_oh_0__q))) begin
+            bt_20 = bt_20 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[20]) begin
+        if (sum_oh_0__q[20]) begin
             bt_20 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_20__q)) & (below_n_20 | above_n_20);
         end
         bt_20 = bt_20 & ~launched;
@@ -10423,11 +8822,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_20 = nz_0 | ~launched | (launch & below_n_20);
         end
         beats_20__d = bt_20;
-        bt_21 = beats_21__q & ~scan_oh_0__q;
-        if (s_lt_0[21] | (~s_gt_0[21] & ~s_lt_0[21] & |(older_21__q & scan_oh_0__q))) begin
-            bt_21 = bt_21 | scan_oh_0__q;
+        bt_21 = beats_21__q & ~sum_oh_0__q;
+        if (s_lt_0[21] | (~s_gt_0[21] & ~s_lt_0[21] & |(older_21__q & sum_oh_0__q))) begin
+            bt_21 = bt_21 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[21]) begin
+        if (sum_oh_0__q[21]) begin
             bt_21 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_21__q)) & (below_n_21 | above_n_21);
         end
         bt_21 = bt_21 & ~launched;
@@ -10438,11 +8837,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_21 = nz_0 | ~launched | (launch & below_n_21);
         end
         beats_21__d = bt_21;
-        bt_22 = beats_22__q & ~scan_oh_0__q;
-        if (s_lt_0[22] | (~s_gt_0[22] & ~s_lt_0[22] & |(older_22__q & scan_oh_0__q))) begin
-            bt_22 = bt_22 | scan_oh_0__q;
+        bt_22 = beats_22__q & ~sum_oh_0__q;
+        if (s_lt_0[22] | (~s_gt_0[22] & ~s_lt_0[22] & |(older_22__q & sum_oh_0__q))) begin
+            bt_22 = bt_22 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[22]) begin
+        if (sum_oh_0__q[22]) begin
             bt_22 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_22__q)) & (below_n_22 | above_n_22);
         end
         bt_22 = bt_22 & ~launched;
@@ -10453,11 +8852,11 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             bt_22 = nz_0 | ~launched | (launch & below_n_22);
         end
         beats_22__d = bt_22;
-        bt_23 = beats_23__q & ~scan_oh_0__q;
-        if (s_lt_0[23] | (~s_gt_0[23] & ~s_lt_0[23] & |(older_23__q & scan_oh_0__q))) begin
-            bt_23 = bt_23 | scan_oh_0__q;
+        bt_23 = beats_23__q & ~sum_oh_0__q;
+        if (s_lt_0[23] | (~s_gt_0[23] & ~s_lt_0[23] & |(older_23__q & sum_oh_0__q))) begin
+            bt_23 = bt_23 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[23]) begin
+        if (sum_oh_0__q[23]) begin
             bt_23 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_23__q)) & (below_n_23 | above_n_23);
         end
         bt_23 = bt_23 & ~launched;
@@ -11217,6 +9616,7 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
             gap_23__d = zero5;
             score_23__d = zero_sb;
             scan_oh_0__d = one_n_0;
+            sum_oh_0__d = zero_n;
             beats_0__d = below_n_0;
             beats_1__d = below_n_1;
             beats_2__d = below_n_2;
@@ -12305,6 +10705,44 @@ module locality_degree_scan_fermi__start_oh_0(d,q,clock);
     end
           
 endmodule // locality_degree_scan_fermi__start_oh_0
+
+// locality_degree_scan_fermi__sum_0: a register (rust-hdl DFF), field `sum.0` of `locality_degree_scan_fermi`; 1 instance.
+module locality_degree_scan_fermi__sum_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_scan_fermi__sum_0
+
+// locality_degree_scan_fermi__sum_oh_0: a register (rust-hdl DFF), field `sum_oh.0` of `locality_degree_scan_fermi`; 1 instance.
+module locality_degree_scan_fermi__sum_oh_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_scan_fermi__sum_oh_0
 
 // locality_degree_scan_fermi__unit_0: a sub-block, field `unit.0` of `locality_degree_scan_fermi`; 1 instance.
 module locality_degree_scan_fermi__unit_0(region_a,region_b,sub_a,sub_b,degree);

@@ -474,6 +474,20 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
     reg  beats_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [8:0] sum_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [8:0] sum_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sum_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] sum_oh_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] sum_oh_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  sum_oh_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] pl_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] pl_0__q;
@@ -1063,6 +1077,9 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
     
     // Local signals
     // verilator lint_off UNOPTFLAT
+    reg  [7:0] pl_m_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] dlw_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -1496,6 +1513,16 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         .d(beats_7__d),
         .q(beats_7__q),
         .clock(beats_7__clock)
+    );
+    locality_degree_scan_proto__sum_0 sum_0(
+        .d(sum_0__d),
+        .q(sum_0__q),
+        .clock(sum_0__clock)
+    );
+    locality_degree_scan_proto__sum_oh_0 sum_oh_0(
+        .d(sum_oh_0__d),
+        .q(sum_oh_0__q),
+        .clock(sum_oh_0__clock)
     );
     locality_degree_scan_proto__pl pl_0(
         .d(pl_0__d),
@@ -1954,6 +1981,8 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         beats_6__clock = clock;
         beats_7__clock = clock;
         scan_oh_0__clock = clock;
+        sum_0__clock = clock;
+        sum_oh_0__clock = clock;
         pl_0__clock = clock;
         pl_1__clock = clock;
         pl_2__clock = clock;
@@ -2647,845 +2676,301 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         unit_0__sub_a = row_vsub_0__q;
         unit_0__region_b = col_vreg_0__q;
         unit_0__sub_b = col_vsub_0__q;
-        pl_0__d = pl_0__q;
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[0]) begin
-                pl_0__d = pl_0__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_0__d = pl_0__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[0]) begin
-                pl_0__d = pl_0__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_0__d = pl_0__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_1__d = pl_1__q;
+        pl_0__d = pl_0__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_0__d = pl_0__q | pl_m_0;
+        end
+        pl_8__d = pl_8__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_8__d = pl_8__q | pl_m_0;
+        end
+        pl_16__d = pl_16__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_16__d = pl_16__q | pl_m_0;
+        end
+        pl_24__d = pl_24__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_24__d = pl_24__q | pl_m_0;
+        end
+        pl_32__d = pl_32__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_32__d = pl_32__q | pl_m_0;
+        end
+        pl_40__d = pl_40__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_40__d = pl_40__q | pl_m_0;
+        end
+        pl_48__d = pl_48__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_48__d = pl_48__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[1]) begin
-                pl_1__d = pl_1__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_1__d = pl_1__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[1]) begin
-                pl_1__d = pl_1__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_1__d = pl_1__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_2__d = pl_2__q;
+        pl_1__d = pl_1__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_1__d = pl_1__q | pl_m_0;
+        end
+        pl_9__d = pl_9__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_9__d = pl_9__q | pl_m_0;
+        end
+        pl_17__d = pl_17__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_17__d = pl_17__q | pl_m_0;
+        end
+        pl_25__d = pl_25__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_25__d = pl_25__q | pl_m_0;
+        end
+        pl_33__d = pl_33__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_33__d = pl_33__q | pl_m_0;
+        end
+        pl_41__d = pl_41__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_41__d = pl_41__q | pl_m_0;
+        end
+        pl_49__d = pl_49__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_49__d = pl_49__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[2]) begin
-                pl_2__d = pl_2__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_2__d = pl_2__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[2]) begin
-                pl_2__d = pl_2__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_2__d = pl_2__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_3__d = pl_3__q;
+        pl_2__d = pl_2__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_2__d = pl_2__q | pl_m_0;
+        end
+        pl_10__d = pl_10__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_10__d = pl_10__q | pl_m_0;
+        end
+        pl_18__d = pl_18__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_18__d = pl_18__q | pl_m_0;
+        end
+        pl_26__d = pl_26__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_26__d = pl_26__q | pl_m_0;
+        end
+        pl_34__d = pl_34__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_34__d = pl_34__q | pl_m_0;
+        end
+        pl_42__d = pl_42__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_42__d = pl_42__q | pl_m_0;
+        end
+        pl_50__d = pl_50__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_50__d = pl_50__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[3]) begin
-                pl_3__d = pl_3__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_3__d = pl_3__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[3]) begin
-                pl_3__d = pl_3__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_3__d = pl_3__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_4__d = pl_4__q;
+        pl_3__d = pl_3__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_3__d = pl_3__q | pl_m_0;
+        end
+        pl_11__d = pl_11__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_11__d = pl_11__q | pl_m_0;
+        end
+        pl_19__d = pl_19__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_19__d = pl_19__q | pl_m_0;
+        end
+        pl_27__d = pl_27__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_27__d = pl_27__q | pl_m_0;
+        end
+        pl_35__d = pl_35__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_35__d = pl_35__q | pl_m_0;
+        end
+        pl_43__d = pl_43__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_43__d = pl_43__q | pl_m_0;
+        end
+        pl_51__d = pl_51__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_51__d = pl_51__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[4]) begin
-                pl_4__d = pl_4__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_4__d = pl_4__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[4]) begin
-                pl_4__d = pl_4__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_4__d = pl_4__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_5__d = pl_5__q;
+        pl_4__d = pl_4__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_4__d = pl_4__q | pl_m_0;
+        end
+        pl_12__d = pl_12__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_12__d = pl_12__q | pl_m_0;
+        end
+        pl_20__d = pl_20__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_20__d = pl_20__q | pl_m_0;
+        end
+        pl_28__d = pl_28__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_28__d = pl_28__q | pl_m_0;
+        end
+        pl_36__d = pl_36__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_36__d = pl_36__q | pl_m_0;
+        end
+        pl_44__d = pl_44__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_44__d = pl_44__q | pl_m_0;
+        end
+        pl_52__d = pl_52__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_52__d = pl_52__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[5]) begin
-                pl_5__d = pl_5__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_5__d = pl_5__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[5]) begin
-                pl_5__d = pl_5__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_5__d = pl_5__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_6__d = pl_6__q;
+        pl_5__d = pl_5__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_5__d = pl_5__q | pl_m_0;
+        end
+        pl_13__d = pl_13__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_13__d = pl_13__q | pl_m_0;
+        end
+        pl_21__d = pl_21__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_21__d = pl_21__q | pl_m_0;
+        end
+        pl_29__d = pl_29__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_29__d = pl_29__q | pl_m_0;
+        end
+        pl_37__d = pl_37__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_37__d = pl_37__q | pl_m_0;
+        end
+        pl_45__d = pl_45__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_45__d = pl_45__q | pl_m_0;
+        end
+        pl_53__d = pl_53__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_53__d = pl_53__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[6]) begin
-                pl_6__d = pl_6__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_6__d = pl_6__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[6]) begin
-                pl_6__d = pl_6__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_6__d = pl_6__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_7__d = pl_7__q;
+        pl_6__d = pl_6__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_6__d = pl_6__q | pl_m_0;
+        end
+        pl_14__d = pl_14__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_14__d = pl_14__q | pl_m_0;
+        end
+        pl_22__d = pl_22__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_22__d = pl_22__q | pl_m_0;
+        end
+        pl_30__d = pl_30__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_30__d = pl_30__q | pl_m_0;
+        end
+        pl_38__d = pl_38__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_38__d = pl_38__q | pl_m_0;
+        end
+        pl_46__d = pl_46__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_46__d = pl_46__q | pl_m_0;
+        end
+        pl_54__d = pl_54__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_54__d = pl_54__q | pl_m_0;
+        end
+        pl_m_0 = zero_n;
         if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
             if (row_oh_0__q[7]) begin
-                pl_7__d = pl_7__q & ~wr_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_7__d = pl_7__q | wr_oh_0__q;
-                end
+                pl_m_0 = wr_oh_0__q;
             end
             if (wr_oh_0__q[7]) begin
-                pl_7__d = pl_7__q & ~row_oh_0__q;
-                if (unit_0__degree[0]) begin
-                    pl_7__d = pl_7__q | row_oh_0__q;
-                end
+                pl_m_0 = row_oh_0__q;
             end
         end
-        pl_8__d = pl_8__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_8__d = pl_8__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_8__d = pl_8__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_8__d = pl_8__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_8__d = pl_8__q | row_oh_0__q;
-                end
-            end
+        pl_7__d = pl_7__q & ~pl_m_0;
+        if (unit_0__degree[0]) begin
+            pl_7__d = pl_7__q | pl_m_0;
         end
-        pl_9__d = pl_9__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_9__d = pl_9__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_9__d = pl_9__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_9__d = pl_9__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_9__d = pl_9__q | row_oh_0__q;
-                end
-            end
+        pl_15__d = pl_15__q & ~pl_m_0;
+        if (unit_0__degree[1]) begin
+            pl_15__d = pl_15__q | pl_m_0;
         end
-        pl_10__d = pl_10__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_10__d = pl_10__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_10__d = pl_10__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_10__d = pl_10__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_10__d = pl_10__q | row_oh_0__q;
-                end
-            end
+        pl_23__d = pl_23__q & ~pl_m_0;
+        if (unit_0__degree[2]) begin
+            pl_23__d = pl_23__q | pl_m_0;
         end
-        pl_11__d = pl_11__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_11__d = pl_11__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_11__d = pl_11__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_11__d = pl_11__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_11__d = pl_11__q | row_oh_0__q;
-                end
-            end
+        pl_31__d = pl_31__q & ~pl_m_0;
+        if (unit_0__degree[3]) begin
+            pl_31__d = pl_31__q | pl_m_0;
         end
-        pl_12__d = pl_12__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_12__d = pl_12__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_12__d = pl_12__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_12__d = pl_12__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_12__d = pl_12__q | row_oh_0__q;
-                end
-            end
+        pl_39__d = pl_39__q & ~pl_m_0;
+        if (unit_0__degree[4]) begin
+            pl_39__d = pl_39__q | pl_m_0;
         end
-        pl_13__d = pl_13__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_13__d = pl_13__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_13__d = pl_13__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_13__d = pl_13__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_13__d = pl_13__q | row_oh_0__q;
-                end
-            end
+        pl_47__d = pl_47__q & ~pl_m_0;
+        if (unit_0__degree[5]) begin
+            pl_47__d = pl_47__q | pl_m_0;
         end
-        pl_14__d = pl_14__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_14__d = pl_14__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_14__d = pl_14__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_14__d = pl_14__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_14__d = pl_14__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_15__d = pl_15__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_15__d = pl_15__q & ~wr_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_15__d = pl_15__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_15__d = pl_15__q & ~row_oh_0__q;
-                if (unit_0__degree[1]) begin
-                    pl_15__d = pl_15__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_16__d = pl_16__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_16__d = pl_16__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_16__d = pl_16__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_16__d = pl_16__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_16__d = pl_16__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_17__d = pl_17__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_17__d = pl_17__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_17__d = pl_17__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_17__d = pl_17__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_17__d = pl_17__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_18__d = pl_18__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_18__d = pl_18__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_18__d = pl_18__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_18__d = pl_18__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_18__d = pl_18__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_19__d = pl_19__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_19__d = pl_19__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_19__d = pl_19__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_19__d = pl_19__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_19__d = pl_19__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_20__d = pl_20__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_20__d = pl_20__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_20__d = pl_20__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_20__d = pl_20__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_20__d = pl_20__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_21__d = pl_21__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_21__d = pl_21__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_21__d = pl_21__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_21__d = pl_21__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_21__d = pl_21__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_22__d = pl_22__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_22__d = pl_22__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_22__d = pl_22__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_22__d = pl_22__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_22__d = pl_22__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_23__d = pl_23__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_23__d = pl_23__q & ~wr_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_23__d = pl_23__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_23__d = pl_23__q & ~row_oh_0__q;
-                if (unit_0__degree[2]) begin
-                    pl_23__d = pl_23__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_24__d = pl_24__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_24__d = pl_24__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_24__d = pl_24__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_24__d = pl_24__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_24__d = pl_24__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_25__d = pl_25__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_25__d = pl_25__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_25__d = pl_25__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_25__d = pl_25__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_25__d = pl_25__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_26__d = pl_26__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_26__d = pl_26__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_26__d = pl_26__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_26__d = pl_26__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_26__d = pl_26__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_27__d = pl_27__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_27__d = pl_27__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_27__d = pl_27__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_27__d = pl_27__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_27__d = pl_27__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_28__d = pl_28__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_28__d = pl_28__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_28__d = pl_28__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_28__d = pl_28__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_28__d = pl_28__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_29__d = pl_29__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_29__d = pl_29__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_29__d = pl_29__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_29__d = pl_29__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_29__d = pl_29__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_30__d = pl_30__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_30__d = pl_30__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_30__d = pl_30__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_30__d = pl_30__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_30__d = pl_30__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_31__d = pl_31__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_31__d = pl_31__q & ~wr_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_31__d = pl_31__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_31__d = pl_31__q & ~row_oh_0__q;
-                if (unit_0__degree[3]) begin
-                    pl_31__d = pl_31__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_32__d = pl_32__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_32__d = pl_32__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_32__d = pl_32__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_32__d = pl_32__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_32__d = pl_32__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_33__d = pl_33__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_33__d = pl_33__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_33__d = pl_33__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_33__d = pl_33__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_33__d = pl_33__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_34__d = pl_34__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_34__d = pl_34__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_34__d = pl_34__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_34__d = pl_34__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_34__d = pl_34__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_35__d = pl_35__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_35__d = pl_35__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_35__d = pl_35__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_35__d = pl_35__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_35__d = pl_35__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_36__d = pl_36__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_36__d = pl_36__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_36__d = pl_36__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_36__d = pl_36__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_36__d = pl_36__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_37__d = pl_37__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_37__d = pl_37__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_37__d = pl_37__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_37__d = pl_37__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_37__d = pl_37__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_38__d = pl_38__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_38__d = pl_38__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_38__d = pl_38__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_38__d = pl_38__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_38__d = pl_38__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_39__d = pl_39__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_39__d = pl_39__q & ~wr_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_39__d = pl_39__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_39__d = pl_39__q & ~row_oh_0__q;
-                if (unit_0__degree[4]) begin
-                    pl_39__d = pl_39__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_40__d = pl_40__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_40__d = pl_40__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_40__d = pl_40__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_40__d = pl_40__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_40__d = pl_40__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_41__d = pl_41__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_41__d = pl_41__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_41__d = pl_41__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_41__d = pl_41__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_41__d = pl_41__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_42__d = pl_42__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_42__d = pl_42__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_42__d = pl_42__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_42__d = pl_42__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_42__d = pl_42__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_43__d = pl_43__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_43__d = pl_43__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_43__d = pl_43__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_43__d = pl_43__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_43__d = pl_43__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_44__d = pl_44__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_44__d = pl_44__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_44__d = pl_44__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_44__d = pl_44__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_44__d = pl_44__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_45__d = pl_45__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_45__d = pl_45__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_45__d = pl_45__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_45__d = pl_45__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_45__d = pl_45__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_46__d = pl_46__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_46__d = pl_46__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_46__d = pl_46__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_46__d = pl_46__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_46__d = pl_46__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_47__d = pl_47__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_47__d = pl_47__q & ~wr_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_47__d = pl_47__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_47__d = pl_47__q & ~row_oh_0__q;
-                if (unit_0__degree[5]) begin
-                    pl_47__d = pl_47__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_48__d = pl_48__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[0]) begin
-                pl_48__d = pl_48__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_48__d = pl_48__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[0]) begin
-                pl_48__d = pl_48__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_48__d = pl_48__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_49__d = pl_49__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[1]) begin
-                pl_49__d = pl_49__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_49__d = pl_49__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[1]) begin
-                pl_49__d = pl_49__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_49__d = pl_49__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_50__d = pl_50__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[2]) begin
-                pl_50__d = pl_50__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_50__d = pl_50__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[2]) begin
-                pl_50__d = pl_50__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_50__d = pl_50__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_51__d = pl_51__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[3]) begin
-                pl_51__d = pl_51__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_51__d = pl_51__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[3]) begin
-                pl_51__d = pl_51__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_51__d = pl_51__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_52__d = pl_52__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[4]) begin
-                pl_52__d = pl_52__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_52__d = pl_52__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[4]) begin
-                pl_52__d = pl_52__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_52__d = pl_52__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_53__d = pl_53__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[5]) begin
-                pl_53__d = pl_53__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_53__d = pl_53__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[5]) begin
-                pl_53__d = pl_53__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_53__d = pl_53__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_54__d = pl_54__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[6]) begin
-                pl_54__d = pl_54__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_54__d = pl_54__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[6]) begin
-                pl_54__d = pl_54__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_54__d = pl_54__q | row_oh_0__q;
-                end
-            end
-        end
-        pl_55__d = pl_55__q;
-        if (row_busy_0__q & ~|(row_oh_0__q & wr_oh_0__q)) begin
-            if (row_oh_0__q[7]) begin
-                pl_55__d = pl_55__q & ~wr_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_55__d = pl_55__q | wr_oh_0__q;
-                end
-            end
-            if (wr_oh_0__q[7]) begin
-                pl_55__d = pl_55__q & ~row_oh_0__q;
-                if (unit_0__degree[6]) begin
-                    pl_55__d = pl_55__q | row_oh_0__q;
-                end
-            end
+        pl_55__d = pl_55__q & ~pl_m_0;
+        if (unit_0__degree[6]) begin
+            pl_55__d = pl_55__q | pl_m_0;
         end
         start_oh_0__d = row_pick__onehot;
         row_busy_0__d = row_busy_0__q;
@@ -3620,99 +3105,101 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         acc_0 = acc_0 + acc_1;
         acc_1 = acc_2 + acc_3;
         acc_0 = acc_0 + acc_1;
+        sum_0__d = acc_0;
+        sum_oh_0__d = scan_oh_0__q & ~launched;
         s_gt_0 = zero_n;
         s_lt_0 = zero_n;
         nz_0 = zero_n;
-        s_gt_0[0] = score_0__q > acc_0;
-        s_lt_0[0] = score_0__q < acc_0;
+        s_gt_0[0] = score_0__q > sum_0__q;
+        s_lt_0[0] = score_0__q < sum_0__q;
         nz_0[0] = score_0__q != zero_sb;
         score_0__d = score_0__q;
-        if (scan_oh_0__q[0]) begin
-            score_0__d = acc_0;
+        if (sum_oh_0__q[0]) begin
+            score_0__d = sum_0__q;
         end
         if (launched[0]) begin
             score_0__d = zero_sb;
         end
-        s_gt_0[1] = score_1__q > acc_0;
-        s_lt_0[1] = score_1__q < acc_0;
+        s_gt_0[1] = score_1__q > sum_0__q;
+        s_lt_0[1] = score_1__q < sum_0__q;
         nz_0[1] = score_1__q != zero_sb;
         score_1__d = score_1__q;
-        if (scan_oh_0__q[1]) begin
-            score_1__d = acc_0;
+        if (sum_oh_0__q[1]) begin
+            score_1__d = sum_0__q;
         end
         if (launched[1]) begin
             score_1__d = zero_sb;
         end
-        s_gt_0[2] = score_2__q > acc_0;
-        s_lt_0[2] = score_2__q < acc_0;
+        s_gt_0[2] = score_2__q > sum_0__q;
+        s_lt_0[2] = score_2__q < sum_0__q;
         nz_0[2] = score_2__q != zero_sb;
         score_2__d = score_2__q;
-        if (scan_oh_0__q[2]) begin
-            score_2__d = acc_0;
+        if (sum_oh_0__q[2]) begin
+            score_2__d = sum_0__q;
         end
         if (launched[2]) begin
             score_2__d = zero_sb;
         end
-        s_gt_0[3] = score_3__q > acc_0;
-        s_lt_0[3] = score_3__q < acc_0;
+        s_gt_0[3] = score_3__q > sum_0__q;
+        s_lt_0[3] = score_3__q < sum_0__q;
         nz_0[3] = score_3__q != zero_sb;
         score_3__d = score_3__q;
-        if (scan_oh_0__q[3]) begin
-            score_3__d = acc_0;
+        if (sum_oh_0__q[3]) begin
+            score_3__d = sum_0__q;
         end
         if (launched[3]) begin
             score_3__d = zero_sb;
         end
-        s_gt_0[4] = score_4__q > acc_0;
-        s_lt_0[4] = score_4__q < acc_0;
+        s_gt_0[4] = score_4__q > sum_0__q;
+        s_lt_0[4] = score_4__q < sum_0__q;
         nz_0[4] = score_4__q != zero_sb;
         score_4__d = score_4__q;
-        if (scan_oh_0__q[4]) begin
-            score_4__d = acc_0;
+        if (sum_oh_0__q[4]) begin
+            score_4__d = sum_0__q;
         end
         if (launched[4]) begin
             score_4__d = zero_sb;
         end
-        s_gt_0[5] = score_5__q > acc_0;
-        s_lt_0[5] = score_5__q < acc_0;
+        s_gt_0[5] = score_5__q > sum_0__q;
+        s_lt_0[5] = score_5__q < sum_0__q;
         nz_0[5] = score_5__q != zero_sb;
         score_5__d = score_5__q;
-        if (scan_oh_0__q[5]) begin
-            score_5__d = acc_0;
+        if (sum_oh_0__q[5]) begin
+            score_5__d = sum_0__q;
         end
         if (launched[5]) begin
             score_5__d = zero_sb;
         end
-        s_gt_0[6] = score_6__q > acc_0;
-        s_lt_0[6] = score_6__q < acc_0;
+        s_gt_0[6] = score_6__q > sum_0__q;
+        s_lt_0[6] = score_6__q < sum_0__q;
         nz_0[6] = score_6__q != zero_sb;
         score_6__d = score_6__q;
-        if (scan_oh_0__q[6]) begin
-            score_6__d = acc_0;
+        if (sum_oh_0__q[6]) begin
+            score_6__d = sum_0__q;
         end
         if (launched[6]) begin
             score_6__d = zero_sb;
         end
-        s_gt_0[7] = score_7__q > acc_0;
-        s_lt_0[7] = score_7__q < acc_0;
+        s_gt_0[7] = score_7__q > sum_0__q;
+        s_lt_0[7] = score_7__q < sum_0__q;
         nz_0[7] = score_7__q != zero_sb;
         score_7__d = score_7__q;
-        if (scan_oh_0__q[7]) begin
-            score_7__d = acc_0;
+        if (sum_oh_0__q[7]) begin
+            score_7__d = sum_0__q;
         end
         if (launched[7]) begin
             score_7__d = zero_sb;
         end
-        nz_0 = nz_0 & ~scan_oh_0__q;
-        if (acc_0 != zero_sb) begin
-            nz_0 = nz_0 | scan_oh_0__q;
+        nz_0 = nz_0 & ~sum_oh_0__q;
+        if (sum_0__q != zero_sb) begin
+            nz_0 = nz_0 | sum_oh_0__q;
         end
         nz_0 = nz_0 & ~launched;
-        bt_0 = beats_0__q & ~scan_oh_0__q;
-        if (s_lt_0[0] | (~s_gt_0[0] & ~s_lt_0[0] & |(older_0__q & scan_oh_0__q))) begin
-            bt_0 = bt_0 | scan_oh_0__q;
+        bt_0 = beats_0__q & ~sum_oh_0__q;
+        if (s_lt_0[0] | (~s_gt_0[0] & ~s_lt_0[0] & |(older_0__q & sum_oh_0__q))) begin
+            bt_0 = bt_0 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[0]) begin
+        if (sum_oh_0__q[0]) begin
             bt_0 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_0__q)) & (below_n_0 | above_n_0);
         end
         bt_0 = bt_0 & ~launched;
@@ -3723,11 +3210,11 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_0 = nz_0 | ~launched | (launch & below_n_0);
         end
         beats_0__d = bt_0;
-        bt_1 = beats_1__q & ~scan_oh_0__q;
-        if (s_lt_0[1] | (~s_gt_0[1] & ~s_lt_0[1] & |(older_1__q & scan_oh_0__q))) begin
-            bt_1 = bt_1 | scan_oh_0__q;
+        bt_1 = beats_1__q & ~sum_oh_0__q;
+        if (s_lt_0[1] | (~s_gt_0[1] & ~s_lt_0[1] & |(older_1__q & sum_oh_0__q))) begin
+            bt_1 = bt_1 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[1]) begin
+        if (sum_oh_0__q[1]) begin
             bt_1 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_1__q)) & (below_n_1 | above_n_1);
         end
         bt_1 = bt_1 & ~launched;
@@ -3738,11 +3225,11 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_1 = nz_0 | ~launched | (launch & below_n_1);
         end
         beats_1__d = bt_1;
-        bt_2 = beats_2__q & ~scan_oh_0__q;
-        if (s_lt_0[2] | (~s_gt_0[2] & ~s_lt_0[2] & |(older_2__q & scan_oh_0__q))) begin
-            bt_2 = bt_2 | scan_oh_0__q;
+        bt_2 = beats_2__q & ~sum_oh_0__q;
+        if (s_lt_0[2] | (~s_gt_0[2] & ~s_lt_0[2] & |(older_2__q & sum_oh_0__q))) begin
+            bt_2 = bt_2 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[2]) begin
+        if (sum_oh_0__q[2]) begin
             bt_2 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_2__q)) & (below_n_2 | above_n_2);
         end
         bt_2 = bt_2 & ~launched;
@@ -3753,11 +3240,11 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_2 = nz_0 | ~launched | (launch & below_n_2);
         end
         beats_2__d = bt_2;
-        bt_3 = beats_3__q & ~scan_oh_0__q;
-        if (s_lt_0[3] | (~s_gt_0[3] & ~s_lt_0[3] & |(older_3__q & scan_oh_0__q))) begin
-            bt_3 = bt_3 | scan_oh_0__q;
+        bt_3 = beats_3__q & ~sum_oh_0__q;
+        if (s_lt_0[3] | (~s_gt_0[3] & ~s_lt_0[3] & |(older_3__q & sum_oh_0__q))) begin
+            bt_3 = bt_3 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[3]) begin
+        if (sum_oh_0__q[3]) begin
             bt_3 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_3__q)) & (below_n_3 | above_n_3);
         end
         bt_3 = bt_3 & ~launched;
@@ -3768,11 +3255,11 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_3 = nz_0 | ~launched | (launch & below_n_3);
         end
         beats_3__d = bt_3;
-        bt_4 = beats_4__q & ~scan_oh_0__q;
-        if (s_lt_0[4] | (~s_gt_0[4] & ~s_lt_0[4] & |(older_4__q & scan_oh_0__q))) begin
-            bt_4 = bt_4 | scan_oh_0__q;
+        bt_4 = beats_4__q & ~sum_oh_0__q;
+        if (s_lt_0[4] | (~s_gt_0[4] & ~s_lt_0[4] & |(older_4__q & sum_oh_0__q))) begin
+            bt_4 = bt_4 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[4]) begin
+        if (sum_oh_0__q[4]) begin
             bt_4 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_4__q)) & (below_n_4 | above_n_4);
         end
         bt_4 = bt_4 & ~launched;
@@ -3783,11 +3270,11 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_4 = nz_0 | ~launched | (launch & below_n_4);
         end
         beats_4__d = bt_4;
-        bt_5 = beats_5__q & ~scan_oh_0__q;
-        if (s_lt_0[5] | (~s_gt_0[5] & ~s_lt_0[5] & |(older_5__q & scan_oh_0__q))) begin
-            bt_5 = bt_5 | scan_oh_0__q;
+        bt_5 = beats_5__q & ~sum_oh_0__q;
+        if (s_lt_0[5] | (~s_gt_0[5] & ~s_lt_0[5] & |(older_5__q & sum_oh_0__q))) begin
+            bt_5 = bt_5 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[5]) begin
+        if (sum_oh_0__q[5]) begin
             bt_5 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_5__q)) & (below_n_5 | above_n_5);
         end
         bt_5 = bt_5 & ~launched;
@@ -3798,11 +3285,11 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_5 = nz_0 | ~launched | (launch & below_n_5);
         end
         beats_5__d = bt_5;
-        bt_6 = beats_6__q & ~scan_oh_0__q;
-        if (s_lt_0[6] | (~s_gt_0[6] & ~s_lt_0[6] & |(older_6__q & scan_oh_0__q))) begin
-            bt_6 = bt_6 | scan_oh_0__q;
+        bt_6 = beats_6__q & ~sum_oh_0__q;
+        if (s_lt_0[6] | (~s_gt_0[6] & ~s_lt_0[6] & |(older_6__q & sum_oh_0__q))) begin
+            bt_6 = bt_6 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[6]) begin
+        if (sum_oh_0__q[6]) begin
             bt_6 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_6__q)) & (below_n_6 | above_n_6);
         end
         bt_6 = bt_6 & ~launched;
@@ -3813,11 +3300,11 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             bt_6 = nz_0 | ~launched | (launch & below_n_6);
         end
         beats_6__d = bt_6;
-        bt_7 = beats_7__q & ~scan_oh_0__q;
-        if (s_lt_0[7] | (~s_gt_0[7] & ~s_lt_0[7] & |(older_7__q & scan_oh_0__q))) begin
-            bt_7 = bt_7 | scan_oh_0__q;
+        bt_7 = beats_7__q & ~sum_oh_0__q;
+        if (s_lt_0[7] | (~s_gt_0[7] & ~s_lt_0[7] & |(older_7__q & sum_oh_0__q))) begin
+            bt_7 = bt_7 | sum_oh_0__q;
         end
-        if (scan_oh_0__q[7]) begin
+        if (sum_oh_0__q[7]) begin
             bt_7 = (s_gt_0 | (~s_gt_0 & ~s_lt_0 & older_7__q)) & (below_n_7 | above_n_7);
         end
         bt_7 = bt_7 & ~launched;
@@ -4097,6 +3584,7 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
             gap_7__d = zero5;
             score_7__d = zero_sb;
             scan_oh_0__d = one_n_0;
+            sum_oh_0__d = zero_n;
             beats_0__d = below_n_0;
             beats_1__d = below_n_1;
             beats_2__d = below_n_2;
@@ -4761,6 +4249,44 @@ module locality_degree_scan_proto__start_oh_0(d,q,clock);
     end
           
 endmodule // locality_degree_scan_proto__start_oh_0
+
+// locality_degree_scan_proto__sum_0: a register (rust-hdl DFF), field `sum.0` of `locality_degree_scan_proto`; 1 instance.
+module locality_degree_scan_proto__sum_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_scan_proto__sum_0
+
+// locality_degree_scan_proto__sum_oh_0: a register (rust-hdl DFF), field `sum_oh.0` of `locality_degree_scan_proto`; 1 instance.
+module locality_degree_scan_proto__sum_oh_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // locality_degree_scan_proto__sum_oh_0
 
 // locality_degree_scan_proto__unit_0: a sub-block, field `unit.0` of `locality_degree_scan_proto`; 1 instance.
 module locality_degree_scan_proto__unit_0(region_a,region_b,sub_a,sub_b,degree);

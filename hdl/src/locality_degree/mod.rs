@@ -134,11 +134,19 @@ pub struct Laws<
     /// kept current as scores and ages change.
     scan_oh: [DFF<Bits<N>>; SCN],
     beats: [DFF<Bits<N>>; NBS],
+    /// `scan`: the score the adder tree computed the cycle before and its warp (one-hot;
+    /// zero when none: the first cycle, or its warp launched since), compared and written
+    /// this cycle.
+    sum: [DFF<Bits<SB>>; SCN],
+    sum_oh: [DFF<Bits<N>>; SCN],
     tri: [DFF<Bits<7>>; TT],
     /// `scan`: the table as bit planes instead, `pl[b * N + p]` bit `a`: bit `b` of the degree
     /// of warps `p` and `a` (both halves of the symmetric matrix, so a row is one word per
     /// plane).
     pl: [DFF<Bits<N>>; NPL],
+    /// `scan`: the bits of a warp's plane words the row's entry writes this cycle (reused
+    /// per warp).
+    pl_m: [Signal<Local, Bits<N>>; SCN],
     /// `scan`: the registered degrees with the last warp as bit planes instead of `dl`
     /// (`dlp[b]` bit `w`: bit `b` of warp `w`'s), a plane on its way (reused), and per warp
     /// the warps whose degree is below its own and equal to it (a comparator per pair, bit
@@ -304,6 +312,8 @@ impl<
             score: array_init::array_init(|_| Default::default()),
             scan_oh: array_init::array_init(|_| Default::default()),
             beats: array_init::array_init(|_| Default::default()),
+            sum: array_init::array_init(|_| Default::default()),
+            sum_oh: array_init::array_init(|_| Default::default()),
             tri: array_init::array_init(|_| Default::default()),
             pl: array_init::array_init(|_| Default::default()),
             dlp: array_init::array_init(|_| Default::default()),
@@ -335,6 +345,7 @@ impl<
             nz: array_init::array_init(|_| Default::default()),
             bt: array_init::array_init(|_| Default::default()),
             acc_leaf: Default::default(),
+            pl_m: array_init::array_init(|_| Default::default()),
             row_pick: Default::default(),
             row_region: Default::default(),
             row_sub: Default::default(),
@@ -419,6 +430,8 @@ impl<
         }
         for c in 0..SCN {
             self.scan_oh[c].clock.next = self.clock.val();
+            self.sum[c].clock.next = self.clock.val();
+            self.sum_oh[c].clock.next = self.clock.val();
         }
         for e in 0..TT {
             self.tri[e].clock.next = self.clock.val();
@@ -852,31 +865,28 @@ impl<
                 }
             }
             // `scan`: the entry into the row warp's word of each plane at the column's bit
-            // and the column warp's at the row's (none on the diagonal).
-            for _c in 0..SCN {
+            // and the column warp's at the row's (none on the diagonal): per warp the bits of
+            // its words written (`pl_m`), each set or cleared by the degree's bit.
+            for c in 0..SCN {
                 for n in N..(N + 1) {
-                    for b in 0..7 {
-                        for p in 0..N {
-                            self.pl[b * n + p].d.next = self.pl[b * n + p].q.val();
-                            if self.row_busy[s].q.val()
-                                & !(self.row_oh[s].q.val() & self.wr_oh[s].q.val()).any()
-                            {
-                                if self.row_oh[s].q.val().get_bit(p) {
-                                    self.pl[b * n + p].d.next =
-                                        self.pl[b * n + p].q.val() & !self.wr_oh[s].q.val();
-                                    if self.unit[s].degree.val().get_bit(b) {
-                                        self.pl[b * n + p].d.next =
-                                            self.pl[b * n + p].q.val() | self.wr_oh[s].q.val();
-                                    }
-                                }
-                                if self.wr_oh[s].q.val().get_bit(p) {
-                                    self.pl[b * n + p].d.next =
-                                        self.pl[b * n + p].q.val() & !self.row_oh[s].q.val();
-                                    if self.unit[s].degree.val().get_bit(b) {
-                                        self.pl[b * n + p].d.next =
-                                            self.pl[b * n + p].q.val() | self.row_oh[s].q.val();
-                                    }
-                                }
+                    for p in 0..N {
+                        self.pl_m[c].next = self.zero_n.val();
+                        if self.row_busy[s].q.val()
+                            & !(self.row_oh[s].q.val() & self.wr_oh[s].q.val()).any()
+                        {
+                            if self.row_oh[s].q.val().get_bit(p) {
+                                self.pl_m[c].next = self.wr_oh[s].q.val();
+                            }
+                            if self.wr_oh[s].q.val().get_bit(p) {
+                                self.pl_m[c].next = self.row_oh[s].q.val();
+                            }
+                        }
+                        for b in 0..7 {
+                            self.pl[b * n + p].d.next =
+                                self.pl[b * n + p].q.val() & !self.pl_m[c].val();
+                            if self.unit[s].degree.val().get_bit(b) {
+                                self.pl[b * n + p].d.next =
+                                    self.pl[b * n + p].q.val() | self.pl_m[c].val();
                             }
                         }
                     }
@@ -915,10 +925,11 @@ impl<
         }
         // `scan`: the scanned warp's score, an adder tree over its degrees with the staying
         // warps (its column of the planes: each plane's rows AND the pointer, any; 0 while
-        // either warp is dirty); `beats` kept current: the scanned warp's row and column from
-        // its new score against every other (`N` comparators), a launched warp's (score 0,
-        // youngest) from the scores left nonzero and its new age row (the same expressions as
-        // `older`'s update below); the pointer steps on.
+        // either warp is dirty), registered with its warp; the score registered the cycle
+        // before written, `beats` kept current: its warp's row and column from that score
+        // against every other (`N` comparators), a launched warp's (score 0, youngest) from
+        // the scores left nonzero and its new age row (the same expressions as `older`'s
+        // update below); the pointer steps on.
         for c in 0..SCN {
             for n in N..(N + 1) {
                 for a in 0..NP {
@@ -957,42 +968,45 @@ impl<
                 for i in 0..(NP / 64) {
                     self.acc[i].next = self.acc[2 * i].val() + self.acc[2 * i + 1].val();
                 }
+                // Registered for the next cycle (a launch of its warp drops it).
+                self.sum[c].d.next = self.acc[0].val();
+                self.sum_oh[c].d.next = self.scan_oh[c].q.val() & !self.launched.val();
                 self.s_gt[c].next = self.zero_n.val();
                 self.s_lt[c].next = self.zero_n.val();
                 self.nz[c].next = self.zero_n.val();
                 for q in 0..N {
                     self.s_gt[c].next = self.s_gt[c]
                         .val()
-                        .replace_bit(q, self.score[q].q.val() > self.acc[0].val());
+                        .replace_bit(q, self.score[q].q.val() > self.sum[c].q.val());
                     self.s_lt[c].next = self.s_lt[c]
                         .val()
-                        .replace_bit(q, self.score[q].q.val() < self.acc[0].val());
+                        .replace_bit(q, self.score[q].q.val() < self.sum[c].q.val());
                     self.nz[c].next = self.nz[c]
                         .val()
                         .replace_bit(q, self.score[q].q.val() != self.zero_sb.val());
                     self.score[q].d.next = self.score[q].q.val();
-                    if self.scan_oh[c].q.val().get_bit(q) {
-                        self.score[q].d.next = self.acc[0].val();
+                    if self.sum_oh[c].q.val().get_bit(q) {
+                        self.score[q].d.next = self.sum[c].q.val();
                     }
                     if self.launched.val().get_bit(q) {
                         self.score[q].d.next = self.zero_sb.val();
                     }
                 }
-                self.nz[c].next = self.nz[c].val() & !self.scan_oh[c].q.val();
-                if self.acc[0].val() != self.zero_sb.val() {
-                    self.nz[c].next = self.nz[c].val() | self.scan_oh[c].q.val();
+                self.nz[c].next = self.nz[c].val() & !self.sum_oh[c].q.val();
+                if self.sum[c].q.val() != self.zero_sb.val() {
+                    self.nz[c].next = self.nz[c].val() | self.sum_oh[c].q.val();
                 }
                 self.nz[c].next = self.nz[c].val() & !self.launched.val();
                 for q in 0..N {
-                    self.bt[q].next = self.beats[q].q.val() & !self.scan_oh[c].q.val();
+                    self.bt[q].next = self.beats[q].q.val() & !self.sum_oh[c].q.val();
                     if self.s_lt[c].val().get_bit(q)
                         | (!self.s_gt[c].val().get_bit(q)
                             & !self.s_lt[c].val().get_bit(q)
-                            & (self.older[q].q.val() & self.scan_oh[c].q.val()).any())
+                            & (self.older[q].q.val() & self.sum_oh[c].q.val()).any())
                     {
-                        self.bt[q].next = self.bt[q].val() | self.scan_oh[c].q.val();
+                        self.bt[q].next = self.bt[q].val() | self.sum_oh[c].q.val();
                     }
-                    if self.scan_oh[c].q.val().get_bit(q) {
+                    if self.sum_oh[c].q.val().get_bit(q) {
                         self.bt[q].next = (self.s_gt[c].val()
                             | (!self.s_gt[c].val() & !self.s_lt[c].val() & self.older[q].q.val()))
                             & (self.below_n[q].val() | self.above_n[q].val());
@@ -1094,6 +1108,7 @@ impl<
             }
             for c in 0..SCN {
                 self.scan_oh[c].d.next = self.one_n[c].val();
+                self.sum_oh[c].d.next = self.zero_n.val();
                 for w in 0..N {
                     self.beats[w].d.next = self.below_n[w].val();
                 }

@@ -39,11 +39,13 @@
 //! promotion, L539: "finding the maximum sharing degree warp requires only linear search
 //! time", hidden behind greedy issue): one promotion score is computed a cycle, for the warp
 //! under a scan pointer that steps through the warps `0..n` in turn (its locality with the
-//! warps staying active that cycle, the table as read that cycle), so a warp's score is at
-//! most `n` cycles old; a launched warp's score is 0 until the scan reaches it; and at most
-//! one warp is promoted a cycle (the thesis's "one of ready warp ... is promoted"), the best
-//! pending candidate as `serial` ranks them (starved oldest first, then the highest score,
-//! ties to the oldest). The hardware is one row read and one adder tree for the scores and a
+//! warps staying active that cycle, the table as read that cycle), registered and written
+//! into the scores at the next edge (the comparators that keep the ranking current take a
+//! cycle of their own), so a warp's score is at most `n + 1` cycles old; a launched warp's
+//! score is 0 until the scan reaches it (a sum of its old self still on the way is dropped);
+//! and at most one warp is promoted a cycle (the thesis's "one of ready warp ... is
+//! promoted"), the best pending candidate as `serial` ranks them (starved oldest first, then
+//! the highest score, ties to the oldest). The hardware is one row read and one adder tree for the scores and a
 //! pairwise relation kept current from `n` comparators a cycle, not a rank per warp.
 //!
 //! # A cycle (decisions from the state at the start of the cycle; group moves at the edge)
@@ -207,6 +209,10 @@ pub struct Golden {
     score: Vec<u32>,
     /// Policy `scan`: the warp whose score is computed this cycle.
     scan_ptr: usize,
+    /// Policy `scan`: the score computed the cycle before and its warp, written into `score`
+    /// at this cycle's edge (a register in the RTL: the comparators that keep the ranking
+    /// current read it a cycle after the adder tree); dropped when its warp is launched.
+    scan_sum: Option<(usize, u32)>,
     /// The staying warps `score` was computed from, while the table has not changed since
     /// (the golden model's shortcut: the same sums are not added again).
     score_of: Option<u64>,
@@ -240,6 +246,8 @@ pub(crate) enum Fault {
     HighestDirtyFirst,
     /// `scan`: every warp's score computed every cycle (no scan).
     ScanEveryWarp,
+    /// `scan`: the scanned score written at the edge it is computed (no register).
+    ScanSameCycle,
 }
 
 impl Golden {
@@ -269,6 +277,7 @@ impl Golden {
             score: vec![0; n],
             score_of: None,
             scan_ptr: 0,
+            scan_sum: None,
             row: None,
             next_start: None,
             deg_last: vec![0; n],
@@ -361,11 +370,20 @@ impl Golden {
         }
     }
 
-    /// `scan` at the edge: the score of the warp under the pointer, from this cycle's
-    /// staying warps and table; the pointer steps on.
+    /// `scan` at the edge: the score registered the cycle before is written; the score of
+    /// the warp under the pointer, from this cycle's staying warps and table, is registered;
+    /// the pointer steps on.
     fn scan_edge(&mut self, staying: u64) {
+        if let Some((q, s)) = self.scan_sum.take() {
+            self.score[q] = s;
+        }
         let p = self.scan_ptr;
-        self.score[p] = self.score_with(p, staying);
+        self.scan_sum = Some((p, self.score_with(p, staying)));
+        #[cfg(test)]
+        if self.fault == Some(Fault::ScanSameCycle) {
+            self.score[p] = self.score_with(p, staying);
+            self.scan_sum = None;
+        }
         #[cfg(test)]
         if self.fault == Some(Fault::ScanEveryWarp) {
             for q in 0..self.params.warps {
@@ -435,6 +453,7 @@ impl Block for Golden {
         self.score = vec![0; n];
         self.score_of = None;
         self.scan_ptr = 0;
+        self.scan_sum = None;
         self.row = None;
         self.next_start = None;
         self.deg_last = vec![0; n];
@@ -539,8 +558,9 @@ impl Block for Golden {
                     self.gap[w] = gap;
                     if self.params.scan {
                         // Its score is 0 until the scan reaches it (as it reads while the
-                        // warp is dirty).
+                        // warp is dirty); a score of its old self still on the way is dropped.
                         self.score[w] = 0;
+                        self.scan_sum = self.scan_sum.filter(|&(q, _)| q != w);
                     }
                 }
             }
@@ -591,7 +611,13 @@ impl Inspect for Golden {
             ]);
         }
         if self.params.scan {
-            specs.push(PortSpec::new("scan", b));
+            specs.extend([
+                PortSpec::new("scan", b),
+                PortSpec::new("scan_sum_valid", 1),
+                PortSpec::new("scan_sum_warp", b),
+                // A sum of at most `active` degrees of at most 80.
+                PortSpec::new("scan_sum", clog2(self.params.active * 80 + 1)),
+            ]);
         }
         specs
     }
@@ -616,7 +642,13 @@ impl Inspect for Golden {
             ]);
         }
         if self.params.scan {
-            out.push(self.scan_ptr as u64);
+            let (q, sum) = self.scan_sum.unwrap_or((0, 0));
+            out.extend([
+                self.scan_ptr as u64,
+                self.scan_sum.is_some() as u64,
+                q as u64,
+                sum as u64,
+            ]);
         }
     }
 }

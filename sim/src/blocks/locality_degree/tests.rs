@@ -348,11 +348,12 @@ fn serial_table_is_coherent_whenever_no_row_waits() {
 
 /// Runs `scan` (or the policy of `p`) on random stimulus and checks its promotion from the
 /// state each cycle decides from: the scores as a scan leaves them (one warp's a cycle, the
-/// pointer stepping through `0..n`, from that cycle's staying warps and table; 0 from a
-/// warp's launch), at most one warp promoted a cycle while a place is free, and that one the
-/// best pending warp (starved oldest first, then the highest score, ties to the oldest). The number of promotions and of
-/// those the scores decided (not the oldest candidate), or the first violation. Without
-/// `starve`, no warp starves (the stimulus's starvation threshold raised past the gaps).
+/// pointer stepping through `0..n`, from that cycle's staying warps and table, written at the
+/// next edge; 0 from a warp's launch, which drops a sum on the way), at most one warp
+/// promoted a cycle while a place is free, and that one the best pending warp (starved oldest
+/// first, then the highest score, ties to the oldest). The number of promotions and of those
+/// the scores decided (not the oldest candidate), or the first violation. Without `starve`,
+/// no warp starves (the stimulus's starvation threshold raised past the gaps).
 fn check_scan(
     p: Params,
     seed: u64,
@@ -364,6 +365,8 @@ fn check_scan(
     g.fault = fault;
     let mut stim = stimulus::Stimulus::new(p, seed);
     let (mut score, mut ptr) = (vec![0u32; p.warps], 0usize);
+    // The sum registered the cycle before and its warp: written at this cycle's edge.
+    let mut on_the_way: Option<(usize, u32)> = None;
     let (mut prev, mut promotions, mut by_score) = (None, 0, 0);
     for cycle in 0..cycles {
         let mut inp = stim.next(prev.as_ref());
@@ -396,9 +399,12 @@ fn check_scan(
         }
         promotions += got.count_ones();
         by_score += (got != 0 && best != oldest) as u32;
-        score[ptr] = sum;
+        if let Some((q, s)) = on_the_way.replace((ptr, sum)) {
+            score[q] = s;
+        }
         for w in Golden::bits((inp.launch | inp.launch2) & g.mask()) {
             score[w] = 0;
+            on_the_way = on_the_way.filter(|&(q, _)| q != w);
         }
         ptr = (ptr + 1) % p.warps;
         prev = Some(out);
@@ -418,13 +424,16 @@ fn scan_promotes_the_best_warp_by_the_scanned_scores() {
     }
 }
 
-/// The scan checker catches every score computed every cycle, and `serial`'s promotion (a
-/// rank per warp, every free place filled at once).
+/// The scan checker catches every score computed every cycle, a score written at the edge it
+/// is computed (no register between the adder tree and the comparators), and `serial`'s
+/// promotion (a rank per warp, every free place filled at once).
 #[test]
 fn the_scan_checker_catches_planted_bugs() {
     let p = Kind::params("scan", "fermi");
-    let err = check_scan(p, 13, false, Some(Fault::ScanEveryWarp), 100_000).expect_err("caught");
-    assert!(err.contains("best pending warp"), "{err}");
+    for fault in [Fault::ScanEveryWarp, Fault::ScanSameCycle] {
+        let err = check_scan(p, 13, false, Some(fault), 100_000).expect_err("caught");
+        assert!(err.contains("best pending warp"), "{fault:?}: {err}");
+    }
     let serial = Params { scan: false, ..p };
     assert!(check_scan(serial, 13, false, None, 100_000).is_err());
 }
