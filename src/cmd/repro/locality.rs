@@ -34,7 +34,9 @@ pub struct Column {
     pub args: &'static str,
 }
 
-/// The configurations, the baseline (RR + GTO) first.
+/// The configurations, the baseline (RR + GTO) first; `la_laws_scan` is LAWS with the
+/// timing of its `scan` module, `la_laws_board` both blocks with the timing of the modules
+/// that place and route on the boards.
 pub fn columns() -> Vec<Column> {
     let c = |name, label, args| Column { name, label, args };
     vec![
@@ -49,6 +51,17 @@ pub fn columns() -> Vec<Column> {
             "la_laws",
             "LA-TB + LAWS",
             "--tb-sched locality --warp-sched laws",
+        ),
+        c(
+            "la_laws_scan",
+            "LA-TB + LAWS (scan)",
+            "--tb-sched locality --warp-sched laws --la-search scan",
+        ),
+        c(
+            "la_laws_board",
+            "LA-TB (window 32, serial engine) + LAWS (scan), as on the boards",
+            "--tb-sched locality --la-window 32 --la-engine serial --warp-sched laws \
+             --la-search scan",
         ),
         c(
             "la_window32",
