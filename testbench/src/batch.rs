@@ -191,7 +191,7 @@ impl Worker {
             return Ok(());
         }
         let chunk = std::mem::take(&mut self.chunk);
-        self.chunk.words.reserve(CHUNK_WORDS + 64);
+        self.chunk.words.reserve(CHUNK_WORDS);
         self.send(Msg::Chunk(chunk))
     }
 
@@ -352,7 +352,7 @@ where
                     inputs,
                     outputs,
                     snaps: VecDeque::new(),
-                    log: vec![],
+                    log: VecDeque::new(),
                 }) as Box<dyn Check>)
             })
         };
@@ -413,7 +413,9 @@ where
         if let Some(g) = snap {
             chunk.snaps.push((at, g));
         }
-        if chunk.words.len() >= CHUNK_WORDS {
+        // Sent before the next record would outgrow the chunk's capacity (a reallocation
+        // would copy the whole chunk).
+        if chunk.words.len() + RECORD_HEAD + self.inputs + self.outputs > CHUNK_WORDS {
             w.flush()?;
         }
         self.cycle += 1;
@@ -436,8 +438,9 @@ struct RtlCheck<G: Block> {
     outputs: usize,
     /// The last two snapshots: golden state and RTL state at the same cycle's start.
     snaps: VecDeque<(G, Snapshot)>,
-    /// Input words of every cycle since the older snapshot.
-    log: Vec<u64>,
+    /// Input words of every cycle since the older snapshot (a ring: dropping the oldest
+    /// interval moves nothing).
+    log: VecDeque<u64>,
 }
 
 impl<G> Check for RtlCheck<G>
@@ -463,7 +466,7 @@ where
                 self.log.drain(..dropped);
             }
         }
-        self.log.extend_from_slice(inp);
+        self.log.extend(inp);
         self.rtl.step_words(inp) == expected
     }
 
@@ -502,7 +505,8 @@ where
             )?;
             for c in rtl.cycle..=cycle {
                 let at = (c - start) as usize * self.inputs;
-                let inp = G::In::from_words(&self.params, &self.log[at..at + self.inputs]);
+                let words: Vec<u64> = self.log.range(at..at + self.inputs).copied().collect();
+                let inp = G::In::from_words(&self.params, &words);
                 match pair.step(&inp) {
                     Ok(_) => {}
                     Err(StepError::Mismatch(m)) if m.cycle == cycle => {
