@@ -2753,6 +2753,9 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
     reg  [23:0] deq_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [23:0] dwb_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [23:0] starved;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -5478,1251 +5481,1083 @@ module locality_degree_scan_fermi(clock,reset,ready,launch,launch2,tbs_launched,
         greedy = last__q & ready_e;
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_0 = dgt_0 | (deq_0 & ~older_0__q & ~onehot_n_0);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_1 = dgt_0 | (deq_0 & ~older_1__q & ~onehot_n_1);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_2 = dgt_0 | (deq_0 & ~older_2__q & ~onehot_n_2);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_3 = dgt_0 | (deq_0 & ~older_3__q & ~onehot_n_3);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_4 = dgt_0 | (deq_0 & ~older_4__q & ~onehot_n_4);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_5 = dgt_0 | (deq_0 & ~older_5__q & ~onehot_n_5);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_6 = dgt_0 | (deq_0 & ~older_6__q & ~onehot_n_6);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_7 = dgt_0 | (deq_0 & ~older_7__q & ~onehot_n_7);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[8]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[8]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[8]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[8]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[8]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[8]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[8]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_8 = dgt_0 | (deq_0 & ~older_8__q & ~onehot_n_8);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[9]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[9]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[9]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[9]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[9]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[9]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[9]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_9 = dgt_0 | (deq_0 & ~older_9__q & ~onehot_n_9);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[10]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[10]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[10]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[10]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[10]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[10]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[10]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_10 = dgt_0 | (deq_0 & ~older_10__q & ~onehot_n_10);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[11]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[11]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[11]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[11]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[11]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[11]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[11]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_11 = dgt_0 | (deq_0 & ~older_11__q & ~onehot_n_11);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[12]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[12]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[12]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[12]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[12]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[12]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[12]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_12 = dgt_0 | (deq_0 & ~older_12__q & ~onehot_n_12);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[13]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[13]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[13]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[13]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[13]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[13]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[13]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_13 = dgt_0 | (deq_0 & ~older_13__q & ~onehot_n_13);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[14]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[14]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[14]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[14]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[14]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[14]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[14]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_14 = dgt_0 | (deq_0 & ~older_14__q & ~onehot_n_14);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[15]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[15]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[15]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[15]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[15]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[15]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[15]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_15 = dgt_0 | (deq_0 & ~older_15__q & ~onehot_n_15);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[16]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[16]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[16]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[16]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[16]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[16]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[16]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_16 = dgt_0 | (deq_0 & ~older_16__q & ~onehot_n_16);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[17]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[17]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[17]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[17]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[17]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[17]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[17]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_17 = dgt_0 | (deq_0 & ~older_17__q & ~onehot_n_17);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[18]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[18]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[18]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[18]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[18]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[18]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[18]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_18 = dgt_0 | (deq_0 & ~older_18__q & ~onehot_n_18);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[19]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[19]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[19]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[19]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[19]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[19]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[19]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_19 = dgt_0 | (deq_0 & ~older_19__q & ~onehot_n_19);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[20]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[20]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[20]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[20]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[20]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[20]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[20]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_20 = dgt_0 | (deq_0 & ~older_20__q & ~onehot_n_20);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[21]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[21]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[21]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[21]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[21]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[21]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[21]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_21 = dgt_0 | (deq_0 & ~older_21__q & ~onehot_n_21);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[22]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[22]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[22]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[22]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[22]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[22]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[22]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_22 = dgt_0 | (deq_0 & ~older_22__q & ~onehot_n_22);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[23]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[23]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[23]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[23]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[23]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[23]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[23]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_23 = dgt_0 | (deq_0 & ~older_23__q & ~onehot_n_23);
         lpick = zero_n;
         lpick[0] = ready_e[0] & ~|(ready_e & ~wbeats_0 & ~onehot_n_0);

@@ -1089,6 +1089,9 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
     reg  [7:0] deq_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [7:0] dwb_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] starved;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -2150,419 +2153,363 @@ module locality_degree_scan_proto(clock,reset,ready,launch,launch2,tbs_launched,
         greedy = last__q & ready_e;
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[0]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_0 = dgt_0 | (deq_0 & ~older_0__q & ~onehot_n_0);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[1]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_1 = dgt_0 | (deq_0 & ~older_1__q & ~onehot_n_1);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[2]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_2 = dgt_0 | (deq_0 & ~older_2__q & ~onehot_n_2);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[3]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_3 = dgt_0 | (deq_0 & ~older_3__q & ~onehot_n_3);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[4]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_4 = dgt_0 | (deq_0 & ~older_4__q & ~onehot_n_4);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[5]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_5 = dgt_0 | (deq_0 & ~older_5__q & ~onehot_n_5);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[6]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_6 = dgt_0 | (deq_0 & ~older_6__q & ~onehot_n_6);
         dgt_0 = zero_n;
         deq_0 = ~zero_n;
+        dwb_0 = zero_n;
         if (dlp_6__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q);
-            deq_0 = deq_0 & dlp_6__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_6__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_6__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_6__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_5__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q);
-            deq_0 = deq_0 & dlp_5__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_5__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_5__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_5__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_4__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q);
-            deq_0 = deq_0 & dlp_4__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_4__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_4__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_4__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_3__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q);
-            deq_0 = deq_0 & dlp_3__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_3__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_3__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_3__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_2__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q);
-            deq_0 = deq_0 & dlp_2__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_2__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_2__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_2__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_1__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q);
-            deq_0 = deq_0 & dlp_1__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_1__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_1__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_1__q ^ dwb_0);
+        dwb_0 = zero_n;
         if (dlp_0__q[7]) begin
-            dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q);
-            deq_0 = deq_0 & dlp_0__q;
+            dwb_0 = ~zero_n;
         end
-        else begin
-            deq_0 = deq_0 & ~dlp_0__q;
-        end
+        dgt_0 = dgt_0 | (deq_0 & ~dlp_0__q & dwb_0);
+        deq_0 = deq_0 & ~(dlp_0__q ^ dwb_0);
         wbeats_7 = dgt_0 | (deq_0 & ~older_7__q & ~onehot_n_7);
         lpick = zero_n;
         lpick[0] = ready_e[0] & ~|(ready_e & ~wbeats_0 & ~onehot_n_0);

@@ -247,7 +247,7 @@ module locality_degree_scan_fermi_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'hc538a7f3; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'h5d70c717; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd30, 16'd3370};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

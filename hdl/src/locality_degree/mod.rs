@@ -38,10 +38,11 @@
 //!   `N`-bit word), so a warp's degrees with the last warp (`dl`, registered) and the scan
 //!   pointer's warp's degrees with every warp are an AND of a word with a one-hot mask and an
 //!   OR per plane, not a multiplexer tree per entry; one adder tree over the pointer's
-//!   warp's degrees with the staying warps, registered as that warp's score; the relation `beats`
-//!   (`N x N` bits, row `w` bit `q`: `q` beats `w` on score, ties to age) kept current at the
-//!   edge: the scanned warp's row and column from `N` comparators of its new score with the
-//!   others', a launched warp's (score 0, youngest) from the nonzero scores and its age row;
+//!   warp's degrees with the staying warps, registered with its warp (`sum`, `sum_oh`) and
+//!   written as that warp's score a cycle later; the relation `beats` (`N x N` bits, row `w`
+//!   bit `q`: `q` beats `w` on score, ties to age) kept current at the edge: the registered
+//!   warp's row and column from `N` comparators of its new score with the others', a launched
+//!   warp's (score 0, youngest) from the nonzero scores and its age row;
 //!   the promotion, when a place is free, the oldest starved candidate or else the candidate
 //!   no other candidate beats (an AND-OR per row: no comparator on the path);
 //! * table row (`base`): the lowest dirty warp ([`FindFirst`]), its vector through
@@ -155,6 +156,8 @@ pub struct Laws<
     dlw: [Signal<Local, Bits<N>>; SCN],
     dgt: [Signal<Local, Bits<N>>; SCN],
     deq: [Signal<Local, Bits<N>>; SCN],
+    /// `scan`: a warp's bit of a degree plane as a word (all ones or zero).
+    dwb: [Signal<Local, Bits<N>>; SCN],
     /// Live warps past the starvation gap; active, ready and not stalled; launched.
     starved: Signal<Local, Bits<N>>,
     ready_e: Signal<Local, Bits<N>>,
@@ -346,6 +349,7 @@ impl<
             bt: array_init::array_init(|_| Default::default()),
             acc_leaf: Default::default(),
             pl_m: array_init::array_init(|_| Default::default()),
+            dwb: array_init::array_init(|_| Default::default()),
             row_pick: Default::default(),
             row_region: Default::default(),
             row_sub: Default::default(),
@@ -628,13 +632,16 @@ impl<
                 self.dgt[c].next = self.zero_n.val();
                 self.deq[c].next = !self.zero_n.val();
                 for b in 0..7 {
+                    // `w`'s bit of the plane as a word (all ones or zero), so the comparator is
+                    // word operations without a branch per bit in the Verilated model.
+                    self.dwb[c].next = self.zero_n.val();
                     if self.dlp[6 - b].q.val().get_bit(w) {
-                        self.dgt[c].next =
-                            self.dgt[c].val() | (self.deq[c].val() & !self.dlp[6 - b].q.val());
-                        self.deq[c].next = self.deq[c].val() & self.dlp[6 - b].q.val();
-                    } else {
-                        self.deq[c].next = self.deq[c].val() & !self.dlp[6 - b].q.val();
+                        self.dwb[c].next = !self.zero_n.val();
                     }
+                    self.dgt[c].next = self.dgt[c].val()
+                        | (self.deq[c].val() & !self.dlp[6 - b].q.val() & self.dwb[c].val());
+                    self.deq[c].next =
+                        self.deq[c].val() & !(self.dlp[6 - b].q.val() ^ self.dwb[c].val());
                 }
                 // Ages are a total order: `v` is older than `w` unless `w` is older than `v`.
                 self.wbeats[w].next = self.dgt[c].val()

@@ -45,8 +45,9 @@
 //! score is 0 until the scan reaches it (a sum of its old self still on the way is dropped);
 //! and at most one warp is promoted a cycle (the thesis's "one of ready warp ... is
 //! promoted"), the best pending candidate as `serial` ranks them (starved oldest first, then
-//! the highest score, ties to the oldest). The hardware is one row read and one adder tree for the scores and a
-//! pairwise relation kept current from `n` comparators a cycle, not a rank per warp.
+//! the highest score, ties to the oldest). The hardware is one row read and one adder tree
+//! for the scores and a pairwise relation kept current from `n` comparators a cycle, not a
+//! rank per warp.
 //!
 //! # A cycle (decisions from the state at the start of the cycle; group moves at the edge)
 //! * Issue (only active warps issue, R4): among active warps that are `ready`, a *starved* one
