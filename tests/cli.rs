@@ -178,9 +178,9 @@ fn cosim_vcd_writes_the_whole_run() {
 #[test]
 fn repro_refuses_attribute_where_it_would_be_ignored() {
     let want = "--attribute switches mechanisms between an experiment's two presets: only elf, \
-                locality, chimera and maestro run on two, and only without --config";
+                locality, chimera, maestro and paws run on two, and only without --config";
     for args in [
-        &["repro", "paws", "--attribute"][..],
+        &["repro", "paws", "--attribute", "--config", "gtx480"][..],
         &["repro", "paver", "--attribute"][..],
         &["repro", "elf", "--attribute", "--config", "gtx480"][..],
     ] {
@@ -3095,7 +3095,7 @@ fn the_readmes_first_simulation_prints_what_the_readme_shows() {
 /// experiments that run on two side by side.
 fn table_pages(experiment: &str) -> Vec<String> {
     let configs: &[&str] = match experiment {
-        "elf" | "locality" | "chimera" => &["gtx480-3.2.2", "gtx480"],
+        "elf" | "locality" | "chimera" | "paws" => &["gtx480-3.2.2", "gtx480"],
         "maestro" => &["gtx980-3.2.2", "gtx980"],
         _ => return vec![experiment.to_string()],
     };

@@ -457,7 +457,10 @@ fn svg(r: &Results) -> Result<String> {
         })
         .collect();
     chart::thesis_beside_ours(
-        "Cache bypassing: gain over bypass-all (geometric mean)",
+        &format!(
+            "Cache bypassing on {} ({}): gain over bypass-all (geometric mean)",
+            r.config, r.size
+        ),
         "gain over bypass-all, %",
         &items,
     )

@@ -77,14 +77,15 @@ pub struct ReproArgs {
     /// page.
     #[arg(long)]
     size: Option<String>,
-    /// GPU configuration, preset or file (default: elf and locality run on two presets side by
-    /// side, gtx480-3.2.2, the GPGPU-Sim release their papers ran on, and gtx480, the
-    /// Accel-Sim-calibrated one; gtx980 for maestro, the thesis's GPU; gtx480 otherwise; ELF
-    /// serves at most 4 schedulers per SM).
+    /// GPU configuration, preset or file (default: elf, locality, chimera and paws run on two
+    /// presets side by side, gtx480-3.2.2, the GPGPU-Sim release their papers ran on (PAWS's
+    /// report: 3.x), and gtx480, the Accel-Sim-calibrated one; maestro on gtx980-3.2.2 and
+    /// gtx980, the thesis's GPU; bypass on gtx680, its paper's GPU; paver on gtx480, as its
+    /// paper on GPGPU-Sim 4.x; ELF serves at most 4 schedulers per SM).
     #[arg(long)]
     config: Option<String>,
-    /// elf, locality, chimera, maestro: also run the headline configurations on the paper's
-    /// preset with each mechanism in which it differs from the calibrated preset switched to
+    /// elf, locality, chimera, maestro, paws: also run the headline configurations on the
+    /// paper's preset with each mechanism in which it differs from the calibrated preset switched to
     /// the calibrated one's, one at a time, and say per headline figure what moves it (on the
     /// two default presets: not with --config).
     #[arg(long)]
@@ -148,7 +149,10 @@ impl ReproArgs {
     /// named, or the experiment's presets.
     fn configs(&self) -> Vec<&str> {
         match (&self.config, self.experiment) {
-            (None, Experiment::Elf | Experiment::Locality | Experiment::Chimera) => {
+            (
+                None,
+                Experiment::Elf | Experiment::Locality | Experiment::Chimera | Experiment::Paws,
+            ) => {
                 vec!["gtx480-3.2.2", "gtx480"]
             }
             (None, Experiment::Maestro) => vec!["gtx980-3.2.2", "gtx980"],
@@ -719,7 +723,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     if a.attribute && a.configs().len() < 2 {
         bail!(
             "--attribute switches mechanisms between an experiment's two presets: only elf, \
-             locality, chimera and maestro run on two, and only without --config"
+             locality, chimera, maestro and paws run on two, and only without --config"
         );
     }
     match a.experiment {

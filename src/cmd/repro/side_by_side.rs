@@ -19,9 +19,12 @@ pub const ATTRIBUTION: &str = "-attribution";
 /// the sentence that explains it.
 pub const NAMED_POINTS: f64 = 0.5;
 
-/// What a preset is, for the reader of a side-by-side page.
-fn describe(config: &str) -> &'static str {
+/// What a preset is, for the reader of `experiment`'s side-by-side page.
+fn describe(experiment: &str, config: &str) -> &'static str {
     match config {
+        "gtx480-3.2.2" if experiment == "paws" => {
+            "GPGPU-Sim 3.2.2, for the report's GPGPU-Sim 3.x (it names no release)"
+        }
         "gtx480-3.2.2" | "gtx980-3.2.2" => "GPGPU-Sim 3.2.2, the simulator the paper ran on",
         "gtx480" => "GPGPU-Sim 4.x as Accel-Sim runs it: the calibrated preset",
         "gtx980" => "the same GPU under GPGPU-Sim 4.x's mechanisms, as the calibrated presets",
@@ -341,7 +344,7 @@ pub fn markdown(doc: &SideBySide, title: &str) -> String {
         "The paper's figures beside ours on each configuration (the paper's simulator first):\n"
     );
     for c in &doc.configs {
-        let what = describe(c);
+        let what = describe(doc.experiment, c);
         let sep = if what.is_empty() { "" } else { ": " };
         let _ = writeln!(
             s,
@@ -432,7 +435,7 @@ pub fn svg(doc: &SideBySide, title: &str) -> Result<String> {
         panels[at].1.items.push((h.what.clone(), v));
     }
     let panels: Vec<chart::Panel> = panels.into_iter().map(|p| p.1).collect();
-    chart::bar_panels(title, &series, &panels)
+    chart::bar_panels(&format!("{title}, size {}", doc.size), &series, &panels)
 }
 
 #[cfg(test)]
@@ -490,6 +493,9 @@ mod tests {
             what_moves(&doc(vec![]), 0),
             "-10.4 points from `gtx480-3.2.2` to `gtx480`"
         );
-        svg(&d, "Locality").unwrap();
+        // The chart's title names the suite size, as the page's does.
+        assert!(svg(&d, "Locality")
+            .unwrap()
+            .contains(">\nLocality, size large\n<"));
     }
 }

@@ -4,14 +4,17 @@
 //! spec's extension C8, reported apart) over the report's benchmarks
 //! (vectorAdd as the shared trace, backprop, hotspot, bfs and lud as the suite's mirrors) and
 //! the spec's two phase-structured kernels, on GPGPU-Sim 3.2.2's GTX480 (the report ran
-//! GPGPU-Sim 3.x with a Fermi C2050) and the calibrated one side by side. The report's results
-//! are qualitative: which of RR and GTO is better on each benchmark, and PAWS close to the
-//! better one (the PACT paper's 99.2% and 98%, against two-level RR). A sweep of phase
-//! kernels from App A to App B follows ([`sweep`]).
+//! GPGPU-Sim 3.x with a Fermi C2050) and the calibrated one side by side
+//! ([`super::side_by_side`]: the headline figures beside the report's and the PACT paper's,
+//! with what moves each between the two). The report's results are qualitative: which of RR
+//! and GTO is better on each benchmark, and PAWS close to the better one (the PACT paper's
+//! 99.2% and 98%, against two-level RR). A sweep of phase kernels from App A to App B follows
+//! ([`sweep`]).
 
 mod sweep;
 
 use super::chart;
+use super::side_by_side::{Headline, Measure, Measured, Unit};
 use super::ReproArgs;
 use anyhow::{Context, Result};
 use gpusim::gpu::{Gpu, SimOptions};
@@ -36,22 +39,52 @@ const POLICIES: [(&str, &str); 7] = [
 /// The column of each scheduler's two-level form is its single-level column plus this.
 const TWO_LEVEL: usize = 3;
 
-/// The workloads: (name, what the report says of it: the better baseline, L408-L416).
-const WORKLOADS: &[(&str, &str)] = &[
-    ("vectoradd-100-32", "GTO > RR; PAWS close to GTO"),
-    ("bp", "GTO > RR > PAWS (P-R5)"),
-    ("hs", "RR > GTO; PAWS close to RR"),
-    ("bfs", "RR > GTO; PAWS close to RR"),
-    ("lud", "RR > GTO; PAWS close to RR"),
+/// Which baseline the report (or the spec, for the phase kernels) finds faster on a workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Favours {
+    /// GTO faster than RR.
+    Gto,
+    /// RR faster than GTO.
+    Rr,
+}
+
+impl Favours {
+    /// As [`Cell::better`] names it.
+    fn name(self) -> &'static str {
+        match self {
+            Favours::Gto => "GTO",
+            Favours::Rr => "RR",
+        }
+    }
+}
+
+/// The workloads: (name, what the report says of it, L408-L416, and the baseline it finds
+/// faster).
+const WORKLOADS: &[(&str, &str, Favours)] = &[
+    (
+        "vectoradd-100-32",
+        "GTO > RR; PAWS close to GTO",
+        Favours::Gto,
+    ),
+    ("bp", "GTO > RR > PAWS (P-R5)", Favours::Gto),
+    ("hs", "RR > GTO; PAWS close to RR", Favours::Rr),
+    ("bfs", "RR > GTO; PAWS close to RR", Favours::Rr),
+    ("lud", "RR > GTO; PAWS close to RR", Favours::Rr),
     (
         "phase_msl",
         "App A, short phase mid-kernel: GTO > RR (spec §3.5)",
+        Favours::Gto,
     ),
     (
         "phase_mls",
         "App B, long phase mid-kernel: RR > GTO (spec §3.5)",
+        Favours::Rr,
     ),
 ];
+
+/// The PACT paper's PAWS relative to the better policy: on GTO-favoured applications, on
+/// RR-favoured ones, % (its abstract, spec L867; against two-level RR, P-R5).
+const PACT: (f64, f64) = (99.2, 98.0);
 
 /// One workload on one configuration.
 #[derive(Clone, Debug, Serialize)]
@@ -97,31 +130,31 @@ pub struct Row {
     pub workload: String,
     /// What the report (or the spec, for the synthetic kernels) says of it.
     pub report: &'static str,
-    /// Per configuration, in `Results::configs` order.
-    pub cells: Vec<Cell>,
+    /// Its cycles.
+    pub cell: Cell,
 }
 
-/// The whole result.
+/// The whole result on one configuration.
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
     /// `paws`.
     pub experiment: &'static str,
-    /// The configurations, the report's simulator first.
-    pub configs: Vec<String>,
+    /// The configuration.
+    pub config: String,
     /// Suite size.
     pub size: String,
     /// The schedulers.
     pub policies: Vec<&'static str>,
     /// Per workload.
     pub rows: Vec<Row>,
-    /// Per configuration: the geometric mean of PAWS relative to the better baseline.
-    pub paws_of_best: Vec<f64>,
-    /// Per configuration: the same for TL-PAWS against TL-RR and TL-GTO.
-    pub tl_paws_of_best: Vec<f64>,
-    /// Per configuration: the same for TL-PAWS with the key every cycle (the extension).
-    pub tl_inner_of_best: Vec<f64>,
-    /// Per configuration: TL-PAWS relative to TL-RR (the PACT paper's comparison).
-    pub tl_paws_of_tl_rr: Vec<f64>,
+    /// The geometric mean of PAWS relative to the better baseline.
+    pub paws_of_best: f64,
+    /// The same for TL-PAWS against TL-RR and TL-GTO.
+    pub tl_paws_of_best: f64,
+    /// The same for TL-PAWS with the key every cycle (the extension).
+    pub tl_inner_of_best: f64,
+    /// TL-PAWS relative to TL-RR (the PACT paper's baseline).
+    pub tl_paws_of_tl_rr: f64,
     /// The phase kernels from App A to App B ([`sweep`]; those `--only` names; none at a
     /// paper's size).
     pub sweep: Vec<sweep::Point>,
@@ -140,32 +173,42 @@ fn open(name: &str, size: &str, traces: &Path) -> Result<Box<dyn WorkloadSource>
     Ok(gpusim::workload::open_named(name, size)?)
 }
 
-/// Runs `name` under every scheduler on `config`.
-fn measure(name: &str, size: &str, traces: &Path, config: &str) -> Result<Cell> {
-    measure_with(&|| open(name, size, traces), config, &POLICIES)
-}
+/// Opens the `i`th workload of a run.
+type Opener<'a> = dyn Fn(usize) -> Result<Box<dyn WorkloadSource>> + Sync + 'a;
 
-/// Runs the workload `open` opens under each of `policies` on `config`.
-fn measure_with(
-    open: &dyn Fn() -> Result<Box<dyn WorkloadSource>>,
+/// Runs each workload `open` opens (by its index in `names`) under each of `policies` on
+/// `config`: every (workload, scheduler) pair a job of its own on `jobs` threads, so that a
+/// long workload's schedulers spread over the threads. Gives each workload's cell, in order.
+fn measure_all(
+    names: &[String],
+    open: &Opener<'_>,
     config: &str,
     policies: &[(&str, &str)],
-) -> Result<Cell> {
+    jobs: usize,
+) -> Result<Vec<Cell>> {
     let cfg = crate::cmd::sim::load_config(config)?;
-    let mut cycles = vec![];
-    let mut phases = 0;
-    for (_, args) in policies {
+    let pairs: Vec<(usize, &str)> = (0..names.len())
+        .flat_map(|w| policies.iter().map(move |p| (w, p.1)))
+        .collect();
+    let runs = super::pool::map(jobs, &pairs, &|&(w, args)| {
         let opts = SimOptions::parse(args).expect("the columns parse");
         let mut gpu = Gpu::golden(&cfg, opts)?;
-        let r = gpu.run(open()?.as_mut(), &mut |_| {})?;
-        cycles.push(r.counters.cycles);
+        let r = (open(w).and_then(|mut wl| Ok(gpu.run(wl.as_mut(), &mut |_| {})?)))
+            .with_context(|| format!("{} under `{args}` on {config}", names[w]))?;
         let found = r
             .kernels
             .iter()
             .filter_map(|k| k.prepared.get("paws_phases"));
-        phases = phases.max(found.filter_map(|v| v.as_u64()).sum());
-    }
-    Ok(Cell { cycles, phases })
+        let phases: u64 = found.filter_map(|v| v.as_u64()).sum();
+        Ok((r.counters.cycles, phases))
+    })?;
+    Ok(runs
+        .chunks(policies.len().max(1))
+        .map(|c| Cell {
+            cycles: c.iter().map(|r| r.0).collect(),
+            phases: c.iter().map(|r| r.1).max().unwrap_or(0),
+        })
+        .collect())
 }
 
 /// The geometric mean of `xs`.
@@ -178,44 +221,36 @@ fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
     (log / f64::max(n, 1.0)).exp()
 }
 
-/// One level's table: per configuration the three schedulers from column `base`, the faster
-/// baseline and the third relative to it, then `extra` columns (header, value of a cell).
+/// One level's table: the three schedulers from column `base`, the faster baseline and the
+/// third relative to it, then `extra` columns (header, value of a cell), and the report's word.
 fn level_table(md: &mut String, r: &Results, base: usize, names: [&str; 3], extra: &[Extra]) {
-    let _ = write!(md, "| workload | phases |");
-    for c in &r.configs {
-        let _ = write!(
-            md,
-            " `{c}` {} | {} | {} | faster | {} / faster |",
-            names[0], names[1], names[2], names[2]
-        );
-        for (h, _) in extra {
-            let _ = write!(md, " {h} |");
-        }
+    let [a, b, c] = names;
+    let _ = write!(
+        md,
+        "| workload | phases | {a} | {b} | {c} | faster | {c} / faster |"
+    );
+    for (h, _) in extra {
+        let _ = write!(md, " {h} |");
     }
     let _ = writeln!(md, " the report |");
-    let _ = write!(md, "|---|---:|");
-    for _ in &r.configs {
-        let _ = write!(md, "---:|---:|---:|---|---:|");
-        for _ in extra {
-            let _ = write!(md, "---:|");
-        }
-    }
+    let _ = write!(md, "|---|---:|---:|---:|---:|---|---:|");
+    md.push_str(&"---:|".repeat(extra.len()));
     let _ = writeln!(md, "---|");
     for row in &r.rows {
-        let _ = write!(md, "| {} | {} |", row.workload, row.cells[0].phases);
-        for c in &row.cells {
-            let _ = write!(
-                md,
-                " {} | {} | {} | {} | {:.1}% |",
-                c.cycles[base],
-                c.cycles[base + 1],
-                c.cycles[base + 2],
-                c.better(base),
-                100.0 * c.of_best(base, base + 2)
-            );
-            for (_, f) in extra {
-                let _ = write!(md, " {} |", f(c));
-            }
+        let c = &row.cell;
+        let _ = write!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {:.1}% |",
+            row.workload,
+            c.phases,
+            c.cycles[base],
+            c.cycles[base + 1],
+            c.cycles[base + 2],
+            c.better(base),
+            100.0 * c.of_best(base, base + 2)
+        );
+        for (_, f) in extra {
+            let _ = write!(md, " {} |", f(c));
         }
         let _ = writeln!(md, " {} |", row.report);
     }
@@ -229,15 +264,15 @@ fn tl_paws_of_tl_rr(c: &Cell) -> f64 {
 /// An extra column of a level's table: its header and its value for a cell.
 type Extra = (&'static str, fn(&Cell) -> String);
 
-/// The Markdown report.
+/// The Markdown report on one configuration.
 fn markdown(r: &Results) -> String {
     let mut md = format!(
-        "# PAWS (seed 002): LRR, GTO and PAWS, single level and two-level, size `{}`\n\n\
-         Cycles per scheduler on each configuration (the report's simulator first), which \
-         baseline is faster, and PAWS's performance relative to the faster one (100%: as \
-         fast). The report's results are qualitative (L408-L416); its last column says what \
-         it found for the single level (two-level: \"trends are similar\", L416).\n\n",
-        r.size
+        "# PAWS (seed 002) on `{}`: LRR, GTO and PAWS, single level and two-level, size `{}`\n\n\
+         Cycles per scheduler, which baseline is faster, and PAWS's performance relative to \
+         the faster one (100%: as fast). The report's results are qualitative (L408-L416); its \
+         last column says what it found for the single level (two-level: \"trends are \
+         similar\", L416).\n\n",
+        r.config, r.size
     );
     if !r.left_out.is_empty() {
         let _ = writeln!(
@@ -250,21 +285,21 @@ fn markdown(r: &Results) -> String {
     }
     md.push_str("## Single level\n\n");
     level_table(&mut md, r, 0, ["LRR", "GTO", "PAWS"], &[]);
-    let _ = write!(md, "| **geometric mean** | |");
-    for g in &r.paws_of_best {
-        let _ = write!(md, " | | | | **{:.1}%** |", 100.0 * g);
-    }
-    let _ = writeln!(md, " |");
+    let _ = writeln!(
+        md,
+        "| **geometric mean** | | | | | | **{:.1}%** | |",
+        100.0 * r.paws_of_best
+    );
     let _ = write!(
         md,
         "\n## Two-level\n\n\
          Active lists of `sm.two_level_max_active` warps per scheduler (6, the report's ready \
          queue), demotion on a long-latency wait, promotion from the pending FIFO's head, inner \
          LRR (P-R2): TL-RR never sorts the active list, TL-GTO sorts it oldest first after a \
-         promotion, TL-PAWS by (distance, age) (P-R1). TL-PAWS / TL-RR is the PACT paper's \
-         comparison (99.2% and 98% are against two-level RR, P-R5). *inner*: TL-PAWS granting \
-         the active warp of the smallest distance every cycle (spec C8, an extension, never \
-         compared with the report).\n\n"
+         promotion, TL-PAWS by (distance, age) (P-R1). TL-PAWS / TL-RR is against the PACT \
+         paper's baseline (its 99.2% and 98% are against two-level RR, P-R5). *inner*: TL-PAWS \
+         granting the active warp of the smallest distance every cycle (spec C8, an extension, \
+         never compared with the report).\n\n"
     );
     let extra: [Extra; 3] = [
         ("TL-PAWS / TL-RR", |c| {
@@ -282,66 +317,104 @@ fn markdown(r: &Results) -> String {
         ["TL-RR", "TL-GTO", "TL-PAWS"],
         &extra,
     );
-    let _ = write!(md, "| **geometric mean** | |");
-    for c in 0..r.configs.len() {
-        let _ = write!(
-            md,
-            " | | | | **{:.1}%** | **{:.1}%** | | **{:.1}%** |",
-            100.0 * r.tl_paws_of_best[c],
-            100.0 * r.tl_paws_of_tl_rr[c],
-            100.0 * r.tl_inner_of_best[c]
-        );
-    }
     let _ = writeln!(
         md,
-        " PACT: 99.2% (GTO-favoured), 98% (RR-favoured), vs two-level RR |"
+        "| **geometric mean** | | | | | | **{:.1}%** | **{:.1}%** | | **{:.1}%** | PACT: 99.2% \
+         (GTO-favoured), 98% (RR-favoured), vs two-level RR |",
+        100.0 * r.tl_paws_of_best,
+        100.0 * r.tl_paws_of_tl_rr,
+        100.0 * r.tl_inner_of_best
     );
     if !r.sweep.is_empty() {
-        sweep::markdown(&mut md, &r.configs, &r.sweep);
+        sweep::markdown(&mut md, &r.sweep);
     }
     md
 }
 
-/// The chart: per workload, PAWS and TL-PAWS relative to the faster baseline of their level
-/// on each configuration.
+/// The chart: per workload, PAWS and TL-PAWS relative to the faster baseline of their level.
 fn svg(r: &Results) -> Result<String> {
     let items: Vec<(String, Vec<Option<f64>>)> = r
         .rows
         .iter()
         .map(|row| {
-            let v = row.cells.iter().flat_map(|c| {
-                [
-                    Some(100.0 * c.paws_of_best()),
-                    Some(100.0 * c.tl_paws_of_best()),
-                ]
-            });
-            (row.workload.clone(), v.collect())
+            let c = &row.cell;
+            let v = vec![
+                Some(100.0 * c.paws_of_best()),
+                Some(100.0 * c.tl_paws_of_best()),
+            ];
+            (row.workload.clone(), v)
         })
         .collect();
-    let series: Vec<String> = (r.configs.iter())
-        .flat_map(|c| [format!("PAWS, {c}"), format!("TL-PAWS, {c}")])
-        .collect();
+    let series: Vec<String> = ["PAWS", "TL-PAWS"].map(String::from).to_vec();
     chart::ours_grouped_bars(
-        "PAWS relative to the faster of RR and GTO at its level",
+        &format!(
+            "PAWS on {} (size {}): relative to the faster of RR and GTO at its level",
+            r.config, r.size
+        ),
         "% of the faster baseline's performance",
         &series,
         &items,
     )
 }
 
-/// Runs the experiment: every (workload, configuration) on `jobs` threads.
-pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
-    let configs: Vec<String> = match &a.config {
-        Some(c) => vec![c.clone()],
-        None => vec!["gtx480-3.2.2".into(), "gtx480".into()],
+/// The headline figures: how often the faster single-level baseline is the report's, PAWS
+/// relative to the faster baseline, and TL-PAWS relative to it on the report's GTO-favoured and
+/// RR-favoured workloads (the PACT paper's two figures); a class without a workload (`--only`)
+/// gives no figure.
+fn headlines(r: &Results) -> Vec<Headline> {
+    let percent = |what: &str, paper, ours| Headline {
+        what: what.into(),
+        unit: Unit::Percent,
+        paper,
+        ours,
     };
+    let favours = |w: &str| WORKLOADS.iter().find(|x| x.0 == w).map(|x| x.2);
+    let agree = r
+        .rows
+        .iter()
+        .filter(|row| favours(&row.workload).map(Favours::name) == Some(row.cell.better(0)))
+        .count();
+    let mut h = vec![
+        percent(
+            "workloads whose faster baseline is the report's, single level",
+            Some(100.0),
+            100.0 * agree as f64 / r.rows.len().max(1) as f64,
+        ),
+        percent(
+            "PAWS / the faster of LRR and GTO (geomean)",
+            None,
+            100.0 * r.paws_of_best,
+        ),
+    ];
+    for (class, what, paper) in [
+        (Favours::Gto, "GTO-favoured", PACT.0),
+        (Favours::Rr, "RR-favoured", PACT.1),
+    ] {
+        let cells: Vec<&Cell> = (r.rows.iter())
+            .filter(|row| favours(&row.workload) == Some(class))
+            .map(|row| &row.cell)
+            .collect();
+        if !cells.is_empty() {
+            let what = format!("TL-PAWS / the faster of TL-RR and TL-GTO, {what} (PACT)");
+            let mean = geomean(cells.iter().map(|c| c.tl_paws_of_best()));
+            h.push(percent(&what, Some(paper), 100.0 * mean));
+        }
+    }
+    h
+}
+
+/// The workloads the run keeps: (name, what the report says), and those left out at a
+/// paper's size.
+type Chosen = (Vec<(&'static str, &'static str)>, Vec<String>);
+
+/// The workloads `a` and `size` choose.
+fn choose(a: &ReproArgs, size: &str) -> Result<Chosen> {
     let mut workloads: Vec<(&str, &str)> = WORKLOADS
         .iter()
-        .copied()
+        .map(|w| (w.0, w.1))
         .filter(|(w, _)| !w.contains('-') || a.traces.join(w).join("kernelslist.g").is_file())
         .collect();
-    let keep = |w: &str| a.only.is_empty() || a.only.iter().any(|o| o == w);
-    workloads.retain(|(w, _)| keep(w));
+    workloads.retain(|(w, _)| a.only.is_empty() || a.only.iter().any(|o| o == w));
     // At a paper's size the traces stay; the suite kernels without the size are left out.
     let left_out: Vec<String> = super::without_size_where(&mut workloads, size, |w, table| {
         w.0.contains('-') || table.find(w.0).is_some()
@@ -349,7 +422,6 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     .into_iter()
     .map(|w| w.0.to_string())
     .collect();
-    let paper = gpusim::workload::synth::paper::size(size);
     if workloads.is_empty() {
         anyhow::bail!(
             "no workload to run (--only names none of the experiment's; a point of the sweep \
@@ -357,53 +429,130 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             sweep::name(sweep::MIDDLE[0])
         );
     }
-    let points: Vec<(usize, usize)> = (0..workloads.len())
-        .flat_map(|w| (0..configs.len()).map(move |c| (w, c)))
-        .collect();
-    let mut cells = super::pool::map(jobs, &points, &|&(w, c)| {
-        measure(workloads[w].0, size, &a.traces, &configs[c])
-            .with_context(|| format!("{} on {}", workloads[w].0, configs[c]))
-    })?
-    .into_iter();
-    let rows: Vec<Row> = workloads
-        .iter()
-        .map(|(w, report)| Row {
-            workload: w.to_string(),
-            report,
-            cells: cells.by_ref().take(configs.len()).collect(),
-        })
-        .collect();
-    let mean = |f: &dyn Fn(&Cell) -> f64| -> Vec<f64> {
-        (0..configs.len())
-            .map(|c| geomean(rows.iter().map(|r| f(&r.cells[c]))))
-            .collect()
-    };
-    let paws_of_best = mean(&Cell::paws_of_best);
-    let tl_paws_of_best = mean(&Cell::tl_paws_of_best);
-    let tl_inner_of_best = mean(&|c| c.of_best(TWO_LEVEL, TWO_LEVEL + 3));
-    let tl_paws_of_tl_rr = mean(&tl_paws_of_tl_rr);
-    let sweep = match paper {
-        Some(_) => vec![],
-        None => sweep::run(size, &configs, jobs, &keep)?,
-    };
-    let results = Results {
-        experiment: "paws",
-        configs,
-        size: size.to_string(),
-        policies: POLICIES.iter().map(|p| p.0).collect(),
-        rows,
-        paws_of_best,
-        tl_paws_of_best,
-        tl_inner_of_best,
-        tl_paws_of_tl_rr,
-        sweep,
-        left_out,
-    };
-    write(a, &results, out)
+    Ok((workloads, left_out))
 }
 
-/// Writes `paws.md`, `.json` and `.svg` into `out` and prints the Markdown (or the JSON).
-fn write(a: &ReproArgs, r: &Results, out: &Path) -> Result<ExitCode> {
-    let json = serde_json::to_string_pretty(r)?;
-    super::files::write(out, "paws", (&markdown(r), &json, &svg(r)?), &[], a.json)
+/// The experiment on `config`: every workload on `jobs` threads, then the sweep.
+fn measure_on(
+    a: &ReproArgs,
+    size: &str,
+    chosen: &Chosen,
+    config: &str,
+    jobs: usize,
+) -> Result<Results> {
+    let (workloads, left_out) = chosen;
+    let open = |i: usize| open(workloads[i].0, size, &a.traces);
+    let names: Vec<String> = workloads.iter().map(|w| w.0.to_string()).collect();
+    let cells = measure_all(&names, &open, config, &POLICIES, jobs)?;
+    let rows: Vec<Row> = workloads
+        .iter()
+        .zip(cells)
+        .map(|((w, report), cell)| Row {
+            workload: w.to_string(),
+            report,
+            cell,
+        })
+        .collect();
+    let mean = |f: &dyn Fn(&Cell) -> f64| geomean(rows.iter().map(|r| f(&r.cell)));
+    let keep = |w: &str| a.only.is_empty() || a.only.iter().any(|o| o == w);
+    let sweep = match gpusim::workload::synth::paper::size(size) {
+        Some(_) => vec![],
+        None => sweep::run(size, config, jobs, &keep)?,
+    };
+    Ok(Results {
+        experiment: "paws",
+        config: config.to_string(),
+        size: size.to_string(),
+        policies: POLICIES.iter().map(|p| p.0).collect(),
+        paws_of_best: mean(&Cell::paws_of_best),
+        tl_paws_of_best: mean(&Cell::tl_paws_of_best),
+        tl_inner_of_best: mean(&|c| c.of_best(TWO_LEVEL, TWO_LEVEL + 3)),
+        tl_paws_of_tl_rr: mean(&tl_paws_of_tl_rr),
+        rows,
+        sweep,
+        left_out: left_out.clone(),
+    })
+}
+
+/// Runs the experiment on each configuration (side by side on the two default presets, with
+/// what moves each headline figure; `--attribute` switches one mechanism at a time).
+pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
+    let chosen = choose(a, size)?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let measure: &Measure<'_> = &|configs, _, _| {
+        let mut measured = vec![];
+        for c in configs {
+            let r = measure_on(a, size, &chosen, c, jobs)?;
+            measured.push(Measured {
+                headlines: headlines(&r),
+                outputs: Some((markdown(&r), serde_json::to_string_pretty(&r)?, svg(&r)?)),
+                figures: vec![],
+            });
+        }
+        Ok(measured)
+    };
+    let title = "PAWS (seed 002) on two simulators";
+    super::run_configs(a, ("paws", title, size), out, measure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(workload: &str, cycles: [u64; 7]) -> Row {
+        Row {
+            workload: workload.into(),
+            report: "",
+            cell: Cell {
+                cycles: cycles.to_vec(),
+                phases: 2,
+            },
+        }
+    }
+
+    /// The share counts the workloads whose faster single-level baseline is the report's (a
+    /// tie is neither), and each PACT class averages TL-PAWS over its own workloads only; a
+    /// class without a workload gives no figure.
+    #[test]
+    fn headlines_count_the_reports_baseline_and_split_by_its_classes() {
+        let rows = vec![
+            // The report: GTO faster; here GTO faster. TL-PAWS at 90% of TL-GTO.
+            row("bp", [100, 90, 95, 100, 90, 100, 100]),
+            // The report: RR faster; here GTO faster. TL-PAWS at 80% of TL-RR.
+            row("hs", [100, 90, 95, 80, 100, 100, 100]),
+            // The report: RR faster; a tie here. TL-PAWS as fast as TL-RR.
+            row("lud", [100, 100, 95, 50, 60, 50, 50]),
+        ];
+        let r = Results {
+            experiment: "paws",
+            config: "gtx480".into(),
+            size: "medium".into(),
+            policies: POLICIES.iter().map(|p| p.0).collect(),
+            rows,
+            paws_of_best: 0.95,
+            tl_paws_of_best: 0.9,
+            tl_inner_of_best: 0.9,
+            tl_paws_of_tl_rr: 0.9,
+            sweep: vec![],
+            left_out: vec![],
+        };
+        let h = headlines(&r);
+        assert_eq!(h.len(), 4);
+        assert!((h[0].ours - 100.0 / 3.0).abs() < 1e-9, "{h:?}");
+        assert_eq!(h[0].paper, Some(100.0));
+        assert_eq!(h[1].ours, 95.0);
+        assert!((h[2].ours - 90.0).abs() < 1e-9, "{h:?}");
+        assert_eq!(h[2].paper, Some(PACT.0));
+        assert!(
+            (h[3].ours - 100.0 * (0.8f64 * 1.0).sqrt()).abs() < 1e-9,
+            "{h:?}"
+        );
+        let only_gto = Results {
+            rows: r.rows[..1].to_vec(),
+            ..r.clone()
+        };
+        let h = headlines(&only_gto);
+        assert_eq!(h.len(), 3);
+        assert!(h[2].what.contains("GTO-favoured"), "{h:?}");
+    }
 }

@@ -4,8 +4,8 @@
 //! way (App A: GTO > RR, App B: RR > GTO); the sweep shows whether, and where, it does.
 //! `--only` names its points by kernel (`phase_40_4_200`).
 
-use super::{measure_with, Cell, POLICIES, TWO_LEVEL};
-use anyhow::{Context, Result};
+use super::{measure_all, Cell, POLICIES, TWO_LEVEL};
+use anyhow::Result;
 use gpusim::workload::kernel::WorkloadSource;
 use gpusim::workload::synth::{self, suite};
 use serde::Serialize;
@@ -25,8 +25,8 @@ const REST: usize = 204;
 pub struct Point {
     /// FFMAs per phase.
     pub phases: [usize; 3],
-    /// Per configuration: cycles under LRR, GTO, PAWS, TL-RR, TL-GTO, TL-PAWS.
-    pub cells: Vec<Cell>,
+    /// Cycles under LRR, GTO, PAWS, TL-RR, TL-GTO, TL-PAWS.
+    pub cell: Cell,
 }
 
 /// The FFMAs per phase of the point whose middle phase has `m`.
@@ -40,33 +40,28 @@ pub fn name(m: usize) -> String {
     format!("phase_{a}_{b}_{c}")
 }
 
-/// Runs the points `keep` keeps (by [`name`]) on every configuration of `configs` at `size`,
-/// on `jobs` threads.
+/// Runs the points `keep` keeps (by [`name`]) on `config` at `size`, on `jobs` threads.
 pub fn run(
     size: &str,
-    configs: &[String],
+    config: &str,
     jobs: usize,
     keep: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Point>> {
     let s = synth::size_index(size)?;
     let policies = &POLICIES[..2 * TWO_LEVEL];
     let middles: Vec<usize> = MIDDLE.into_iter().filter(|&m| keep(&name(m))).collect();
-    let runs: Vec<(usize, usize)> = (middles.iter())
-        .flat_map(|&m| (0..configs.len()).map(move |c| (m, c)))
-        .collect();
-    let mut cells = super::super::pool::map(jobs, &runs, &|&(m, c)| {
-        let open = || -> Result<Box<dyn WorkloadSource>> {
-            Ok(Box::new(synth::workload(suite::phases_of(phases(m), s))))
-        };
-        measure_with(&open, &configs[c], policies)
-            .with_context(|| format!("{} on {}", name(m), configs[c]))
-    })?
-    .into_iter();
+    let open = |i: usize| -> Result<Box<dyn WorkloadSource>> {
+        let m = middles[i];
+        Ok(Box::new(synth::workload(suite::phases_of(phases(m), s))))
+    };
+    let names: Vec<String> = middles.iter().map(|&m| name(m)).collect();
+    let cells = measure_all(&names, &open, config, policies, jobs)?;
     Ok(middles
         .into_iter()
-        .map(|m| Point {
+        .zip(cells)
+        .map(|(m, cell)| Point {
             phases: phases(m),
-            cells: cells.by_ref().take(configs.len()).collect(),
+            cell,
         })
         .collect())
 }
@@ -78,41 +73,29 @@ fn over(c: &Cell, col: usize, base: usize) -> String {
 }
 
 /// The sweep's section of the report.
-pub fn markdown(md: &mut String, configs: &[String], points: &[Point]) {
+pub fn markdown(md: &mut String, points: &[Point]) {
     let _ = write!(
         md,
         "\n## From App A to App B\n\n\
          The phase kernel with {FIRST}, m and {REST} - m FFMAs per phase, m from {} (App A) to \
          {} (App B): GTO's speedup over LRR at each level (positive: GTO faster) and PAWS \
          relative to the faster baseline of its level. The spec expects GTO to win at App A \
-         and RR at App B (§3.5).\n\n| phases |",
+         and RR at App B (§3.5).\n\n\
+         | phases | GTO over LRR | PAWS / faster | TL-GTO over TL-RR | TL-PAWS / faster |\n\
+         |---|---:|---:|---:|---:|\n",
         MIDDLE[0],
         MIDDLE[MIDDLE.len() - 1]
     );
-    for c in configs {
-        let _ = write!(
-            md,
-            " `{c}` GTO over LRR | PAWS / faster | TL-GTO over TL-RR | TL-PAWS / faster |"
-        );
-    }
-    let _ = write!(md, "\n|---|");
-    for _ in configs {
-        let _ = write!(md, "---:|---:|---:|---:|");
-    }
-    let _ = writeln!(md);
     for p in points {
         let [a, b, c] = p.phases;
-        let _ = write!(md, "| {a} / {b} / {c} |");
-        for cell in &p.cells {
-            let _ = write!(
-                md,
-                " {} | {:.1}% | {} | {:.1}% |",
-                over(cell, 1, 0),
-                100.0 * cell.paws_of_best(),
-                over(cell, TWO_LEVEL + 1, TWO_LEVEL),
-                100.0 * cell.tl_paws_of_best()
-            );
-        }
-        let _ = writeln!(md);
+        let cell = &p.cell;
+        let _ = writeln!(
+            md,
+            "| {a} / {b} / {c} | {} | {:.1}% | {} | {:.1}% |",
+            over(cell, 1, 0),
+            100.0 * cell.paws_of_best(),
+            over(cell, TWO_LEVEL + 1, TWO_LEVEL),
+            100.0 * cell.tl_paws_of_best()
+        );
     }
 }
