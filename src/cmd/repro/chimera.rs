@@ -15,7 +15,7 @@
 //!   four preemptive schedulers; the improvement over FCFS as the geometric mean over pairs.
 
 use super::mixes::{antt_stp, kernel, run_all, Job};
-use super::side_by_side::{Headline, Measure, Measured, Unit};
+use super::side_by_side::{Headline, Measure, Measured, Unit, GPGPU_SIM_3_2_2};
 use super::ReproArgs;
 use crate::cmd::sim::load_config;
 use anyhow::{Context, Result};
@@ -265,7 +265,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         Ok(measured)
     };
     let title = "Chimera (seed 003 ch. IV) on two simulators";
-    super::run_configs(a, ("chimera", title, size), out, measure)
+    super::run_configs(a, ("chimera", GPGPU_SIM_3_2_2), (title, size), out, measure)
 }
 
 /// What every configuration's run of the experiment shares.

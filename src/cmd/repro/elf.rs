@@ -1,7 +1,7 @@
 //! `gpusched repro elf`: runs the experiment's columns (`super::columns`) over the suite and
 //! the real traces on each configuration and summarizes them ([`super::Results`]).
 
-use super::side_by_side::{Headline, Measure, Measured};
+use super::side_by_side::{Headline, Measure, Measured, GPGPU_SIM_3_2_2};
 use super::{
     cell, columns, geomean, keep_only, run_configs, run_reports_on, without_size, Column, Outlier,
     ReproArgs, Results, Row, OUTLIER_GAIN, OUTLIER_LOSS,
@@ -80,7 +80,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         Ok(measured)
     };
     let title = "ELF experiment (seed 003 ch. III) on two simulators";
-    run_configs(a, ("elf", title, size), out, measure)
+    run_configs(a, ("elf", GPGPU_SIM_3_2_2), (title, size), out, measure)
 }
 
 /// The experiment's results on `cfg` from `reports` (per workload, one report per column).

@@ -6,7 +6,7 @@
 //! figures beside ours. The rectangle mode, the candidate window and the active-group size
 //! are further columns (the experiment's sweep axes).
 
-use super::side_by_side::{Headline, Measure, Measured};
+use super::side_by_side::{Headline, Measure, Measured, GPGPU_SIM_3_2_2};
 use super::{geomean, keep_only, run_configs, run_reports_on, without_size, ReproArgs};
 use crate::cmd::sim::load_config;
 use anyhow::{Context, Result};
@@ -246,7 +246,13 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         Ok(measured)
     };
     let title = "Locality-aware dispatch and warp scheduling (seed 000) on two simulators";
-    run_configs(a, ("locality", title, size), out, measure)
+    run_configs(
+        a,
+        ("locality", GPGPU_SIM_3_2_2),
+        (title, size),
+        out,
+        measure,
+    )
 }
 
 /// The rows of `reports` (per workload, one report per column, the baseline first).

@@ -22,7 +22,7 @@
 //!   it one piece, would hold (`sm_alloc_timeline`).
 
 use super::mixes::{antt_stp, kernel, run_all, Job};
-use super::side_by_side::{Headline, Measure, Measured};
+use super::side_by_side::{Headline, Measure, Measured, GPGPU_SIM_3_2_2};
 use super::{geomean, ReproArgs};
 use crate::cmd::sim::load_config;
 use anyhow::{bail, Context, Result};
@@ -298,7 +298,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         Ok(measured)
     };
     let title = "GPU Maestro (seed 003 ch. V) on two simulators";
-    super::run_configs(a, ("maestro", title, size), out, measure)
+    super::run_configs(a, ("maestro", GPGPU_SIM_3_2_2), (title, size), out, measure)
 }
 
 /// The headline figures: ANTT increase and STP improvement over all pairs of each

@@ -85,9 +85,9 @@ pub struct ReproArgs {
     #[arg(long)]
     config: Option<String>,
     /// elf, locality, chimera, maestro, paws: also run the headline configurations on the
-    /// paper's preset with each mechanism in which it differs from the calibrated preset switched to
-    /// the calibrated one's, one at a time, and say per headline figure what moves it (on the
-    /// two default presets: not with --config).
+    /// paper's preset with each mechanism in which it differs from the calibrated preset
+    /// switched to the calibrated one's, one at a time, and say per headline figure what moves
+    /// it (on the two default presets: not with --config).
     #[arg(long)]
     attribute: bool,
     /// With --attribute: switch only these mechanisms (comma-separated names of
@@ -162,10 +162,12 @@ impl ReproArgs {
 }
 
 /// Runs an experiment through `measure` on the configurations `a` names: one configuration's
-/// outputs as `<name>.{md,json,svg}`, or several side by side ([`side_by_side::run`]).
+/// outputs as `<name>.{md,json,svg}`, or several side by side ([`side_by_side::run`]; the
+/// first, the paper's, described by `simulator`).
 fn run_configs(
     a: &ReproArgs,
-    (name, title, size): (&'static str, &str, &str),
+    (name, simulator): (&'static str, &'static str),
+    (title, size): (&str, &str),
     out: &std::path::Path,
     measure: &side_by_side::Measure<'_>,
 ) -> Result<ExitCode> {
@@ -186,7 +188,14 @@ fn run_configs(
         }
     } else {
         let attribute = a.attribute.then_some(&a.mechanisms[..]);
-        let doc = side_by_side::run(name, (title, size), &configs, attribute, out, measure)?;
+        let doc = side_by_side::run(
+            (name, simulator),
+            (title, size),
+            &configs,
+            attribute,
+            out,
+            measure,
+        )?;
         let md = side_by_side::markdown(&doc, title);
         match a.json {
             true => outln!("{}", serde_json::to_string_pretty(&doc)?),
@@ -378,8 +387,8 @@ pub struct Results {
     pub left_out: Vec<String>,
 }
 
-/// At a paper's size (`paper`, `elf`, `paver`), removes the workloads without it from `workloads` (real
-/// traces included) and returns their names; an error when none is left.
+/// At a paper's size (`paper`, `elf`, `paver`), removes the workloads without it from
+/// `workloads` (real traces included) and returns their names; an error when none is left.
 pub fn without_size(
     workloads: &mut Vec<(String, Option<PathBuf>)>,
     size: &str,

@@ -295,7 +295,13 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         }
         Ok(measured)
     };
-    super::run_configs(a, ("paver", "PAVER (seed 004)", size), out, measure)
+    super::run_configs(
+        a,
+        ("paver", "GPGPU-Sim 4.x, the simulator the paper ran on"),
+        ("PAVER (seed 004)", size),
+        out,
+        measure,
+    )
 }
 
 /// The whole experiment on configuration `config`, through sweep `sweep` in `out`.

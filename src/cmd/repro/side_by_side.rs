@@ -19,13 +19,13 @@ pub const ATTRIBUTION: &str = "-attribution";
 /// the sentence that explains it.
 pub const NAMED_POINTS: f64 = 0.5;
 
-/// What a preset is, for the reader of `experiment`'s side-by-side page.
-fn describe(experiment: &str, config: &str) -> &'static str {
+/// What the paper's preset is, for an experiment whose paper ran on GPGPU-Sim 3.2.2.
+pub const GPGPU_SIM_3_2_2: &str = "GPGPU-Sim 3.2.2, the simulator the paper ran on";
+
+/// What a calibrated preset is, for the reader of a side-by-side page (the paper's preset
+/// is described by its experiment: [`SideBySide::paper_simulator`]).
+fn describe(config: &str) -> &'static str {
     match config {
-        "gtx480-3.2.2" if experiment == "paws" => {
-            "GPGPU-Sim 3.2.2, for the report's GPGPU-Sim 3.x (it names no release)"
-        }
-        "gtx480-3.2.2" | "gtx980-3.2.2" => "GPGPU-Sim 3.2.2, the simulator the paper ran on",
         "gtx480" => "GPGPU-Sim 4.x as Accel-Sim runs it: the calibrated preset",
         "gtx980" => "the same GPU under GPGPU-Sim 4.x's mechanisms, as the calibrated presets",
         _ => "",
@@ -176,6 +176,9 @@ pub struct Switched {
 pub struct SideBySide {
     /// Experiment name.
     pub experiment: &'static str,
+    /// What the paper's preset (`configs[0]`) is: the simulator the paper ran on.
+    #[serde(skip)]
+    pub paper_simulator: &'static str,
     /// Suite size.
     pub size: String,
     /// The configurations, the paper's simulator first.
@@ -192,13 +195,14 @@ pub struct SideBySide {
 /// [`Measured`] per configuration, in order.
 pub type Measure<'a> = dyn Fn(&[&str], bool, &str) -> Result<Vec<Measured>> + 'a;
 
-/// Runs `experiment` on `configs` (the paper's simulator first) through `measure`, and with
+/// Runs `experiment` on `configs` (the paper's simulator first, described by
+/// `paper_simulator`) through `measure`, and with
 /// `attribute` the headline columns on each of the first two configurations with each
 /// mechanism in which it differs from the other switched (`Some(&[])`: every one; otherwise
 /// only those named); writes `<experiment>-<config>.{md,json,svg}` per configuration and the
 /// side-by-side `<experiment>.{md,json,svg}` into `out`.
 pub fn run(
-    experiment: &'static str,
+    (experiment, paper_simulator): (&'static str, &'static str),
     (title, size): (&str, &str),
     configs: &[&str],
     attribute: Option<&[String]>,
@@ -251,6 +255,7 @@ pub fn run(
     }
     let doc = SideBySide {
         experiment,
+        paper_simulator,
         size: size.to_string(),
         configs: configs.iter().map(|c| c.to_string()).collect(),
         headlines: measured.into_iter().map(|m| m.headlines).collect(),
@@ -343,8 +348,12 @@ pub fn markdown(doc: &SideBySide, title: &str) -> String {
         s,
         "The paper's figures beside ours on each configuration (the paper's simulator first):\n"
     );
-    for c in &doc.configs {
-        let what = describe(doc.experiment, c);
+    for (i, c) in doc.configs.iter().enumerate() {
+        let what = if i == 0 {
+            doc.paper_simulator
+        } else {
+            describe(c)
+        };
         let sep = if what.is_empty() { "" } else { ": " };
         let _ = writeln!(
             s,
@@ -446,6 +455,7 @@ mod tests {
         let h = |ours| Headline::ratio("A over B".into(), Some(1.26), ours);
         SideBySide {
             experiment: "locality",
+            paper_simulator: GPGPU_SIM_3_2_2,
             size: "large".into(),
             configs: vec!["gtx480-3.2.2".into(), "gtx480".into()],
             headlines: vec![vec![h(1.115)], vec![h(1.011)]],

@@ -15,7 +15,7 @@ mod sweep;
 
 use super::chart;
 use super::side_by_side::{Headline, Measure, Measured, Unit};
-use super::ReproArgs;
+use super::{geomean, ReproArgs};
 use anyhow::{Context, Result};
 use gpusim::gpu::{Gpu, SimOptions};
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
@@ -49,11 +49,12 @@ enum Favours {
 }
 
 impl Favours {
-    /// As [`Cell::better`] names it.
-    fn name(self) -> &'static str {
-        match self {
-            Favours::Gto => "GTO",
-            Favours::Rr => "RR",
+    /// As the tables name it (`tie` for neither).
+    fn name(favours: Option<Self>) -> &'static str {
+        match favours {
+            Some(Favours::Gto) => "GTO",
+            Some(Favours::Rr) => "RR",
+            None => "tie",
         }
     }
 }
@@ -86,6 +87,9 @@ const WORKLOADS: &[(&str, &str, Favours)] = &[
 /// RR-favoured ones, % (its abstract, spec L867; against two-level RR, P-R5).
 const PACT: (f64, f64) = (99.2, 98.0);
 
+/// The simulator the report ran on, as its side-by-side page says.
+const SIMULATOR: &str = "GPGPU-Sim 3.2.2, for the report's GPGPU-Sim 3.x (it names no release)";
+
 /// One workload on one configuration.
 #[derive(Clone, Debug, Serialize)]
 pub struct Cell {
@@ -113,12 +117,12 @@ impl Cell {
         self.of_best(TWO_LEVEL, TWO_LEVEL + 2)
     }
 
-    /// Which baseline is faster at a level: `GTO`, `RR` or `tie`.
-    pub fn better(&self, base: usize) -> &'static str {
+    /// Which baseline is faster at a level (`None`: a tie).
+    fn better(&self, base: usize) -> Option<Favours> {
         match self.cycles[base + 1].cmp(&self.cycles[base]) {
-            std::cmp::Ordering::Less => "GTO",
-            std::cmp::Ordering::Greater => "RR",
-            std::cmp::Ordering::Equal => "tie",
+            std::cmp::Ordering::Less => Some(Favours::Gto),
+            std::cmp::Ordering::Greater => Some(Favours::Rr),
+            std::cmp::Ordering::Equal => None,
         }
     }
 }
@@ -211,16 +215,6 @@ fn measure_all(
         .collect())
 }
 
-/// The geometric mean of `xs`.
-fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
-    let (mut log, mut n) = (0.0, 0.0);
-    for x in xs {
-        log += x.ln();
-        n += 1.0;
-    }
-    (log / f64::max(n, 1.0)).exp()
-}
-
 /// One level's table: the three schedulers from column `base`, the faster baseline and the
 /// third relative to it, then `extra` columns (header, value of a cell), and the report's word.
 fn level_table(md: &mut String, r: &Results, base: usize, names: [&str; 3], extra: &[Extra]) {
@@ -246,7 +240,7 @@ fn level_table(md: &mut String, r: &Results, base: usize, names: [&str; 3], extr
             c.cycles[base],
             c.cycles[base + 1],
             c.cycles[base + 2],
-            c.better(base),
+            Favours::name(c.better(base)),
             100.0 * c.of_best(base, base + 2)
         );
         for (_, f) in extra {
@@ -372,7 +366,7 @@ fn headlines(r: &Results) -> Vec<Headline> {
     let agree = r
         .rows
         .iter()
-        .filter(|row| favours(&row.workload).map(Favours::name) == Some(row.cell.better(0)))
+        .filter(|row| favours(&row.workload).is_some_and(|f| row.cell.better(0) == Some(f)))
         .count();
     let mut h = vec![
         percent(
@@ -492,7 +486,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         Ok(measured)
     };
     let title = "PAWS (seed 002) on two simulators";
-    super::run_configs(a, ("paws", title, size), out, measure)
+    super::run_configs(a, ("paws", SIMULATOR), (title, size), out, measure)
 }
 
 #[cfg(test)]
