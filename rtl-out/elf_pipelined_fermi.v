@@ -86,8 +86,46 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     localparam  zero_lb = 5'b0;
     localparam  zero_fb = 2'b0;
     localparam  zero3 = 3'b0;
-    localparam  zero6 = 6'b0;
-    localparam  one6 = 6'b1;
+    localparam  zero4 = 4'h0;
+    localparam  zero_rb = 5'b0;
+    localparam  pos_ids_0 = 5'b0;
+    localparam  pos_ids_1 = 5'b1;
+    localparam  pos_ids_2 = 5'b10;
+    localparam  pos_ids_3 = 5'b11;
+    localparam  pos_ids_4 = 5'b100;
+    localparam  pos_ids_5 = 5'b101;
+    localparam  pos_ids_6 = 5'b110;
+    localparam  pos_ids_7 = 5'b111;
+    localparam  pos_ids_8 = 5'b1000;
+    localparam  pos_ids_9 = 5'b1001;
+    localparam  pos_ids_10 = 5'b1010;
+    localparam  pos_ids_11 = 5'b1011;
+    localparam  pos_ids_12 = 5'b1100;
+    localparam  pos_ids_13 = 5'b1101;
+    localparam  pos_ids_14 = 5'b1110;
+    localparam  pos_ids_15 = 5'b1111;
+    localparam  pos_ids_16 = 5'b10000;
+    localparam  pos_ids_17 = 5'b10001;
+    localparam  pos_ids_18 = 5'b10010;
+    localparam  pos_ids_19 = 5'b10011;
+    localparam  pos_ids_20 = 5'b10100;
+    localparam  pos_ids_21 = 5'b10101;
+    localparam  pos_ids_22 = 5'b10110;
+    localparam  pos_ids_23 = 5'b10111;
+    localparam  pos_bit_0 = 24'haaaaaa;
+    localparam  pos_bit_1 = 24'hcccccc;
+    localparam  pos_bit_2 = 24'hf0f0f0;
+    localparam  pos_bit_3 = 24'hff00;
+    localparam  pos_bit_4 = 24'hff0000;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  choice_bit_0 = 4'h1;
+    localparam  choice_bit_1 = 4'h2;
+    localparam  choice_bit_2 = 4'h4;
+    localparam  choice_bit_3 = 4'h8;
     localparam  taken_0 = 3'b0;
     localparam  taken_1 = 3'b1;
     localparam  taken_2 = 3'b10;
@@ -111,30 +149,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     localparam  sched_ids_1 = 1'b1;
     localparam  sched_gid_0 = 6'b0;
     localparam  sched_gid_1 = 6'b1;
-    localparam  onehot_l_0 = 24'h1;
-    localparam  onehot_l_1 = 24'h2;
-    localparam  onehot_l_2 = 24'h4;
-    localparam  onehot_l_3 = 24'h8;
-    localparam  onehot_l_4 = 24'h10;
-    localparam  onehot_l_5 = 24'h20;
-    localparam  onehot_l_6 = 24'h40;
-    localparam  onehot_l_7 = 24'h80;
-    localparam  onehot_l_8 = 24'h100;
-    localparam  onehot_l_9 = 24'h200;
-    localparam  onehot_l_10 = 24'h400;
-    localparam  onehot_l_11 = 24'h800;
-    localparam  onehot_l_12 = 24'h1000;
-    localparam  onehot_l_13 = 24'h2000;
-    localparam  onehot_l_14 = 24'h4000;
-    localparam  onehot_l_15 = 24'h8000;
-    localparam  onehot_l_16 = 24'h10000;
-    localparam  onehot_l_17 = 24'h20000;
-    localparam  onehot_l_18 = 24'h40000;
-    localparam  onehot_l_19 = 24'h80000;
-    localparam  onehot_l_20 = 24'h100000;
-    localparam  onehot_l_21 = 24'h200000;
-    localparam  onehot_l_22 = 24'h400000;
-    localparam  onehot_l_23 = 24'h800000;
     localparam  below_l_0 = 24'h0;
     localparam  below_l_1 = 24'h1;
     localparam  below_l_2 = 24'h3;
@@ -661,677 +675,1253 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  older_47__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_0__d;
+    reg  [4:0] pos_0__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_0__q;
+    wire  [4:0] pos_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_0__clock;
+    reg  pos_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_1__d;
+    reg  [4:0] pos_1__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_1__q;
+    wire  [4:0] pos_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_1__clock;
+    reg  pos_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_2__d;
+    reg  [4:0] pos_2__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_2__q;
+    wire  [4:0] pos_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_2__clock;
+    reg  pos_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_3__d;
+    reg  [4:0] pos_3__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_3__q;
+    wire  [4:0] pos_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_3__clock;
+    reg  pos_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_4__d;
+    reg  [4:0] pos_4__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_4__q;
+    wire  [4:0] pos_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_4__clock;
+    reg  pos_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_5__d;
+    reg  [4:0] pos_5__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_5__q;
+    wire  [4:0] pos_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_5__clock;
+    reg  pos_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_6__d;
+    reg  [4:0] pos_6__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_6__q;
+    wire  [4:0] pos_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_6__clock;
+    reg  pos_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_7__d;
+    reg  [4:0] pos_7__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_7__q;
+    wire  [4:0] pos_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_7__clock;
+    reg  pos_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_8__d;
+    reg  [4:0] pos_8__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_8__q;
+    wire  [4:0] pos_8__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_8__clock;
+    reg  pos_8__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_9__d;
+    reg  [4:0] pos_9__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_9__q;
+    wire  [4:0] pos_9__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_9__clock;
+    reg  pos_9__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_10__d;
+    reg  [4:0] pos_10__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_10__q;
+    wire  [4:0] pos_10__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_10__clock;
+    reg  pos_10__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_11__d;
+    reg  [4:0] pos_11__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_11__q;
+    wire  [4:0] pos_11__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_11__clock;
+    reg  pos_11__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_12__d;
+    reg  [4:0] pos_12__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_12__q;
+    wire  [4:0] pos_12__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_12__clock;
+    reg  pos_12__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_13__d;
+    reg  [4:0] pos_13__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_13__q;
+    wire  [4:0] pos_13__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_13__clock;
+    reg  pos_13__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_14__d;
+    reg  [4:0] pos_14__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_14__q;
+    wire  [4:0] pos_14__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_14__clock;
+    reg  pos_14__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_15__d;
+    reg  [4:0] pos_15__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_15__q;
+    wire  [4:0] pos_15__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_15__clock;
+    reg  pos_15__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_16__d;
+    reg  [4:0] pos_16__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_16__q;
+    wire  [4:0] pos_16__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_16__clock;
+    reg  pos_16__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_17__d;
+    reg  [4:0] pos_17__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_17__q;
+    wire  [4:0] pos_17__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_17__clock;
+    reg  pos_17__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_18__d;
+    reg  [4:0] pos_18__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_18__q;
+    wire  [4:0] pos_18__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_18__clock;
+    reg  pos_18__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_19__d;
+    reg  [4:0] pos_19__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_19__q;
+    wire  [4:0] pos_19__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_19__clock;
+    reg  pos_19__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_20__d;
+    reg  [4:0] pos_20__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_20__q;
+    wire  [4:0] pos_20__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_20__clock;
+    reg  pos_20__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_21__d;
+    reg  [4:0] pos_21__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_21__q;
+    wire  [4:0] pos_21__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_21__clock;
+    reg  pos_21__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_22__d;
+    reg  [4:0] pos_22__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_22__q;
+    wire  [4:0] pos_22__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_22__clock;
+    reg  pos_22__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_23__d;
+    reg  [4:0] pos_23__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_23__q;
+    wire  [4:0] pos_23__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_23__clock;
+    reg  pos_23__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_24__d;
+    reg  [4:0] pos_24__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_24__q;
+    wire  [4:0] pos_24__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_24__clock;
+    reg  pos_24__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_25__d;
+    reg  [4:0] pos_25__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_25__q;
+    wire  [4:0] pos_25__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_25__clock;
+    reg  pos_25__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_26__d;
+    reg  [4:0] pos_26__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_26__q;
+    wire  [4:0] pos_26__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_26__clock;
+    reg  pos_26__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_27__d;
+    reg  [4:0] pos_27__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_27__q;
+    wire  [4:0] pos_27__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_27__clock;
+    reg  pos_27__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_28__d;
+    reg  [4:0] pos_28__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_28__q;
+    wire  [4:0] pos_28__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_28__clock;
+    reg  pos_28__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_29__d;
+    reg  [4:0] pos_29__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_29__q;
+    wire  [4:0] pos_29__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_29__clock;
+    reg  pos_29__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_30__d;
+    reg  [4:0] pos_30__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_30__q;
+    wire  [4:0] pos_30__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_30__clock;
+    reg  pos_30__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_31__d;
+    reg  [4:0] pos_31__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_31__q;
+    wire  [4:0] pos_31__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_31__clock;
+    reg  pos_31__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_32__d;
+    reg  [4:0] pos_32__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_32__q;
+    wire  [4:0] pos_32__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_32__clock;
+    reg  pos_32__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_33__d;
+    reg  [4:0] pos_33__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_33__q;
+    wire  [4:0] pos_33__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_33__clock;
+    reg  pos_33__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_34__d;
+    reg  [4:0] pos_34__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_34__q;
+    wire  [4:0] pos_34__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_34__clock;
+    reg  pos_34__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_35__d;
+    reg  [4:0] pos_35__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_35__q;
+    wire  [4:0] pos_35__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_35__clock;
+    reg  pos_35__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_36__d;
+    reg  [4:0] pos_36__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_36__q;
+    wire  [4:0] pos_36__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_36__clock;
+    reg  pos_36__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_37__d;
+    reg  [4:0] pos_37__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_37__q;
+    wire  [4:0] pos_37__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_37__clock;
+    reg  pos_37__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_38__d;
+    reg  [4:0] pos_38__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_38__q;
+    wire  [4:0] pos_38__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_38__clock;
+    reg  pos_38__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_39__d;
+    reg  [4:0] pos_39__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_39__q;
+    wire  [4:0] pos_39__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_39__clock;
+    reg  pos_39__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_40__d;
+    reg  [4:0] pos_40__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_40__q;
+    wire  [4:0] pos_40__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_40__clock;
+    reg  pos_40__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_41__d;
+    reg  [4:0] pos_41__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_41__q;
+    wire  [4:0] pos_41__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_41__clock;
+    reg  pos_41__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_42__d;
+    reg  [4:0] pos_42__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_42__q;
+    wire  [4:0] pos_42__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_42__clock;
+    reg  pos_42__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_43__d;
+    reg  [4:0] pos_43__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_43__q;
+    wire  [4:0] pos_43__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_43__clock;
+    reg  pos_43__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_44__d;
+    reg  [4:0] pos_44__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_44__q;
+    wire  [4:0] pos_44__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_44__clock;
+    reg  pos_44__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_45__d;
+    reg  [4:0] pos_45__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_45__q;
+    wire  [4:0] pos_45__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_45__clock;
+    reg  pos_45__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_46__d;
+    reg  [4:0] pos_46__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_46__q;
+    wire  [4:0] pos_46__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_46__clock;
+    reg  pos_46__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_lt_47__d;
+    reg  [4:0] pos_47__d;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_lt_47__q;
+    wire  [4:0] pos_47__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_47__clock;
+    reg  pos_47__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_0__d;
+    reg  [23:0] position_0__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_0__clock;
+    reg  [23:0] position_0__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_1__d;
+    reg  [23:0] position_0__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_1__clock;
+    reg  [23:0] position_0__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_2__d;
+    reg  position_0__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_2__clock;
+    reg  position_0__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_0__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_3__d;
+    reg  [23:0] position_1__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_3__clock;
+    reg  [23:0] position_1__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_4__d;
+    reg  [23:0] position_1__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_4__clock;
+    reg  [23:0] position_1__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_5__d;
+    reg  position_1__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_5__clock;
+    reg  position_1__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_1__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_6__d;
+    reg  [23:0] position_2__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_6__clock;
+    reg  [23:0] position_2__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_7__d;
+    reg  [23:0] position_2__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_7__clock;
+    reg  [23:0] position_2__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_8__d;
+    reg  position_2__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_8__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_8__clock;
+    reg  position_2__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_2__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_9__d;
+    reg  [23:0] position_3__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_9__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_9__clock;
+    reg  [23:0] position_3__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_10__d;
+    reg  [23:0] position_3__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_10__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_10__clock;
+    reg  [23:0] position_3__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_11__d;
+    reg  position_3__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_11__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_11__clock;
+    reg  position_3__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_3__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_12__d;
+    reg  [23:0] position_4__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_12__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_12__clock;
+    reg  [23:0] position_4__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_13__d;
+    reg  [23:0] position_4__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_13__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_13__clock;
+    reg  [23:0] position_4__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_14__d;
+    reg  position_4__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_14__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_14__clock;
+    reg  position_4__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_4__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_15__d;
+    reg  [23:0] position_5__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_15__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_15__clock;
+    reg  [23:0] position_5__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_16__d;
+    reg  [23:0] position_5__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_16__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_16__clock;
+    reg  [23:0] position_5__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_17__d;
+    reg  position_5__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_17__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_17__clock;
+    reg  position_5__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_5__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_18__d;
+    reg  [23:0] position_6__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_18__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_18__clock;
+    reg  [23:0] position_6__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_19__d;
+    reg  [23:0] position_6__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_19__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_19__clock;
+    reg  [23:0] position_6__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_20__d;
+    reg  position_6__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_20__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_20__clock;
+    reg  position_6__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_6__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_21__d;
+    reg  [23:0] position_7__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_21__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_21__clock;
+    reg  [23:0] position_7__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_22__d;
+    reg  [23:0] position_7__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_22__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_22__clock;
+    reg  [23:0] position_7__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_23__d;
+    reg  position_7__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_23__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_23__clock;
+    reg  position_7__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_7__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_24__d;
+    reg  [23:0] position_8__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_24__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_24__clock;
+    reg  [23:0] position_8__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_25__d;
+    reg  [23:0] position_8__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_25__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_25__clock;
+    reg  [23:0] position_8__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_26__d;
+    reg  position_8__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_26__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_26__clock;
+    reg  position_8__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_8__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_27__d;
+    reg  [23:0] position_9__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_27__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_27__clock;
+    reg  [23:0] position_9__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_28__d;
+    reg  [23:0] position_9__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_28__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_28__clock;
+    reg  [23:0] position_9__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_29__d;
+    reg  position_9__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_29__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_29__clock;
+    reg  position_9__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_9__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_30__d;
+    reg  [23:0] position_10__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_30__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_30__clock;
+    reg  [23:0] position_10__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_31__d;
+    reg  [23:0] position_10__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_31__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_31__clock;
+    reg  [23:0] position_10__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_32__d;
+    reg  position_10__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_32__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_32__clock;
+    reg  position_10__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_10__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_33__d;
+    reg  [23:0] position_11__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_33__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_33__clock;
+    reg  [23:0] position_11__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_34__d;
+    reg  [23:0] position_11__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_34__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_34__clock;
+    reg  [23:0] position_11__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_35__d;
+    reg  position_11__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_35__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_35__clock;
+    reg  position_11__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_11__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_36__d;
+    reg  [23:0] position_12__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_36__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_36__clock;
+    reg  [23:0] position_12__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_37__d;
+    reg  [23:0] position_12__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_37__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_37__clock;
+    reg  [23:0] position_12__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_38__d;
+    reg  position_12__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_38__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_38__clock;
+    reg  position_12__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_12__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_39__d;
+    reg  [23:0] position_13__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_39__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_39__clock;
+    reg  [23:0] position_13__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_40__d;
+    reg  [23:0] position_13__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_40__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_40__clock;
+    reg  [23:0] position_13__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_41__d;
+    reg  position_13__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_41__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_41__clock;
+    reg  position_13__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_13__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_42__d;
+    reg  [23:0] position_14__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_42__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_42__clock;
+    reg  [23:0] position_14__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_43__d;
+    reg  [23:0] position_14__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_43__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_43__clock;
+    reg  [23:0] position_14__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_44__d;
+    reg  position_14__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_44__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_44__clock;
+    reg  position_14__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_14__pos;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_45__d;
+    reg  [23:0] position_15__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_45__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_45__clock;
+    reg  [23:0] position_15__equal;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_46__d;
+    reg  [23:0] position_15__live;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_46__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_46__clock;
+    reg  [23:0] position_15__older;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rel_eq_47__d;
+    reg  position_15__is_greedy;
     // verilator lint_on UNOPTFLAT
-    wire  [23:0] rel_eq_47__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_47__clock;
+    reg  position_15__after_greedy;
     // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_15__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_16__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_16__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_16__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_16__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_16__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_16__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_16__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_17__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_17__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_17__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_17__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_17__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_17__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_17__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_18__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_18__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_18__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_18__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_18__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_18__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_18__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_19__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_19__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_19__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_19__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_19__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_19__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_19__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_20__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_20__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_20__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_20__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_20__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_20__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_20__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_21__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_21__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_21__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_21__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_21__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_21__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_21__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_22__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_22__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_22__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_22__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_22__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_22__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_22__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_23__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_23__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_23__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_23__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_23__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_23__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_23__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_24__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_24__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_24__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_24__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_24__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_24__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_24__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_25__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_25__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_25__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_25__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_25__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_25__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_25__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_26__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_26__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_26__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_26__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_26__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_26__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_26__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_27__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_27__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_27__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_27__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_27__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_27__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_27__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_28__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_28__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_28__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_28__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_28__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_28__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_28__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_29__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_29__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_29__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_29__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_29__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_29__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_29__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_30__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_30__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_30__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_30__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_30__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_30__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_30__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_31__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_31__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_31__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_31__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_31__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_31__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_31__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_32__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_32__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_32__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_32__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_32__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_32__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_32__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_33__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_33__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_33__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_33__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_33__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_33__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_33__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_34__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_34__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_34__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_34__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_34__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_34__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_34__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_35__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_35__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_35__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_35__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_35__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_35__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_35__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_36__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_36__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_36__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_36__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_36__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_36__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_36__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_37__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_37__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_37__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_37__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_37__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_37__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_37__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_38__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_38__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_38__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_38__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_38__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_38__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_38__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_39__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_39__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_39__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_39__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_39__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_39__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_39__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_40__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_40__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_40__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_40__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_40__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_40__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_40__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_41__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_41__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_41__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_41__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_41__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_41__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_41__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_42__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_42__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_42__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_42__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_42__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_42__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_42__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_43__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_43__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_43__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_43__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_43__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_43__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_43__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_44__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_44__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_44__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_44__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_44__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_44__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_44__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_45__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_45__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_45__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_45__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_45__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_45__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_45__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_46__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_46__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_46__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_46__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_46__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_46__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_46__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_47__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_47__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_47__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] position_47__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_47__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_47__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] position_47__pos;
     // verilator lint_off UNOPTFLAT
     reg  [23:0] live_0__d;
     // verilator lint_on UNOPTFLAT
@@ -1479,1064 +2069,242 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     wire  [47:0] fresh_first__onehot;
     // verilator lint_on UNUSEDSIGNAL
     wire  [5:0] fresh_first__index;
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_0__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_0__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_0__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_1__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_2__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_2__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_2__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_3__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_4__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_4__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_4__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_5__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_5__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_6__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_6__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_6__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_7__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_7__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_7__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_8__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_8__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_8__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_9__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_9__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_9__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_10__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_10__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_10__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_11__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_11__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_11__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_12__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_12__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_12__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_13__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_13__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_13__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_14__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_14__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_14__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_15__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_15__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_15__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_16__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_16__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_16__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_17__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_17__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_17__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_18__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_18__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_18__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_19__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_19__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_19__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_20__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_20__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_20__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_21__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_21__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_21__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_22__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_22__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_22__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_23__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_23__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_23__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_24__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_24__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_24__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_25__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_25__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_25__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_26__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_26__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_26__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_27__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_27__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_27__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_28__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_28__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_28__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_29__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_29__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_29__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_30__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_30__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_30__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_31__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_31__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_31__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_32__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_32__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_32__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_33__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_33__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_33__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_34__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_34__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_34__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_35__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_35__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_35__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_36__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_36__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_36__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_37__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_37__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_37__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_38__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_38__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_38__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_39__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_39__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_39__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_40__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_40__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_40__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_41__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_41__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_41__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_42__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_42__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_42__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_43__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_43__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_43__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_44__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_44__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_44__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_45__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_45__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_45__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_46__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_46__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_46__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_47__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_47__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_47__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_0__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_0__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_0__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_1__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_2__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_2__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_2__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_3__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_4__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_4__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_4__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_5__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_5__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_6__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_6__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_6__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_7__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_7__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_7__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_8__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_8__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_8__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_9__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_9__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_9__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_10__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_10__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_10__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_11__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_11__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_11__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_12__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_12__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_12__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_13__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_13__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_13__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_14__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_14__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_14__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_15__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_15__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_15__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_16__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_16__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_16__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_17__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_17__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_17__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_18__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_18__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_18__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_19__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_19__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_19__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_20__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_20__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_20__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_21__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_21__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_21__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_22__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_22__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_22__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_23__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_23__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_23__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_24__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_24__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_24__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_25__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_25__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_25__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_26__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_26__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_26__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_27__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_27__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_27__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_28__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_28__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_28__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_29__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_29__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_29__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_30__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_30__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_30__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_31__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_31__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_31__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_32__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_32__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_32__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_33__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_33__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_33__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_34__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_34__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_34__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_35__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_35__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_35__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_36__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_36__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_36__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_37__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_37__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_37__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_38__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_38__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_38__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_39__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_39__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_39__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_40__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_40__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_40__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_41__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_41__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_41__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_42__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_42__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_42__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_43__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_43__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_43__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_44__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_44__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_44__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_45__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_45__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_45__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_46__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_46__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_46__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_47__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_47__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_47__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_0__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_0__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_1__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_1__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_2__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_2__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_3__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_3__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_4__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_4__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_5__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_5__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_6__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_6__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_7__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_7__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_8__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_8__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_9__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_9__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_10__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_10__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_11__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_11__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_12__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_12__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_13__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_13__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_14__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_14__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_15__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_15__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_16__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_16__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_17__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_17__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_18__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_18__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_19__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_19__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_20__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_20__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_21__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_21__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_22__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_22__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_23__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_23__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_24__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_24__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_25__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_25__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_26__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_26__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_27__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_27__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_28__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_28__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_29__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_29__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_30__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_30__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_31__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_31__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_32__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_32__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_33__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_33__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_34__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_34__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_35__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_35__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_36__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_36__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_37__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_37__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_38__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_38__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_39__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_39__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_40__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_40__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_41__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_41__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_42__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_42__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_43__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_43__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_44__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_44__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_45__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_45__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_46__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_46__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] plt_47__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_47__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_0__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_0__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_1__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_1__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_2__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_2__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_3__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_3__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_4__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_4__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_5__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_5__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_6__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_6__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_7__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_7__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_8__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_8__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_9__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_9__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_10__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_10__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_11__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_11__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_12__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_12__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_13__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_13__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_14__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_14__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_15__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_15__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_16__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_16__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_17__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_17__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_18__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_18__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_19__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_19__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_20__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_20__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_21__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_21__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_22__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_22__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_23__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_23__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_24__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_24__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_25__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_25__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_26__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_26__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_27__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_27__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_28__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_28__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_29__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_29__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_30__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_30__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_31__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_31__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_32__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_32__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_33__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_33__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_34__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_34__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_35__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_35__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_36__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_36__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_37__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_37__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_38__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_38__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_39__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_39__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_40__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_40__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_41__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_41__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_42__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_42__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_43__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_43__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_44__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_44__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_45__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_45__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_46__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_46__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] peo_47__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_47__count;
     
     // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lower_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lower_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lower_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lower_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lower_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lower_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lower_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lower_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_upper_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_upper_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_upper_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_upper_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_upper_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_upper_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_upper_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_upper_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] choice_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] choice_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  g_any_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  g_any_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] younger_equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] greedy_after;
+    // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] st_mask_0;
     // verilator lint_on UNOPTFLAT
@@ -2560,294 +2328,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] st_lval_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] nlt_47;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] neq_47;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] wnew_0;
@@ -2896,9 +2376,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] wnew_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] at255;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] launch_s_0;
@@ -3003,676 +2480,310 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  [7:0] pend_new_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] pend_lt_0;
+    reg  [23:0] pos_below_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] pend_lt_1;
+    reg  [23:0] pos_below_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] pend_gt_0;
+    reg  [23:0] pos_below_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] pend_gt_1;
+    reg  [23:0] pos_below_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] pend_eq_0;
+    reg  [23:0] pos_below_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] pend_eq_1;
+    reg  [23:0] pos_below_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_lt_0;
+    reg  [23:0] pos_below_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_lt_1;
+    reg  [23:0] pos_below_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_lt_2;
+    reg  [23:0] pos_below_8;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_lt_3;
+    reg  [23:0] pos_below_9;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_lt_4;
+    reg  [23:0] pos_below_10;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_lt_5;
+    reg  [23:0] pos_below_11;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_lt_6;
+    reg  [23:0] pos_below_12;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_lt_7;
+    reg  [23:0] pos_below_13;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_gt_0;
+    reg  [23:0] pos_below_14;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_gt_1;
+    reg  [23:0] pos_below_15;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_gt_2;
+    reg  [23:0] pos_below_16;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_gt_3;
+    reg  [23:0] pos_below_17;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_gt_4;
+    reg  [23:0] pos_below_18;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_gt_5;
+    reg  [23:0] pos_below_19;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_gt_6;
+    reg  [23:0] pos_below_20;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cmp_gt_7;
+    reg  [23:0] pos_below_21;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_0;
+    reg  [23:0] pos_below_22;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_1;
+    reg  [23:0] pos_below_23;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_2;
+    reg  [23:0] pos_below_24;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_3;
+    reg  [23:0] pos_below_25;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_4;
+    reg  [23:0] pos_below_26;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_5;
+    reg  [23:0] pos_below_27;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_6;
+    reg  [23:0] pos_below_28;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_7;
+    reg  [23:0] pos_below_29;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_8;
+    reg  [23:0] pos_below_30;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_9;
+    reg  [23:0] pos_below_31;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_10;
+    reg  [23:0] pos_below_32;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_11;
+    reg  [23:0] pos_below_33;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_12;
+    reg  [23:0] pos_below_34;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_13;
+    reg  [23:0] pos_below_35;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_14;
+    reg  [23:0] pos_below_36;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_15;
+    reg  [23:0] pos_below_37;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_16;
+    reg  [23:0] pos_below_38;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_17;
+    reg  [23:0] pos_below_39;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_18;
+    reg  [23:0] pos_below_40;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_19;
+    reg  [23:0] pos_below_41;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_20;
+    reg  [23:0] pos_below_42;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_21;
+    reg  [23:0] pos_below_43;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_22;
+    reg  [23:0] pos_below_44;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_23;
+    reg  [23:0] pos_below_45;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_24;
+    reg  [23:0] pos_below_46;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_25;
+    reg  [23:0] pos_below_47;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_26;
+    reg  [23:0] at_pos_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_27;
+    reg  [23:0] at_pos_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_28;
+    reg  [23:0] at_pos_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_29;
+    reg  [23:0] at_pos_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_30;
+    reg  [23:0] at_pos_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_31;
+    reg  [23:0] at_pos_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_32;
+    reg  [23:0] at_pos_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_33;
+    reg  [23:0] at_pos_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_34;
+    reg  [23:0] at_pos_8;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_35;
+    reg  [23:0] at_pos_9;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_36;
+    reg  [23:0] at_pos_10;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_37;
+    reg  [23:0] at_pos_11;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_38;
+    reg  [23:0] at_pos_12;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_39;
+    reg  [23:0] at_pos_13;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_40;
+    reg  [23:0] at_pos_14;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_41;
+    reg  [23:0] at_pos_15;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_42;
+    reg  [23:0] at_pos_16;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_43;
+    reg  [23:0] at_pos_17;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_44;
+    reg  [23:0] at_pos_18;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_45;
+    reg  [23:0] at_pos_19;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_46;
+    reg  [23:0] at_pos_20;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_lt_47;
+    reg  [23:0] at_pos_21;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_0;
+    reg  [23:0] at_pos_22;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_1;
+    reg  [23:0] at_pos_23;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_2;
+    reg  [23:0] at_pos_24;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_3;
+    reg  [23:0] at_pos_25;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_4;
+    reg  [23:0] at_pos_26;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_5;
+    reg  [23:0] at_pos_27;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_6;
+    reg  [23:0] at_pos_28;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_7;
+    reg  [23:0] at_pos_29;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_8;
+    reg  [23:0] at_pos_30;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_9;
+    reg  [23:0] at_pos_31;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_10;
+    reg  [23:0] at_pos_32;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_11;
+    reg  [23:0] at_pos_33;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_12;
+    reg  [23:0] at_pos_34;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_13;
+    reg  [23:0] at_pos_35;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_14;
+    reg  [23:0] at_pos_36;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_15;
+    reg  [23:0] at_pos_37;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_16;
+    reg  [23:0] at_pos_38;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_17;
+    reg  [23:0] at_pos_39;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_18;
+    reg  [23:0] at_pos_40;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_19;
+    reg  [23:0] at_pos_41;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_20;
+    reg  [23:0] at_pos_42;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_21;
+    reg  [23:0] at_pos_43;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_22;
+    reg  [23:0] at_pos_44;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_23;
+    reg  [23:0] at_pos_45;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_24;
+    reg  [23:0] at_pos_46;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_25;
+    reg  [23:0] at_pos_47;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_26;
+    reg  [23:0] held_class_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_27;
+    reg  [23:0] held_class_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_28;
+    reg  [23:0] held_class_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_29;
+    reg  [23:0] held_class_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] cur_eq_47;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] tie_47;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] beats_47;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] launch_lt_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] launch_lt_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] launch_gt_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] launch_gt_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] launch_eq_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] launch_eq_1;
+    reg  [23:0] held;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] cand_elig;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] umask_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] umask_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] umask_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  room_sp_0;
@@ -3765,28 +2876,55 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  cand_fc_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_0;
+    reg  [4:0] cand_rank_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_1;
+    reg  [4:0] cand_rank_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_2;
+    reg  [4:0] cand_rank_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_3;
+    reg  [4:0] cand_rank_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_4;
+    reg  [4:0] cand_rank_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_5;
+    reg  [4:0] cand_rank_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_6;
+    reg  [4:0] cand_rank_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_7;
+    reg  [4:0] cand_rank_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] first_held_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] first_held_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] first_held_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] first_held_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] first_held_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] first_held_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] first_held_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] first_held_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] held_scan;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] cand_id_0;
@@ -3867,160 +3005,16 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  [23:0] a_win_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] a_rank_0;
+    reg  [4:0] a_rank_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] a_rank_1;
+    reg  [4:0] a_rank_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [5:0] a_id_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [5:0] a_id_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_47;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] nold_0;
@@ -4173,22 +3167,19 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  [23:0] nlive_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rank_plane_0;
+    reg  [23:0] pos_plane_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rank_plane_1;
+    reg  [23:0] pos_plane_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rank_plane_2;
+    reg  [23:0] pos_plane_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rank_plane_3;
+    reg  [23:0] pos_plane_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] rank_plane_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] rank_plane_5;
+    reg  [23:0] pos_plane_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  fpos_0;
@@ -4197,10 +3188,10 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  fpos_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] g_rank_0;
+    reg  [4:0] g_rank_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] g_rank_1;
+    reg  [4:0] g_rank_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  g_fc_0;
@@ -4234,6 +3225,9 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [5:0] fetch_pick;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] fresh_pick;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [47:0] live_all;
@@ -4584,485 +3578,677 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         .q(older_47__q),
         .clock(older_47__clock)
     );
-    elf_pipelined_fermi__rel_lt rel_lt_0(
-        .d(rel_lt_0__d),
-        .q(rel_lt_0__q),
-        .clock(rel_lt_0__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_1(
-        .d(rel_lt_1__d),
-        .q(rel_lt_1__q),
-        .clock(rel_lt_1__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_2(
-        .d(rel_lt_2__d),
-        .q(rel_lt_2__q),
-        .clock(rel_lt_2__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_3(
-        .d(rel_lt_3__d),
-        .q(rel_lt_3__q),
-        .clock(rel_lt_3__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_4(
-        .d(rel_lt_4__d),
-        .q(rel_lt_4__q),
-        .clock(rel_lt_4__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_5(
-        .d(rel_lt_5__d),
-        .q(rel_lt_5__q),
-        .clock(rel_lt_5__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_6(
-        .d(rel_lt_6__d),
-        .q(rel_lt_6__q),
-        .clock(rel_lt_6__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_7(
-        .d(rel_lt_7__d),
-        .q(rel_lt_7__q),
-        .clock(rel_lt_7__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_8(
-        .d(rel_lt_8__d),
-        .q(rel_lt_8__q),
-        .clock(rel_lt_8__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_9(
-        .d(rel_lt_9__d),
-        .q(rel_lt_9__q),
-        .clock(rel_lt_9__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_10(
-        .d(rel_lt_10__d),
-        .q(rel_lt_10__q),
-        .clock(rel_lt_10__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_11(
-        .d(rel_lt_11__d),
-        .q(rel_lt_11__q),
-        .clock(rel_lt_11__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_12(
-        .d(rel_lt_12__d),
-        .q(rel_lt_12__q),
-        .clock(rel_lt_12__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_13(
-        .d(rel_lt_13__d),
-        .q(rel_lt_13__q),
-        .clock(rel_lt_13__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_14(
-        .d(rel_lt_14__d),
-        .q(rel_lt_14__q),
-        .clock(rel_lt_14__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_15(
-        .d(rel_lt_15__d),
-        .q(rel_lt_15__q),
-        .clock(rel_lt_15__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_16(
-        .d(rel_lt_16__d),
-        .q(rel_lt_16__q),
-        .clock(rel_lt_16__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_17(
-        .d(rel_lt_17__d),
-        .q(rel_lt_17__q),
-        .clock(rel_lt_17__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_18(
-        .d(rel_lt_18__d),
-        .q(rel_lt_18__q),
-        .clock(rel_lt_18__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_19(
-        .d(rel_lt_19__d),
-        .q(rel_lt_19__q),
-        .clock(rel_lt_19__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_20(
-        .d(rel_lt_20__d),
-        .q(rel_lt_20__q),
-        .clock(rel_lt_20__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_21(
-        .d(rel_lt_21__d),
-        .q(rel_lt_21__q),
-        .clock(rel_lt_21__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_22(
-        .d(rel_lt_22__d),
-        .q(rel_lt_22__q),
-        .clock(rel_lt_22__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_23(
-        .d(rel_lt_23__d),
-        .q(rel_lt_23__q),
-        .clock(rel_lt_23__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_24(
-        .d(rel_lt_24__d),
-        .q(rel_lt_24__q),
-        .clock(rel_lt_24__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_25(
-        .d(rel_lt_25__d),
-        .q(rel_lt_25__q),
-        .clock(rel_lt_25__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_26(
-        .d(rel_lt_26__d),
-        .q(rel_lt_26__q),
-        .clock(rel_lt_26__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_27(
-        .d(rel_lt_27__d),
-        .q(rel_lt_27__q),
-        .clock(rel_lt_27__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_28(
-        .d(rel_lt_28__d),
-        .q(rel_lt_28__q),
-        .clock(rel_lt_28__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_29(
-        .d(rel_lt_29__d),
-        .q(rel_lt_29__q),
-        .clock(rel_lt_29__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_30(
-        .d(rel_lt_30__d),
-        .q(rel_lt_30__q),
-        .clock(rel_lt_30__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_31(
-        .d(rel_lt_31__d),
-        .q(rel_lt_31__q),
-        .clock(rel_lt_31__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_32(
-        .d(rel_lt_32__d),
-        .q(rel_lt_32__q),
-        .clock(rel_lt_32__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_33(
-        .d(rel_lt_33__d),
-        .q(rel_lt_33__q),
-        .clock(rel_lt_33__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_34(
-        .d(rel_lt_34__d),
-        .q(rel_lt_34__q),
-        .clock(rel_lt_34__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_35(
-        .d(rel_lt_35__d),
-        .q(rel_lt_35__q),
-        .clock(rel_lt_35__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_36(
-        .d(rel_lt_36__d),
-        .q(rel_lt_36__q),
-        .clock(rel_lt_36__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_37(
-        .d(rel_lt_37__d),
-        .q(rel_lt_37__q),
-        .clock(rel_lt_37__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_38(
-        .d(rel_lt_38__d),
-        .q(rel_lt_38__q),
-        .clock(rel_lt_38__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_39(
-        .d(rel_lt_39__d),
-        .q(rel_lt_39__q),
-        .clock(rel_lt_39__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_40(
-        .d(rel_lt_40__d),
-        .q(rel_lt_40__q),
-        .clock(rel_lt_40__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_41(
-        .d(rel_lt_41__d),
-        .q(rel_lt_41__q),
-        .clock(rel_lt_41__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_42(
-        .d(rel_lt_42__d),
-        .q(rel_lt_42__q),
-        .clock(rel_lt_42__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_43(
-        .d(rel_lt_43__d),
-        .q(rel_lt_43__q),
-        .clock(rel_lt_43__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_44(
-        .d(rel_lt_44__d),
-        .q(rel_lt_44__q),
-        .clock(rel_lt_44__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_45(
-        .d(rel_lt_45__d),
-        .q(rel_lt_45__q),
-        .clock(rel_lt_45__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_46(
-        .d(rel_lt_46__d),
-        .q(rel_lt_46__q),
-        .clock(rel_lt_46__clock)
-    );
-    elf_pipelined_fermi__rel_lt rel_lt_47(
-        .d(rel_lt_47__d),
-        .q(rel_lt_47__q),
-        .clock(rel_lt_47__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_0(
-        .d(rel_eq_0__d),
-        .q(rel_eq_0__q),
-        .clock(rel_eq_0__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_1(
-        .d(rel_eq_1__d),
-        .q(rel_eq_1__q),
-        .clock(rel_eq_1__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_2(
-        .d(rel_eq_2__d),
-        .q(rel_eq_2__q),
-        .clock(rel_eq_2__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_3(
-        .d(rel_eq_3__d),
-        .q(rel_eq_3__q),
-        .clock(rel_eq_3__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_4(
-        .d(rel_eq_4__d),
-        .q(rel_eq_4__q),
-        .clock(rel_eq_4__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_5(
-        .d(rel_eq_5__d),
-        .q(rel_eq_5__q),
-        .clock(rel_eq_5__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_6(
-        .d(rel_eq_6__d),
-        .q(rel_eq_6__q),
-        .clock(rel_eq_6__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_7(
-        .d(rel_eq_7__d),
-        .q(rel_eq_7__q),
-        .clock(rel_eq_7__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_8(
-        .d(rel_eq_8__d),
-        .q(rel_eq_8__q),
-        .clock(rel_eq_8__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_9(
-        .d(rel_eq_9__d),
-        .q(rel_eq_9__q),
-        .clock(rel_eq_9__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_10(
-        .d(rel_eq_10__d),
-        .q(rel_eq_10__q),
-        .clock(rel_eq_10__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_11(
-        .d(rel_eq_11__d),
-        .q(rel_eq_11__q),
-        .clock(rel_eq_11__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_12(
-        .d(rel_eq_12__d),
-        .q(rel_eq_12__q),
-        .clock(rel_eq_12__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_13(
-        .d(rel_eq_13__d),
-        .q(rel_eq_13__q),
-        .clock(rel_eq_13__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_14(
-        .d(rel_eq_14__d),
-        .q(rel_eq_14__q),
-        .clock(rel_eq_14__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_15(
-        .d(rel_eq_15__d),
-        .q(rel_eq_15__q),
-        .clock(rel_eq_15__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_16(
-        .d(rel_eq_16__d),
-        .q(rel_eq_16__q),
-        .clock(rel_eq_16__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_17(
-        .d(rel_eq_17__d),
-        .q(rel_eq_17__q),
-        .clock(rel_eq_17__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_18(
-        .d(rel_eq_18__d),
-        .q(rel_eq_18__q),
-        .clock(rel_eq_18__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_19(
-        .d(rel_eq_19__d),
-        .q(rel_eq_19__q),
-        .clock(rel_eq_19__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_20(
-        .d(rel_eq_20__d),
-        .q(rel_eq_20__q),
-        .clock(rel_eq_20__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_21(
-        .d(rel_eq_21__d),
-        .q(rel_eq_21__q),
-        .clock(rel_eq_21__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_22(
-        .d(rel_eq_22__d),
-        .q(rel_eq_22__q),
-        .clock(rel_eq_22__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_23(
-        .d(rel_eq_23__d),
-        .q(rel_eq_23__q),
-        .clock(rel_eq_23__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_24(
-        .d(rel_eq_24__d),
-        .q(rel_eq_24__q),
-        .clock(rel_eq_24__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_25(
-        .d(rel_eq_25__d),
-        .q(rel_eq_25__q),
-        .clock(rel_eq_25__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_26(
-        .d(rel_eq_26__d),
-        .q(rel_eq_26__q),
-        .clock(rel_eq_26__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_27(
-        .d(rel_eq_27__d),
-        .q(rel_eq_27__q),
-        .clock(rel_eq_27__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_28(
-        .d(rel_eq_28__d),
-        .q(rel_eq_28__q),
-        .clock(rel_eq_28__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_29(
-        .d(rel_eq_29__d),
-        .q(rel_eq_29__q),
-        .clock(rel_eq_29__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_30(
-        .d(rel_eq_30__d),
-        .q(rel_eq_30__q),
-        .clock(rel_eq_30__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_31(
-        .d(rel_eq_31__d),
-        .q(rel_eq_31__q),
-        .clock(rel_eq_31__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_32(
-        .d(rel_eq_32__d),
-        .q(rel_eq_32__q),
-        .clock(rel_eq_32__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_33(
-        .d(rel_eq_33__d),
-        .q(rel_eq_33__q),
-        .clock(rel_eq_33__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_34(
-        .d(rel_eq_34__d),
-        .q(rel_eq_34__q),
-        .clock(rel_eq_34__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_35(
-        .d(rel_eq_35__d),
-        .q(rel_eq_35__q),
-        .clock(rel_eq_35__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_36(
-        .d(rel_eq_36__d),
-        .q(rel_eq_36__q),
-        .clock(rel_eq_36__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_37(
-        .d(rel_eq_37__d),
-        .q(rel_eq_37__q),
-        .clock(rel_eq_37__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_38(
-        .d(rel_eq_38__d),
-        .q(rel_eq_38__q),
-        .clock(rel_eq_38__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_39(
-        .d(rel_eq_39__d),
-        .q(rel_eq_39__q),
-        .clock(rel_eq_39__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_40(
-        .d(rel_eq_40__d),
-        .q(rel_eq_40__q),
-        .clock(rel_eq_40__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_41(
-        .d(rel_eq_41__d),
-        .q(rel_eq_41__q),
-        .clock(rel_eq_41__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_42(
-        .d(rel_eq_42__d),
-        .q(rel_eq_42__q),
-        .clock(rel_eq_42__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_43(
-        .d(rel_eq_43__d),
-        .q(rel_eq_43__q),
-        .clock(rel_eq_43__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_44(
-        .d(rel_eq_44__d),
-        .q(rel_eq_44__q),
-        .clock(rel_eq_44__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_45(
-        .d(rel_eq_45__d),
-        .q(rel_eq_45__q),
-        .clock(rel_eq_45__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_46(
-        .d(rel_eq_46__d),
-        .q(rel_eq_46__q),
-        .clock(rel_eq_46__clock)
-    );
-    elf_pipelined_fermi__rel_eq rel_eq_47(
-        .d(rel_eq_47__d),
-        .q(rel_eq_47__q),
-        .clock(rel_eq_47__clock)
+    elf_pipelined_fermi__pos pos_0(
+        .d(pos_0__d),
+        .q(pos_0__q),
+        .clock(pos_0__clock)
+    );
+    elf_pipelined_fermi__pos pos_1(
+        .d(pos_1__d),
+        .q(pos_1__q),
+        .clock(pos_1__clock)
+    );
+    elf_pipelined_fermi__pos pos_2(
+        .d(pos_2__d),
+        .q(pos_2__q),
+        .clock(pos_2__clock)
+    );
+    elf_pipelined_fermi__pos pos_3(
+        .d(pos_3__d),
+        .q(pos_3__q),
+        .clock(pos_3__clock)
+    );
+    elf_pipelined_fermi__pos pos_4(
+        .d(pos_4__d),
+        .q(pos_4__q),
+        .clock(pos_4__clock)
+    );
+    elf_pipelined_fermi__pos pos_5(
+        .d(pos_5__d),
+        .q(pos_5__q),
+        .clock(pos_5__clock)
+    );
+    elf_pipelined_fermi__pos pos_6(
+        .d(pos_6__d),
+        .q(pos_6__q),
+        .clock(pos_6__clock)
+    );
+    elf_pipelined_fermi__pos pos_7(
+        .d(pos_7__d),
+        .q(pos_7__q),
+        .clock(pos_7__clock)
+    );
+    elf_pipelined_fermi__pos pos_8(
+        .d(pos_8__d),
+        .q(pos_8__q),
+        .clock(pos_8__clock)
+    );
+    elf_pipelined_fermi__pos pos_9(
+        .d(pos_9__d),
+        .q(pos_9__q),
+        .clock(pos_9__clock)
+    );
+    elf_pipelined_fermi__pos pos_10(
+        .d(pos_10__d),
+        .q(pos_10__q),
+        .clock(pos_10__clock)
+    );
+    elf_pipelined_fermi__pos pos_11(
+        .d(pos_11__d),
+        .q(pos_11__q),
+        .clock(pos_11__clock)
+    );
+    elf_pipelined_fermi__pos pos_12(
+        .d(pos_12__d),
+        .q(pos_12__q),
+        .clock(pos_12__clock)
+    );
+    elf_pipelined_fermi__pos pos_13(
+        .d(pos_13__d),
+        .q(pos_13__q),
+        .clock(pos_13__clock)
+    );
+    elf_pipelined_fermi__pos pos_14(
+        .d(pos_14__d),
+        .q(pos_14__q),
+        .clock(pos_14__clock)
+    );
+    elf_pipelined_fermi__pos pos_15(
+        .d(pos_15__d),
+        .q(pos_15__q),
+        .clock(pos_15__clock)
+    );
+    elf_pipelined_fermi__pos pos_16(
+        .d(pos_16__d),
+        .q(pos_16__q),
+        .clock(pos_16__clock)
+    );
+    elf_pipelined_fermi__pos pos_17(
+        .d(pos_17__d),
+        .q(pos_17__q),
+        .clock(pos_17__clock)
+    );
+    elf_pipelined_fermi__pos pos_18(
+        .d(pos_18__d),
+        .q(pos_18__q),
+        .clock(pos_18__clock)
+    );
+    elf_pipelined_fermi__pos pos_19(
+        .d(pos_19__d),
+        .q(pos_19__q),
+        .clock(pos_19__clock)
+    );
+    elf_pipelined_fermi__pos pos_20(
+        .d(pos_20__d),
+        .q(pos_20__q),
+        .clock(pos_20__clock)
+    );
+    elf_pipelined_fermi__pos pos_21(
+        .d(pos_21__d),
+        .q(pos_21__q),
+        .clock(pos_21__clock)
+    );
+    elf_pipelined_fermi__pos pos_22(
+        .d(pos_22__d),
+        .q(pos_22__q),
+        .clock(pos_22__clock)
+    );
+    elf_pipelined_fermi__pos pos_23(
+        .d(pos_23__d),
+        .q(pos_23__q),
+        .clock(pos_23__clock)
+    );
+    elf_pipelined_fermi__pos pos_24(
+        .d(pos_24__d),
+        .q(pos_24__q),
+        .clock(pos_24__clock)
+    );
+    elf_pipelined_fermi__pos pos_25(
+        .d(pos_25__d),
+        .q(pos_25__q),
+        .clock(pos_25__clock)
+    );
+    elf_pipelined_fermi__pos pos_26(
+        .d(pos_26__d),
+        .q(pos_26__q),
+        .clock(pos_26__clock)
+    );
+    elf_pipelined_fermi__pos pos_27(
+        .d(pos_27__d),
+        .q(pos_27__q),
+        .clock(pos_27__clock)
+    );
+    elf_pipelined_fermi__pos pos_28(
+        .d(pos_28__d),
+        .q(pos_28__q),
+        .clock(pos_28__clock)
+    );
+    elf_pipelined_fermi__pos pos_29(
+        .d(pos_29__d),
+        .q(pos_29__q),
+        .clock(pos_29__clock)
+    );
+    elf_pipelined_fermi__pos pos_30(
+        .d(pos_30__d),
+        .q(pos_30__q),
+        .clock(pos_30__clock)
+    );
+    elf_pipelined_fermi__pos pos_31(
+        .d(pos_31__d),
+        .q(pos_31__q),
+        .clock(pos_31__clock)
+    );
+    elf_pipelined_fermi__pos pos_32(
+        .d(pos_32__d),
+        .q(pos_32__q),
+        .clock(pos_32__clock)
+    );
+    elf_pipelined_fermi__pos pos_33(
+        .d(pos_33__d),
+        .q(pos_33__q),
+        .clock(pos_33__clock)
+    );
+    elf_pipelined_fermi__pos pos_34(
+        .d(pos_34__d),
+        .q(pos_34__q),
+        .clock(pos_34__clock)
+    );
+    elf_pipelined_fermi__pos pos_35(
+        .d(pos_35__d),
+        .q(pos_35__q),
+        .clock(pos_35__clock)
+    );
+    elf_pipelined_fermi__pos pos_36(
+        .d(pos_36__d),
+        .q(pos_36__q),
+        .clock(pos_36__clock)
+    );
+    elf_pipelined_fermi__pos pos_37(
+        .d(pos_37__d),
+        .q(pos_37__q),
+        .clock(pos_37__clock)
+    );
+    elf_pipelined_fermi__pos pos_38(
+        .d(pos_38__d),
+        .q(pos_38__q),
+        .clock(pos_38__clock)
+    );
+    elf_pipelined_fermi__pos pos_39(
+        .d(pos_39__d),
+        .q(pos_39__q),
+        .clock(pos_39__clock)
+    );
+    elf_pipelined_fermi__pos pos_40(
+        .d(pos_40__d),
+        .q(pos_40__q),
+        .clock(pos_40__clock)
+    );
+    elf_pipelined_fermi__pos pos_41(
+        .d(pos_41__d),
+        .q(pos_41__q),
+        .clock(pos_41__clock)
+    );
+    elf_pipelined_fermi__pos pos_42(
+        .d(pos_42__d),
+        .q(pos_42__q),
+        .clock(pos_42__clock)
+    );
+    elf_pipelined_fermi__pos pos_43(
+        .d(pos_43__d),
+        .q(pos_43__q),
+        .clock(pos_43__clock)
+    );
+    elf_pipelined_fermi__pos pos_44(
+        .d(pos_44__d),
+        .q(pos_44__q),
+        .clock(pos_44__clock)
+    );
+    elf_pipelined_fermi__pos pos_45(
+        .d(pos_45__d),
+        .q(pos_45__q),
+        .clock(pos_45__clock)
+    );
+    elf_pipelined_fermi__pos pos_46(
+        .d(pos_46__d),
+        .q(pos_46__q),
+        .clock(pos_46__clock)
+    );
+    elf_pipelined_fermi__pos pos_47(
+        .d(pos_47__d),
+        .q(pos_47__q),
+        .clock(pos_47__clock)
+    );
+    elf_pipelined_fermi__position position_0(
+        .lower(position_0__lower),
+        .equal(position_0__equal),
+        .live(position_0__live),
+        .older(position_0__older),
+        .is_greedy(position_0__is_greedy),
+        .after_greedy(position_0__after_greedy),
+        .pos(position_0__pos)
+    );
+    elf_pipelined_fermi__position position_1(
+        .lower(position_1__lower),
+        .equal(position_1__equal),
+        .live(position_1__live),
+        .older(position_1__older),
+        .is_greedy(position_1__is_greedy),
+        .after_greedy(position_1__after_greedy),
+        .pos(position_1__pos)
+    );
+    elf_pipelined_fermi__position position_2(
+        .lower(position_2__lower),
+        .equal(position_2__equal),
+        .live(position_2__live),
+        .older(position_2__older),
+        .is_greedy(position_2__is_greedy),
+        .after_greedy(position_2__after_greedy),
+        .pos(position_2__pos)
+    );
+    elf_pipelined_fermi__position position_3(
+        .lower(position_3__lower),
+        .equal(position_3__equal),
+        .live(position_3__live),
+        .older(position_3__older),
+        .is_greedy(position_3__is_greedy),
+        .after_greedy(position_3__after_greedy),
+        .pos(position_3__pos)
+    );
+    elf_pipelined_fermi__position position_4(
+        .lower(position_4__lower),
+        .equal(position_4__equal),
+        .live(position_4__live),
+        .older(position_4__older),
+        .is_greedy(position_4__is_greedy),
+        .after_greedy(position_4__after_greedy),
+        .pos(position_4__pos)
+    );
+    elf_pipelined_fermi__position position_5(
+        .lower(position_5__lower),
+        .equal(position_5__equal),
+        .live(position_5__live),
+        .older(position_5__older),
+        .is_greedy(position_5__is_greedy),
+        .after_greedy(position_5__after_greedy),
+        .pos(position_5__pos)
+    );
+    elf_pipelined_fermi__position position_6(
+        .lower(position_6__lower),
+        .equal(position_6__equal),
+        .live(position_6__live),
+        .older(position_6__older),
+        .is_greedy(position_6__is_greedy),
+        .after_greedy(position_6__after_greedy),
+        .pos(position_6__pos)
+    );
+    elf_pipelined_fermi__position position_7(
+        .lower(position_7__lower),
+        .equal(position_7__equal),
+        .live(position_7__live),
+        .older(position_7__older),
+        .is_greedy(position_7__is_greedy),
+        .after_greedy(position_7__after_greedy),
+        .pos(position_7__pos)
+    );
+    elf_pipelined_fermi__position position_8(
+        .lower(position_8__lower),
+        .equal(position_8__equal),
+        .live(position_8__live),
+        .older(position_8__older),
+        .is_greedy(position_8__is_greedy),
+        .after_greedy(position_8__after_greedy),
+        .pos(position_8__pos)
+    );
+    elf_pipelined_fermi__position position_9(
+        .lower(position_9__lower),
+        .equal(position_9__equal),
+        .live(position_9__live),
+        .older(position_9__older),
+        .is_greedy(position_9__is_greedy),
+        .after_greedy(position_9__after_greedy),
+        .pos(position_9__pos)
+    );
+    elf_pipelined_fermi__position position_10(
+        .lower(position_10__lower),
+        .equal(position_10__equal),
+        .live(position_10__live),
+        .older(position_10__older),
+        .is_greedy(position_10__is_greedy),
+        .after_greedy(position_10__after_greedy),
+        .pos(position_10__pos)
+    );
+    elf_pipelined_fermi__position position_11(
+        .lower(position_11__lower),
+        .equal(position_11__equal),
+        .live(position_11__live),
+        .older(position_11__older),
+        .is_greedy(position_11__is_greedy),
+        .after_greedy(position_11__after_greedy),
+        .pos(position_11__pos)
+    );
+    elf_pipelined_fermi__position position_12(
+        .lower(position_12__lower),
+        .equal(position_12__equal),
+        .live(position_12__live),
+        .older(position_12__older),
+        .is_greedy(position_12__is_greedy),
+        .after_greedy(position_12__after_greedy),
+        .pos(position_12__pos)
+    );
+    elf_pipelined_fermi__position position_13(
+        .lower(position_13__lower),
+        .equal(position_13__equal),
+        .live(position_13__live),
+        .older(position_13__older),
+        .is_greedy(position_13__is_greedy),
+        .after_greedy(position_13__after_greedy),
+        .pos(position_13__pos)
+    );
+    elf_pipelined_fermi__position position_14(
+        .lower(position_14__lower),
+        .equal(position_14__equal),
+        .live(position_14__live),
+        .older(position_14__older),
+        .is_greedy(position_14__is_greedy),
+        .after_greedy(position_14__after_greedy),
+        .pos(position_14__pos)
+    );
+    elf_pipelined_fermi__position position_15(
+        .lower(position_15__lower),
+        .equal(position_15__equal),
+        .live(position_15__live),
+        .older(position_15__older),
+        .is_greedy(position_15__is_greedy),
+        .after_greedy(position_15__after_greedy),
+        .pos(position_15__pos)
+    );
+    elf_pipelined_fermi__position position_16(
+        .lower(position_16__lower),
+        .equal(position_16__equal),
+        .live(position_16__live),
+        .older(position_16__older),
+        .is_greedy(position_16__is_greedy),
+        .after_greedy(position_16__after_greedy),
+        .pos(position_16__pos)
+    );
+    elf_pipelined_fermi__position position_17(
+        .lower(position_17__lower),
+        .equal(position_17__equal),
+        .live(position_17__live),
+        .older(position_17__older),
+        .is_greedy(position_17__is_greedy),
+        .after_greedy(position_17__after_greedy),
+        .pos(position_17__pos)
+    );
+    elf_pipelined_fermi__position position_18(
+        .lower(position_18__lower),
+        .equal(position_18__equal),
+        .live(position_18__live),
+        .older(position_18__older),
+        .is_greedy(position_18__is_greedy),
+        .after_greedy(position_18__after_greedy),
+        .pos(position_18__pos)
+    );
+    elf_pipelined_fermi__position position_19(
+        .lower(position_19__lower),
+        .equal(position_19__equal),
+        .live(position_19__live),
+        .older(position_19__older),
+        .is_greedy(position_19__is_greedy),
+        .after_greedy(position_19__after_greedy),
+        .pos(position_19__pos)
+    );
+    elf_pipelined_fermi__position position_20(
+        .lower(position_20__lower),
+        .equal(position_20__equal),
+        .live(position_20__live),
+        .older(position_20__older),
+        .is_greedy(position_20__is_greedy),
+        .after_greedy(position_20__after_greedy),
+        .pos(position_20__pos)
+    );
+    elf_pipelined_fermi__position position_21(
+        .lower(position_21__lower),
+        .equal(position_21__equal),
+        .live(position_21__live),
+        .older(position_21__older),
+        .is_greedy(position_21__is_greedy),
+        .after_greedy(position_21__after_greedy),
+        .pos(position_21__pos)
+    );
+    elf_pipelined_fermi__position position_22(
+        .lower(position_22__lower),
+        .equal(position_22__equal),
+        .live(position_22__live),
+        .older(position_22__older),
+        .is_greedy(position_22__is_greedy),
+        .after_greedy(position_22__after_greedy),
+        .pos(position_22__pos)
+    );
+    elf_pipelined_fermi__position position_23(
+        .lower(position_23__lower),
+        .equal(position_23__equal),
+        .live(position_23__live),
+        .older(position_23__older),
+        .is_greedy(position_23__is_greedy),
+        .after_greedy(position_23__after_greedy),
+        .pos(position_23__pos)
+    );
+    elf_pipelined_fermi__position position_24(
+        .lower(position_24__lower),
+        .equal(position_24__equal),
+        .live(position_24__live),
+        .older(position_24__older),
+        .is_greedy(position_24__is_greedy),
+        .after_greedy(position_24__after_greedy),
+        .pos(position_24__pos)
+    );
+    elf_pipelined_fermi__position position_25(
+        .lower(position_25__lower),
+        .equal(position_25__equal),
+        .live(position_25__live),
+        .older(position_25__older),
+        .is_greedy(position_25__is_greedy),
+        .after_greedy(position_25__after_greedy),
+        .pos(position_25__pos)
+    );
+    elf_pipelined_fermi__position position_26(
+        .lower(position_26__lower),
+        .equal(position_26__equal),
+        .live(position_26__live),
+        .older(position_26__older),
+        .is_greedy(position_26__is_greedy),
+        .after_greedy(position_26__after_greedy),
+        .pos(position_26__pos)
+    );
+    elf_pipelined_fermi__position position_27(
+        .lower(position_27__lower),
+        .equal(position_27__equal),
+        .live(position_27__live),
+        .older(position_27__older),
+        .is_greedy(position_27__is_greedy),
+        .after_greedy(position_27__after_greedy),
+        .pos(position_27__pos)
+    );
+    elf_pipelined_fermi__position position_28(
+        .lower(position_28__lower),
+        .equal(position_28__equal),
+        .live(position_28__live),
+        .older(position_28__older),
+        .is_greedy(position_28__is_greedy),
+        .after_greedy(position_28__after_greedy),
+        .pos(position_28__pos)
+    );
+    elf_pipelined_fermi__position position_29(
+        .lower(position_29__lower),
+        .equal(position_29__equal),
+        .live(position_29__live),
+        .older(position_29__older),
+        .is_greedy(position_29__is_greedy),
+        .after_greedy(position_29__after_greedy),
+        .pos(position_29__pos)
+    );
+    elf_pipelined_fermi__position position_30(
+        .lower(position_30__lower),
+        .equal(position_30__equal),
+        .live(position_30__live),
+        .older(position_30__older),
+        .is_greedy(position_30__is_greedy),
+        .after_greedy(position_30__after_greedy),
+        .pos(position_30__pos)
+    );
+    elf_pipelined_fermi__position position_31(
+        .lower(position_31__lower),
+        .equal(position_31__equal),
+        .live(position_31__live),
+        .older(position_31__older),
+        .is_greedy(position_31__is_greedy),
+        .after_greedy(position_31__after_greedy),
+        .pos(position_31__pos)
+    );
+    elf_pipelined_fermi__position position_32(
+        .lower(position_32__lower),
+        .equal(position_32__equal),
+        .live(position_32__live),
+        .older(position_32__older),
+        .is_greedy(position_32__is_greedy),
+        .after_greedy(position_32__after_greedy),
+        .pos(position_32__pos)
+    );
+    elf_pipelined_fermi__position position_33(
+        .lower(position_33__lower),
+        .equal(position_33__equal),
+        .live(position_33__live),
+        .older(position_33__older),
+        .is_greedy(position_33__is_greedy),
+        .after_greedy(position_33__after_greedy),
+        .pos(position_33__pos)
+    );
+    elf_pipelined_fermi__position position_34(
+        .lower(position_34__lower),
+        .equal(position_34__equal),
+        .live(position_34__live),
+        .older(position_34__older),
+        .is_greedy(position_34__is_greedy),
+        .after_greedy(position_34__after_greedy),
+        .pos(position_34__pos)
+    );
+    elf_pipelined_fermi__position position_35(
+        .lower(position_35__lower),
+        .equal(position_35__equal),
+        .live(position_35__live),
+        .older(position_35__older),
+        .is_greedy(position_35__is_greedy),
+        .after_greedy(position_35__after_greedy),
+        .pos(position_35__pos)
+    );
+    elf_pipelined_fermi__position position_36(
+        .lower(position_36__lower),
+        .equal(position_36__equal),
+        .live(position_36__live),
+        .older(position_36__older),
+        .is_greedy(position_36__is_greedy),
+        .after_greedy(position_36__after_greedy),
+        .pos(position_36__pos)
+    );
+    elf_pipelined_fermi__position position_37(
+        .lower(position_37__lower),
+        .equal(position_37__equal),
+        .live(position_37__live),
+        .older(position_37__older),
+        .is_greedy(position_37__is_greedy),
+        .after_greedy(position_37__after_greedy),
+        .pos(position_37__pos)
+    );
+    elf_pipelined_fermi__position position_38(
+        .lower(position_38__lower),
+        .equal(position_38__equal),
+        .live(position_38__live),
+        .older(position_38__older),
+        .is_greedy(position_38__is_greedy),
+        .after_greedy(position_38__after_greedy),
+        .pos(position_38__pos)
+    );
+    elf_pipelined_fermi__position position_39(
+        .lower(position_39__lower),
+        .equal(position_39__equal),
+        .live(position_39__live),
+        .older(position_39__older),
+        .is_greedy(position_39__is_greedy),
+        .after_greedy(position_39__after_greedy),
+        .pos(position_39__pos)
+    );
+    elf_pipelined_fermi__position position_40(
+        .lower(position_40__lower),
+        .equal(position_40__equal),
+        .live(position_40__live),
+        .older(position_40__older),
+        .is_greedy(position_40__is_greedy),
+        .after_greedy(position_40__after_greedy),
+        .pos(position_40__pos)
+    );
+    elf_pipelined_fermi__position position_41(
+        .lower(position_41__lower),
+        .equal(position_41__equal),
+        .live(position_41__live),
+        .older(position_41__older),
+        .is_greedy(position_41__is_greedy),
+        .after_greedy(position_41__after_greedy),
+        .pos(position_41__pos)
+    );
+    elf_pipelined_fermi__position position_42(
+        .lower(position_42__lower),
+        .equal(position_42__equal),
+        .live(position_42__live),
+        .older(position_42__older),
+        .is_greedy(position_42__is_greedy),
+        .after_greedy(position_42__after_greedy),
+        .pos(position_42__pos)
+    );
+    elf_pipelined_fermi__position position_43(
+        .lower(position_43__lower),
+        .equal(position_43__equal),
+        .live(position_43__live),
+        .older(position_43__older),
+        .is_greedy(position_43__is_greedy),
+        .after_greedy(position_43__after_greedy),
+        .pos(position_43__pos)
+    );
+    elf_pipelined_fermi__position position_44(
+        .lower(position_44__lower),
+        .equal(position_44__equal),
+        .live(position_44__live),
+        .older(position_44__older),
+        .is_greedy(position_44__is_greedy),
+        .after_greedy(position_44__after_greedy),
+        .pos(position_44__pos)
+    );
+    elf_pipelined_fermi__position position_45(
+        .lower(position_45__lower),
+        .equal(position_45__equal),
+        .live(position_45__live),
+        .older(position_45__older),
+        .is_greedy(position_45__is_greedy),
+        .after_greedy(position_45__after_greedy),
+        .pos(position_45__pos)
+    );
+    elf_pipelined_fermi__position position_46(
+        .lower(position_46__lower),
+        .equal(position_46__equal),
+        .live(position_46__live),
+        .older(position_46__older),
+        .is_greedy(position_46__is_greedy),
+        .after_greedy(position_46__after_greedy),
+        .pos(position_46__pos)
+    );
+    elf_pipelined_fermi__position position_47(
+        .lower(position_47__lower),
+        .equal(position_47__equal),
+        .live(position_47__live),
+        .older(position_47__older),
+        .is_greedy(position_47__is_greedy),
+        .after_greedy(position_47__after_greedy),
+        .pos(position_47__pos)
     );
     elf_pipelined_fermi__live live_0(
         .d(live_0__d),
@@ -5179,870 +4365,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         .onehot(fresh_first__onehot),
         .index(fresh_first__index)
     );
-    elf_pipelined_fermi__rk_lt rk_lt_0(
-        .d(rk_lt_0__d),
-        .q(rk_lt_0__q),
-        .clock(rk_lt_0__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_1(
-        .d(rk_lt_1__d),
-        .q(rk_lt_1__q),
-        .clock(rk_lt_1__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_2(
-        .d(rk_lt_2__d),
-        .q(rk_lt_2__q),
-        .clock(rk_lt_2__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_3(
-        .d(rk_lt_3__d),
-        .q(rk_lt_3__q),
-        .clock(rk_lt_3__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_4(
-        .d(rk_lt_4__d),
-        .q(rk_lt_4__q),
-        .clock(rk_lt_4__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_5(
-        .d(rk_lt_5__d),
-        .q(rk_lt_5__q),
-        .clock(rk_lt_5__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_6(
-        .d(rk_lt_6__d),
-        .q(rk_lt_6__q),
-        .clock(rk_lt_6__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_7(
-        .d(rk_lt_7__d),
-        .q(rk_lt_7__q),
-        .clock(rk_lt_7__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_8(
-        .d(rk_lt_8__d),
-        .q(rk_lt_8__q),
-        .clock(rk_lt_8__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_9(
-        .d(rk_lt_9__d),
-        .q(rk_lt_9__q),
-        .clock(rk_lt_9__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_10(
-        .d(rk_lt_10__d),
-        .q(rk_lt_10__q),
-        .clock(rk_lt_10__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_11(
-        .d(rk_lt_11__d),
-        .q(rk_lt_11__q),
-        .clock(rk_lt_11__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_12(
-        .d(rk_lt_12__d),
-        .q(rk_lt_12__q),
-        .clock(rk_lt_12__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_13(
-        .d(rk_lt_13__d),
-        .q(rk_lt_13__q),
-        .clock(rk_lt_13__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_14(
-        .d(rk_lt_14__d),
-        .q(rk_lt_14__q),
-        .clock(rk_lt_14__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_15(
-        .d(rk_lt_15__d),
-        .q(rk_lt_15__q),
-        .clock(rk_lt_15__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_16(
-        .d(rk_lt_16__d),
-        .q(rk_lt_16__q),
-        .clock(rk_lt_16__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_17(
-        .d(rk_lt_17__d),
-        .q(rk_lt_17__q),
-        .clock(rk_lt_17__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_18(
-        .d(rk_lt_18__d),
-        .q(rk_lt_18__q),
-        .clock(rk_lt_18__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_19(
-        .d(rk_lt_19__d),
-        .q(rk_lt_19__q),
-        .clock(rk_lt_19__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_20(
-        .d(rk_lt_20__d),
-        .q(rk_lt_20__q),
-        .clock(rk_lt_20__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_21(
-        .d(rk_lt_21__d),
-        .q(rk_lt_21__q),
-        .clock(rk_lt_21__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_22(
-        .d(rk_lt_22__d),
-        .q(rk_lt_22__q),
-        .clock(rk_lt_22__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_23(
-        .d(rk_lt_23__d),
-        .q(rk_lt_23__q),
-        .clock(rk_lt_23__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_24(
-        .d(rk_lt_24__d),
-        .q(rk_lt_24__q),
-        .clock(rk_lt_24__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_25(
-        .d(rk_lt_25__d),
-        .q(rk_lt_25__q),
-        .clock(rk_lt_25__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_26(
-        .d(rk_lt_26__d),
-        .q(rk_lt_26__q),
-        .clock(rk_lt_26__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_27(
-        .d(rk_lt_27__d),
-        .q(rk_lt_27__q),
-        .clock(rk_lt_27__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_28(
-        .d(rk_lt_28__d),
-        .q(rk_lt_28__q),
-        .clock(rk_lt_28__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_29(
-        .d(rk_lt_29__d),
-        .q(rk_lt_29__q),
-        .clock(rk_lt_29__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_30(
-        .d(rk_lt_30__d),
-        .q(rk_lt_30__q),
-        .clock(rk_lt_30__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_31(
-        .d(rk_lt_31__d),
-        .q(rk_lt_31__q),
-        .clock(rk_lt_31__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_32(
-        .d(rk_lt_32__d),
-        .q(rk_lt_32__q),
-        .clock(rk_lt_32__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_33(
-        .d(rk_lt_33__d),
-        .q(rk_lt_33__q),
-        .clock(rk_lt_33__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_34(
-        .d(rk_lt_34__d),
-        .q(rk_lt_34__q),
-        .clock(rk_lt_34__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_35(
-        .d(rk_lt_35__d),
-        .q(rk_lt_35__q),
-        .clock(rk_lt_35__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_36(
-        .d(rk_lt_36__d),
-        .q(rk_lt_36__q),
-        .clock(rk_lt_36__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_37(
-        .d(rk_lt_37__d),
-        .q(rk_lt_37__q),
-        .clock(rk_lt_37__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_38(
-        .d(rk_lt_38__d),
-        .q(rk_lt_38__q),
-        .clock(rk_lt_38__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_39(
-        .d(rk_lt_39__d),
-        .q(rk_lt_39__q),
-        .clock(rk_lt_39__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_40(
-        .d(rk_lt_40__d),
-        .q(rk_lt_40__q),
-        .clock(rk_lt_40__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_41(
-        .d(rk_lt_41__d),
-        .q(rk_lt_41__q),
-        .clock(rk_lt_41__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_42(
-        .d(rk_lt_42__d),
-        .q(rk_lt_42__q),
-        .clock(rk_lt_42__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_43(
-        .d(rk_lt_43__d),
-        .q(rk_lt_43__q),
-        .clock(rk_lt_43__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_44(
-        .d(rk_lt_44__d),
-        .q(rk_lt_44__q),
-        .clock(rk_lt_44__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_45(
-        .d(rk_lt_45__d),
-        .q(rk_lt_45__q),
-        .clock(rk_lt_45__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_46(
-        .d(rk_lt_46__d),
-        .q(rk_lt_46__q),
-        .clock(rk_lt_46__clock)
-    );
-    elf_pipelined_fermi__rk_lt rk_lt_47(
-        .d(rk_lt_47__d),
-        .q(rk_lt_47__q),
-        .clock(rk_lt_47__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_0(
-        .d(rk_lteo_0__d),
-        .q(rk_lteo_0__q),
-        .clock(rk_lteo_0__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_1(
-        .d(rk_lteo_1__d),
-        .q(rk_lteo_1__q),
-        .clock(rk_lteo_1__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_2(
-        .d(rk_lteo_2__d),
-        .q(rk_lteo_2__q),
-        .clock(rk_lteo_2__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_3(
-        .d(rk_lteo_3__d),
-        .q(rk_lteo_3__q),
-        .clock(rk_lteo_3__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_4(
-        .d(rk_lteo_4__d),
-        .q(rk_lteo_4__q),
-        .clock(rk_lteo_4__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_5(
-        .d(rk_lteo_5__d),
-        .q(rk_lteo_5__q),
-        .clock(rk_lteo_5__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_6(
-        .d(rk_lteo_6__d),
-        .q(rk_lteo_6__q),
-        .clock(rk_lteo_6__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_7(
-        .d(rk_lteo_7__d),
-        .q(rk_lteo_7__q),
-        .clock(rk_lteo_7__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_8(
-        .d(rk_lteo_8__d),
-        .q(rk_lteo_8__q),
-        .clock(rk_lteo_8__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_9(
-        .d(rk_lteo_9__d),
-        .q(rk_lteo_9__q),
-        .clock(rk_lteo_9__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_10(
-        .d(rk_lteo_10__d),
-        .q(rk_lteo_10__q),
-        .clock(rk_lteo_10__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_11(
-        .d(rk_lteo_11__d),
-        .q(rk_lteo_11__q),
-        .clock(rk_lteo_11__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_12(
-        .d(rk_lteo_12__d),
-        .q(rk_lteo_12__q),
-        .clock(rk_lteo_12__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_13(
-        .d(rk_lteo_13__d),
-        .q(rk_lteo_13__q),
-        .clock(rk_lteo_13__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_14(
-        .d(rk_lteo_14__d),
-        .q(rk_lteo_14__q),
-        .clock(rk_lteo_14__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_15(
-        .d(rk_lteo_15__d),
-        .q(rk_lteo_15__q),
-        .clock(rk_lteo_15__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_16(
-        .d(rk_lteo_16__d),
-        .q(rk_lteo_16__q),
-        .clock(rk_lteo_16__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_17(
-        .d(rk_lteo_17__d),
-        .q(rk_lteo_17__q),
-        .clock(rk_lteo_17__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_18(
-        .d(rk_lteo_18__d),
-        .q(rk_lteo_18__q),
-        .clock(rk_lteo_18__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_19(
-        .d(rk_lteo_19__d),
-        .q(rk_lteo_19__q),
-        .clock(rk_lteo_19__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_20(
-        .d(rk_lteo_20__d),
-        .q(rk_lteo_20__q),
-        .clock(rk_lteo_20__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_21(
-        .d(rk_lteo_21__d),
-        .q(rk_lteo_21__q),
-        .clock(rk_lteo_21__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_22(
-        .d(rk_lteo_22__d),
-        .q(rk_lteo_22__q),
-        .clock(rk_lteo_22__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_23(
-        .d(rk_lteo_23__d),
-        .q(rk_lteo_23__q),
-        .clock(rk_lteo_23__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_24(
-        .d(rk_lteo_24__d),
-        .q(rk_lteo_24__q),
-        .clock(rk_lteo_24__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_25(
-        .d(rk_lteo_25__d),
-        .q(rk_lteo_25__q),
-        .clock(rk_lteo_25__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_26(
-        .d(rk_lteo_26__d),
-        .q(rk_lteo_26__q),
-        .clock(rk_lteo_26__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_27(
-        .d(rk_lteo_27__d),
-        .q(rk_lteo_27__q),
-        .clock(rk_lteo_27__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_28(
-        .d(rk_lteo_28__d),
-        .q(rk_lteo_28__q),
-        .clock(rk_lteo_28__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_29(
-        .d(rk_lteo_29__d),
-        .q(rk_lteo_29__q),
-        .clock(rk_lteo_29__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_30(
-        .d(rk_lteo_30__d),
-        .q(rk_lteo_30__q),
-        .clock(rk_lteo_30__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_31(
-        .d(rk_lteo_31__d),
-        .q(rk_lteo_31__q),
-        .clock(rk_lteo_31__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_32(
-        .d(rk_lteo_32__d),
-        .q(rk_lteo_32__q),
-        .clock(rk_lteo_32__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_33(
-        .d(rk_lteo_33__d),
-        .q(rk_lteo_33__q),
-        .clock(rk_lteo_33__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_34(
-        .d(rk_lteo_34__d),
-        .q(rk_lteo_34__q),
-        .clock(rk_lteo_34__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_35(
-        .d(rk_lteo_35__d),
-        .q(rk_lteo_35__q),
-        .clock(rk_lteo_35__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_36(
-        .d(rk_lteo_36__d),
-        .q(rk_lteo_36__q),
-        .clock(rk_lteo_36__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_37(
-        .d(rk_lteo_37__d),
-        .q(rk_lteo_37__q),
-        .clock(rk_lteo_37__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_38(
-        .d(rk_lteo_38__d),
-        .q(rk_lteo_38__q),
-        .clock(rk_lteo_38__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_39(
-        .d(rk_lteo_39__d),
-        .q(rk_lteo_39__q),
-        .clock(rk_lteo_39__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_40(
-        .d(rk_lteo_40__d),
-        .q(rk_lteo_40__q),
-        .clock(rk_lteo_40__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_41(
-        .d(rk_lteo_41__d),
-        .q(rk_lteo_41__q),
-        .clock(rk_lteo_41__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_42(
-        .d(rk_lteo_42__d),
-        .q(rk_lteo_42__q),
-        .clock(rk_lteo_42__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_43(
-        .d(rk_lteo_43__d),
-        .q(rk_lteo_43__q),
-        .clock(rk_lteo_43__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_44(
-        .d(rk_lteo_44__d),
-        .q(rk_lteo_44__q),
-        .clock(rk_lteo_44__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_45(
-        .d(rk_lteo_45__d),
-        .q(rk_lteo_45__q),
-        .clock(rk_lteo_45__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_46(
-        .d(rk_lteo_46__d),
-        .q(rk_lteo_46__q),
-        .clock(rk_lteo_46__clock)
-    );
-    elf_pipelined_fermi__rk_lteo rk_lteo_47(
-        .d(rk_lteo_47__d),
-        .q(rk_lteo_47__q),
-        .clock(rk_lteo_47__clock)
-    );
-    elf_pipelined_fermi__plt plt_0(
-        .bits(plt_0__bits),
-        .count(plt_0__count)
-    );
-    elf_pipelined_fermi__plt plt_1(
-        .bits(plt_1__bits),
-        .count(plt_1__count)
-    );
-    elf_pipelined_fermi__plt plt_2(
-        .bits(plt_2__bits),
-        .count(plt_2__count)
-    );
-    elf_pipelined_fermi__plt plt_3(
-        .bits(plt_3__bits),
-        .count(plt_3__count)
-    );
-    elf_pipelined_fermi__plt plt_4(
-        .bits(plt_4__bits),
-        .count(plt_4__count)
-    );
-    elf_pipelined_fermi__plt plt_5(
-        .bits(plt_5__bits),
-        .count(plt_5__count)
-    );
-    elf_pipelined_fermi__plt plt_6(
-        .bits(plt_6__bits),
-        .count(plt_6__count)
-    );
-    elf_pipelined_fermi__plt plt_7(
-        .bits(plt_7__bits),
-        .count(plt_7__count)
-    );
-    elf_pipelined_fermi__plt plt_8(
-        .bits(plt_8__bits),
-        .count(plt_8__count)
-    );
-    elf_pipelined_fermi__plt plt_9(
-        .bits(plt_9__bits),
-        .count(plt_9__count)
-    );
-    elf_pipelined_fermi__plt plt_10(
-        .bits(plt_10__bits),
-        .count(plt_10__count)
-    );
-    elf_pipelined_fermi__plt plt_11(
-        .bits(plt_11__bits),
-        .count(plt_11__count)
-    );
-    elf_pipelined_fermi__plt plt_12(
-        .bits(plt_12__bits),
-        .count(plt_12__count)
-    );
-    elf_pipelined_fermi__plt plt_13(
-        .bits(plt_13__bits),
-        .count(plt_13__count)
-    );
-    elf_pipelined_fermi__plt plt_14(
-        .bits(plt_14__bits),
-        .count(plt_14__count)
-    );
-    elf_pipelined_fermi__plt plt_15(
-        .bits(plt_15__bits),
-        .count(plt_15__count)
-    );
-    elf_pipelined_fermi__plt plt_16(
-        .bits(plt_16__bits),
-        .count(plt_16__count)
-    );
-    elf_pipelined_fermi__plt plt_17(
-        .bits(plt_17__bits),
-        .count(plt_17__count)
-    );
-    elf_pipelined_fermi__plt plt_18(
-        .bits(plt_18__bits),
-        .count(plt_18__count)
-    );
-    elf_pipelined_fermi__plt plt_19(
-        .bits(plt_19__bits),
-        .count(plt_19__count)
-    );
-    elf_pipelined_fermi__plt plt_20(
-        .bits(plt_20__bits),
-        .count(plt_20__count)
-    );
-    elf_pipelined_fermi__plt plt_21(
-        .bits(plt_21__bits),
-        .count(plt_21__count)
-    );
-    elf_pipelined_fermi__plt plt_22(
-        .bits(plt_22__bits),
-        .count(plt_22__count)
-    );
-    elf_pipelined_fermi__plt plt_23(
-        .bits(plt_23__bits),
-        .count(plt_23__count)
-    );
-    elf_pipelined_fermi__plt plt_24(
-        .bits(plt_24__bits),
-        .count(plt_24__count)
-    );
-    elf_pipelined_fermi__plt plt_25(
-        .bits(plt_25__bits),
-        .count(plt_25__count)
-    );
-    elf_pipelined_fermi__plt plt_26(
-        .bits(plt_26__bits),
-        .count(plt_26__count)
-    );
-    elf_pipelined_fermi__plt plt_27(
-        .bits(plt_27__bits),
-        .count(plt_27__count)
-    );
-    elf_pipelined_fermi__plt plt_28(
-        .bits(plt_28__bits),
-        .count(plt_28__count)
-    );
-    elf_pipelined_fermi__plt plt_29(
-        .bits(plt_29__bits),
-        .count(plt_29__count)
-    );
-    elf_pipelined_fermi__plt plt_30(
-        .bits(plt_30__bits),
-        .count(plt_30__count)
-    );
-    elf_pipelined_fermi__plt plt_31(
-        .bits(plt_31__bits),
-        .count(plt_31__count)
-    );
-    elf_pipelined_fermi__plt plt_32(
-        .bits(plt_32__bits),
-        .count(plt_32__count)
-    );
-    elf_pipelined_fermi__plt plt_33(
-        .bits(plt_33__bits),
-        .count(plt_33__count)
-    );
-    elf_pipelined_fermi__plt plt_34(
-        .bits(plt_34__bits),
-        .count(plt_34__count)
-    );
-    elf_pipelined_fermi__plt plt_35(
-        .bits(plt_35__bits),
-        .count(plt_35__count)
-    );
-    elf_pipelined_fermi__plt plt_36(
-        .bits(plt_36__bits),
-        .count(plt_36__count)
-    );
-    elf_pipelined_fermi__plt plt_37(
-        .bits(plt_37__bits),
-        .count(plt_37__count)
-    );
-    elf_pipelined_fermi__plt plt_38(
-        .bits(plt_38__bits),
-        .count(plt_38__count)
-    );
-    elf_pipelined_fermi__plt plt_39(
-        .bits(plt_39__bits),
-        .count(plt_39__count)
-    );
-    elf_pipelined_fermi__plt plt_40(
-        .bits(plt_40__bits),
-        .count(plt_40__count)
-    );
-    elf_pipelined_fermi__plt plt_41(
-        .bits(plt_41__bits),
-        .count(plt_41__count)
-    );
-    elf_pipelined_fermi__plt plt_42(
-        .bits(plt_42__bits),
-        .count(plt_42__count)
-    );
-    elf_pipelined_fermi__plt plt_43(
-        .bits(plt_43__bits),
-        .count(plt_43__count)
-    );
-    elf_pipelined_fermi__plt plt_44(
-        .bits(plt_44__bits),
-        .count(plt_44__count)
-    );
-    elf_pipelined_fermi__plt plt_45(
-        .bits(plt_45__bits),
-        .count(plt_45__count)
-    );
-    elf_pipelined_fermi__plt plt_46(
-        .bits(plt_46__bits),
-        .count(plt_46__count)
-    );
-    elf_pipelined_fermi__plt plt_47(
-        .bits(plt_47__bits),
-        .count(plt_47__count)
-    );
-    elf_pipelined_fermi__peo peo_0(
-        .bits(peo_0__bits),
-        .count(peo_0__count)
-    );
-    elf_pipelined_fermi__peo peo_1(
-        .bits(peo_1__bits),
-        .count(peo_1__count)
-    );
-    elf_pipelined_fermi__peo peo_2(
-        .bits(peo_2__bits),
-        .count(peo_2__count)
-    );
-    elf_pipelined_fermi__peo peo_3(
-        .bits(peo_3__bits),
-        .count(peo_3__count)
-    );
-    elf_pipelined_fermi__peo peo_4(
-        .bits(peo_4__bits),
-        .count(peo_4__count)
-    );
-    elf_pipelined_fermi__peo peo_5(
-        .bits(peo_5__bits),
-        .count(peo_5__count)
-    );
-    elf_pipelined_fermi__peo peo_6(
-        .bits(peo_6__bits),
-        .count(peo_6__count)
-    );
-    elf_pipelined_fermi__peo peo_7(
-        .bits(peo_7__bits),
-        .count(peo_7__count)
-    );
-    elf_pipelined_fermi__peo peo_8(
-        .bits(peo_8__bits),
-        .count(peo_8__count)
-    );
-    elf_pipelined_fermi__peo peo_9(
-        .bits(peo_9__bits),
-        .count(peo_9__count)
-    );
-    elf_pipelined_fermi__peo peo_10(
-        .bits(peo_10__bits),
-        .count(peo_10__count)
-    );
-    elf_pipelined_fermi__peo peo_11(
-        .bits(peo_11__bits),
-        .count(peo_11__count)
-    );
-    elf_pipelined_fermi__peo peo_12(
-        .bits(peo_12__bits),
-        .count(peo_12__count)
-    );
-    elf_pipelined_fermi__peo peo_13(
-        .bits(peo_13__bits),
-        .count(peo_13__count)
-    );
-    elf_pipelined_fermi__peo peo_14(
-        .bits(peo_14__bits),
-        .count(peo_14__count)
-    );
-    elf_pipelined_fermi__peo peo_15(
-        .bits(peo_15__bits),
-        .count(peo_15__count)
-    );
-    elf_pipelined_fermi__peo peo_16(
-        .bits(peo_16__bits),
-        .count(peo_16__count)
-    );
-    elf_pipelined_fermi__peo peo_17(
-        .bits(peo_17__bits),
-        .count(peo_17__count)
-    );
-    elf_pipelined_fermi__peo peo_18(
-        .bits(peo_18__bits),
-        .count(peo_18__count)
-    );
-    elf_pipelined_fermi__peo peo_19(
-        .bits(peo_19__bits),
-        .count(peo_19__count)
-    );
-    elf_pipelined_fermi__peo peo_20(
-        .bits(peo_20__bits),
-        .count(peo_20__count)
-    );
-    elf_pipelined_fermi__peo peo_21(
-        .bits(peo_21__bits),
-        .count(peo_21__count)
-    );
-    elf_pipelined_fermi__peo peo_22(
-        .bits(peo_22__bits),
-        .count(peo_22__count)
-    );
-    elf_pipelined_fermi__peo peo_23(
-        .bits(peo_23__bits),
-        .count(peo_23__count)
-    );
-    elf_pipelined_fermi__peo peo_24(
-        .bits(peo_24__bits),
-        .count(peo_24__count)
-    );
-    elf_pipelined_fermi__peo peo_25(
-        .bits(peo_25__bits),
-        .count(peo_25__count)
-    );
-    elf_pipelined_fermi__peo peo_26(
-        .bits(peo_26__bits),
-        .count(peo_26__count)
-    );
-    elf_pipelined_fermi__peo peo_27(
-        .bits(peo_27__bits),
-        .count(peo_27__count)
-    );
-    elf_pipelined_fermi__peo peo_28(
-        .bits(peo_28__bits),
-        .count(peo_28__count)
-    );
-    elf_pipelined_fermi__peo peo_29(
-        .bits(peo_29__bits),
-        .count(peo_29__count)
-    );
-    elf_pipelined_fermi__peo peo_30(
-        .bits(peo_30__bits),
-        .count(peo_30__count)
-    );
-    elf_pipelined_fermi__peo peo_31(
-        .bits(peo_31__bits),
-        .count(peo_31__count)
-    );
-    elf_pipelined_fermi__peo peo_32(
-        .bits(peo_32__bits),
-        .count(peo_32__count)
-    );
-    elf_pipelined_fermi__peo peo_33(
-        .bits(peo_33__bits),
-        .count(peo_33__count)
-    );
-    elf_pipelined_fermi__peo peo_34(
-        .bits(peo_34__bits),
-        .count(peo_34__count)
-    );
-    elf_pipelined_fermi__peo peo_35(
-        .bits(peo_35__bits),
-        .count(peo_35__count)
-    );
-    elf_pipelined_fermi__peo peo_36(
-        .bits(peo_36__bits),
-        .count(peo_36__count)
-    );
-    elf_pipelined_fermi__peo peo_37(
-        .bits(peo_37__bits),
-        .count(peo_37__count)
-    );
-    elf_pipelined_fermi__peo peo_38(
-        .bits(peo_38__bits),
-        .count(peo_38__count)
-    );
-    elf_pipelined_fermi__peo peo_39(
-        .bits(peo_39__bits),
-        .count(peo_39__count)
-    );
-    elf_pipelined_fermi__peo peo_40(
-        .bits(peo_40__bits),
-        .count(peo_40__count)
-    );
-    elf_pipelined_fermi__peo peo_41(
-        .bits(peo_41__bits),
-        .count(peo_41__count)
-    );
-    elf_pipelined_fermi__peo peo_42(
-        .bits(peo_42__bits),
-        .count(peo_42__count)
-    );
-    elf_pipelined_fermi__peo peo_43(
-        .bits(peo_43__bits),
-        .count(peo_43__count)
-    );
-    elf_pipelined_fermi__peo peo_44(
-        .bits(peo_44__bits),
-        .count(peo_44__count)
-    );
-    elf_pipelined_fermi__peo peo_45(
-        .bits(peo_45__bits),
-        .count(peo_45__count)
-    );
-    elf_pipelined_fermi__peo peo_46(
-        .bits(peo_46__bits),
-        .count(peo_46__count)
-    );
-    elf_pipelined_fermi__peo peo_47(
-        .bits(peo_47__bits),
-        .count(peo_47__count)
-    );
     
     // Update code
     always @(*) begin
@@ -6064,196 +4386,148 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         wpt_15__clock = clock;
         older_0__clock = clock;
         older_0__d = older_0__q;
-        rel_lt_0__clock = clock;
-        rel_eq_0__clock = clock;
+        pos_0__clock = clock;
         older_1__clock = clock;
         older_1__d = older_1__q;
-        rel_lt_1__clock = clock;
-        rel_eq_1__clock = clock;
+        pos_1__clock = clock;
         older_2__clock = clock;
         older_2__d = older_2__q;
-        rel_lt_2__clock = clock;
-        rel_eq_2__clock = clock;
+        pos_2__clock = clock;
         older_3__clock = clock;
         older_3__d = older_3__q;
-        rel_lt_3__clock = clock;
-        rel_eq_3__clock = clock;
+        pos_3__clock = clock;
         older_4__clock = clock;
         older_4__d = older_4__q;
-        rel_lt_4__clock = clock;
-        rel_eq_4__clock = clock;
+        pos_4__clock = clock;
         older_5__clock = clock;
         older_5__d = older_5__q;
-        rel_lt_5__clock = clock;
-        rel_eq_5__clock = clock;
+        pos_5__clock = clock;
         older_6__clock = clock;
         older_6__d = older_6__q;
-        rel_lt_6__clock = clock;
-        rel_eq_6__clock = clock;
+        pos_6__clock = clock;
         older_7__clock = clock;
         older_7__d = older_7__q;
-        rel_lt_7__clock = clock;
-        rel_eq_7__clock = clock;
+        pos_7__clock = clock;
         older_8__clock = clock;
         older_8__d = older_8__q;
-        rel_lt_8__clock = clock;
-        rel_eq_8__clock = clock;
+        pos_8__clock = clock;
         older_9__clock = clock;
         older_9__d = older_9__q;
-        rel_lt_9__clock = clock;
-        rel_eq_9__clock = clock;
+        pos_9__clock = clock;
         older_10__clock = clock;
         older_10__d = older_10__q;
-        rel_lt_10__clock = clock;
-        rel_eq_10__clock = clock;
+        pos_10__clock = clock;
         older_11__clock = clock;
         older_11__d = older_11__q;
-        rel_lt_11__clock = clock;
-        rel_eq_11__clock = clock;
+        pos_11__clock = clock;
         older_12__clock = clock;
         older_12__d = older_12__q;
-        rel_lt_12__clock = clock;
-        rel_eq_12__clock = clock;
+        pos_12__clock = clock;
         older_13__clock = clock;
         older_13__d = older_13__q;
-        rel_lt_13__clock = clock;
-        rel_eq_13__clock = clock;
+        pos_13__clock = clock;
         older_14__clock = clock;
         older_14__d = older_14__q;
-        rel_lt_14__clock = clock;
-        rel_eq_14__clock = clock;
+        pos_14__clock = clock;
         older_15__clock = clock;
         older_15__d = older_15__q;
-        rel_lt_15__clock = clock;
-        rel_eq_15__clock = clock;
+        pos_15__clock = clock;
         older_16__clock = clock;
         older_16__d = older_16__q;
-        rel_lt_16__clock = clock;
-        rel_eq_16__clock = clock;
+        pos_16__clock = clock;
         older_17__clock = clock;
         older_17__d = older_17__q;
-        rel_lt_17__clock = clock;
-        rel_eq_17__clock = clock;
+        pos_17__clock = clock;
         older_18__clock = clock;
         older_18__d = older_18__q;
-        rel_lt_18__clock = clock;
-        rel_eq_18__clock = clock;
+        pos_18__clock = clock;
         older_19__clock = clock;
         older_19__d = older_19__q;
-        rel_lt_19__clock = clock;
-        rel_eq_19__clock = clock;
+        pos_19__clock = clock;
         older_20__clock = clock;
         older_20__d = older_20__q;
-        rel_lt_20__clock = clock;
-        rel_eq_20__clock = clock;
+        pos_20__clock = clock;
         older_21__clock = clock;
         older_21__d = older_21__q;
-        rel_lt_21__clock = clock;
-        rel_eq_21__clock = clock;
+        pos_21__clock = clock;
         older_22__clock = clock;
         older_22__d = older_22__q;
-        rel_lt_22__clock = clock;
-        rel_eq_22__clock = clock;
+        pos_22__clock = clock;
         older_23__clock = clock;
         older_23__d = older_23__q;
-        rel_lt_23__clock = clock;
-        rel_eq_23__clock = clock;
+        pos_23__clock = clock;
         older_24__clock = clock;
         older_24__d = older_24__q;
-        rel_lt_24__clock = clock;
-        rel_eq_24__clock = clock;
+        pos_24__clock = clock;
         older_25__clock = clock;
         older_25__d = older_25__q;
-        rel_lt_25__clock = clock;
-        rel_eq_25__clock = clock;
+        pos_25__clock = clock;
         older_26__clock = clock;
         older_26__d = older_26__q;
-        rel_lt_26__clock = clock;
-        rel_eq_26__clock = clock;
+        pos_26__clock = clock;
         older_27__clock = clock;
         older_27__d = older_27__q;
-        rel_lt_27__clock = clock;
-        rel_eq_27__clock = clock;
+        pos_27__clock = clock;
         older_28__clock = clock;
         older_28__d = older_28__q;
-        rel_lt_28__clock = clock;
-        rel_eq_28__clock = clock;
+        pos_28__clock = clock;
         older_29__clock = clock;
         older_29__d = older_29__q;
-        rel_lt_29__clock = clock;
-        rel_eq_29__clock = clock;
+        pos_29__clock = clock;
         older_30__clock = clock;
         older_30__d = older_30__q;
-        rel_lt_30__clock = clock;
-        rel_eq_30__clock = clock;
+        pos_30__clock = clock;
         older_31__clock = clock;
         older_31__d = older_31__q;
-        rel_lt_31__clock = clock;
-        rel_eq_31__clock = clock;
+        pos_31__clock = clock;
         older_32__clock = clock;
         older_32__d = older_32__q;
-        rel_lt_32__clock = clock;
-        rel_eq_32__clock = clock;
+        pos_32__clock = clock;
         older_33__clock = clock;
         older_33__d = older_33__q;
-        rel_lt_33__clock = clock;
-        rel_eq_33__clock = clock;
+        pos_33__clock = clock;
         older_34__clock = clock;
         older_34__d = older_34__q;
-        rel_lt_34__clock = clock;
-        rel_eq_34__clock = clock;
+        pos_34__clock = clock;
         older_35__clock = clock;
         older_35__d = older_35__q;
-        rel_lt_35__clock = clock;
-        rel_eq_35__clock = clock;
+        pos_35__clock = clock;
         older_36__clock = clock;
         older_36__d = older_36__q;
-        rel_lt_36__clock = clock;
-        rel_eq_36__clock = clock;
+        pos_36__clock = clock;
         older_37__clock = clock;
         older_37__d = older_37__q;
-        rel_lt_37__clock = clock;
-        rel_eq_37__clock = clock;
+        pos_37__clock = clock;
         older_38__clock = clock;
         older_38__d = older_38__q;
-        rel_lt_38__clock = clock;
-        rel_eq_38__clock = clock;
+        pos_38__clock = clock;
         older_39__clock = clock;
         older_39__d = older_39__q;
-        rel_lt_39__clock = clock;
-        rel_eq_39__clock = clock;
+        pos_39__clock = clock;
         older_40__clock = clock;
         older_40__d = older_40__q;
-        rel_lt_40__clock = clock;
-        rel_eq_40__clock = clock;
+        pos_40__clock = clock;
         older_41__clock = clock;
         older_41__d = older_41__q;
-        rel_lt_41__clock = clock;
-        rel_eq_41__clock = clock;
+        pos_41__clock = clock;
         older_42__clock = clock;
         older_42__d = older_42__q;
-        rel_lt_42__clock = clock;
-        rel_eq_42__clock = clock;
+        pos_42__clock = clock;
         older_43__clock = clock;
         older_43__d = older_43__q;
-        rel_lt_43__clock = clock;
-        rel_eq_43__clock = clock;
+        pos_43__clock = clock;
         older_44__clock = clock;
         older_44__d = older_44__q;
-        rel_lt_44__clock = clock;
-        rel_eq_44__clock = clock;
+        pos_44__clock = clock;
         older_45__clock = clock;
         older_45__d = older_45__q;
-        rel_lt_45__clock = clock;
-        rel_eq_45__clock = clock;
+        pos_45__clock = clock;
         older_46__clock = clock;
         older_46__d = older_46__q;
-        rel_lt_46__clock = clock;
-        rel_eq_46__clock = clock;
+        pos_46__clock = clock;
         older_47__clock = clock;
         older_47__d = older_47__q;
-        rel_lt_47__clock = clock;
-        rel_eq_47__clock = clock;
+        pos_47__clock = clock;
         live_0__clock = clock;
         last_0__clock = clock;
         last_0__d = last_0__q;
@@ -6349,71 +4623,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (reset) begin
             stage_mask_0__d = zero_l;
         end
-        cmp_lt_0 = zero_l;
-        cmp_gt_0 = ~wpt_0__q;
-        if (~st_new_0[0]) begin
-            cmp_lt_0 = wpt_0__q;
-            cmp_gt_0 = zero_l;
-        end
-        cmp_lt_1 = zero_l;
-        cmp_gt_1 = ~wpt_1__q;
-        if (~st_new_0[1]) begin
-            cmp_lt_1 = wpt_1__q;
-            cmp_gt_1 = zero_l;
-        end
-        cmp_lt_2 = zero_l;
-        cmp_gt_2 = ~wpt_2__q;
-        if (~st_new_0[2]) begin
-            cmp_lt_2 = wpt_2__q;
-            cmp_gt_2 = zero_l;
-        end
-        cmp_lt_3 = zero_l;
-        cmp_gt_3 = ~wpt_3__q;
-        if (~st_new_0[3]) begin
-            cmp_lt_3 = wpt_3__q;
-            cmp_gt_3 = zero_l;
-        end
-        cmp_lt_4 = zero_l;
-        cmp_gt_4 = ~wpt_4__q;
-        if (~st_new_0[4]) begin
-            cmp_lt_4 = wpt_4__q;
-            cmp_gt_4 = zero_l;
-        end
-        cmp_lt_5 = zero_l;
-        cmp_gt_5 = ~wpt_5__q;
-        if (~st_new_0[5]) begin
-            cmp_lt_5 = wpt_5__q;
-            cmp_gt_5 = zero_l;
-        end
-        cmp_lt_6 = zero_l;
-        cmp_gt_6 = ~wpt_6__q;
-        if (~st_new_0[6]) begin
-            cmp_lt_6 = wpt_6__q;
-            cmp_gt_6 = zero_l;
-        end
-        cmp_lt_7 = zero_l;
-        cmp_gt_7 = ~wpt_7__q;
-        if (~st_new_0[7]) begin
-            cmp_lt_7 = wpt_7__q;
-            cmp_gt_7 = zero_l;
-        end
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
-        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
-        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
-        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        pend_lt_0 = cmp_lt_0 & ~st_mask_0;
-        pend_gt_0 = cmp_gt_0 & ~st_mask_0;
-        pend_eq_0 = ~(pend_lt_0 | pend_gt_0);
         pend_mask_1 = zero_l;
         if (upd_valid_1) begin
             pend_mask_1 = pend_1__q;
@@ -6447,1079 +4656,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (reset) begin
             stage_mask_1__d = zero_l;
         end
-        cmp_lt_0 = zero_l;
-        cmp_gt_0 = ~wpt_8__q;
-        if (~st_new_1[0]) begin
-            cmp_lt_0 = wpt_8__q;
-            cmp_gt_0 = zero_l;
-        end
-        cmp_lt_1 = zero_l;
-        cmp_gt_1 = ~wpt_9__q;
-        if (~st_new_1[1]) begin
-            cmp_lt_1 = wpt_9__q;
-            cmp_gt_1 = zero_l;
-        end
-        cmp_lt_2 = zero_l;
-        cmp_gt_2 = ~wpt_10__q;
-        if (~st_new_1[2]) begin
-            cmp_lt_2 = wpt_10__q;
-            cmp_gt_2 = zero_l;
-        end
-        cmp_lt_3 = zero_l;
-        cmp_gt_3 = ~wpt_11__q;
-        if (~st_new_1[3]) begin
-            cmp_lt_3 = wpt_11__q;
-            cmp_gt_3 = zero_l;
-        end
-        cmp_lt_4 = zero_l;
-        cmp_gt_4 = ~wpt_12__q;
-        if (~st_new_1[4]) begin
-            cmp_lt_4 = wpt_12__q;
-            cmp_gt_4 = zero_l;
-        end
-        cmp_lt_5 = zero_l;
-        cmp_gt_5 = ~wpt_13__q;
-        if (~st_new_1[5]) begin
-            cmp_lt_5 = wpt_13__q;
-            cmp_gt_5 = zero_l;
-        end
-        cmp_lt_6 = zero_l;
-        cmp_gt_6 = ~wpt_14__q;
-        if (~st_new_1[6]) begin
-            cmp_lt_6 = wpt_14__q;
-            cmp_gt_6 = zero_l;
-        end
-        cmp_lt_7 = zero_l;
-        cmp_gt_7 = ~wpt_15__q;
-        if (~st_new_1[7]) begin
-            cmp_lt_7 = wpt_15__q;
-            cmp_gt_7 = zero_l;
-        end
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
-        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
-        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
-        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        pend_lt_1 = cmp_lt_0 & ~st_mask_1;
-        pend_gt_1 = cmp_gt_0 & ~st_mask_1;
-        pend_eq_1 = ~(pend_lt_1 | pend_gt_1);
-        if (st_mask_0[0]) begin
-            cur_lt_0 = pend_lt_0;
-            cur_eq_0 = pend_eq_0;
-        end
-        else begin
-            cur_lt_0 = rel_lt_0__q & ~st_mask_0;
-            if (pend_gt_0[0]) begin
-                cur_lt_0 = cur_lt_0 | st_mask_0;
-            end
-            cur_eq_0 = rel_eq_0__q & ~st_mask_0;
-            if (pend_eq_0[0]) begin
-                cur_eq_0 = cur_eq_0 | st_mask_0;
-            end
-        end
-        if (last_0__q[0]) begin
-            tie_0 = ~last_0__q;
-        end
-        else begin
-            tie_0 = ~last_0__q & ~older_0__q & ~onehot_l_0;
-        end
-        beats_0 = rel_lt_0__q | (rel_eq_0__q & tie_0);
-        if (st_mask_0[1]) begin
-            cur_lt_2 = pend_lt_0;
-            cur_eq_2 = pend_eq_0;
-        end
-        else begin
-            cur_lt_2 = rel_lt_2__q & ~st_mask_0;
-            if (pend_gt_0[1]) begin
-                cur_lt_2 = cur_lt_2 | st_mask_0;
-            end
-            cur_eq_2 = rel_eq_2__q & ~st_mask_0;
-            if (pend_eq_0[1]) begin
-                cur_eq_2 = cur_eq_2 | st_mask_0;
-            end
-        end
-        if (last_0__q[1]) begin
-            tie_2 = ~last_0__q;
-        end
-        else begin
-            tie_2 = ~last_0__q & ~older_2__q & ~onehot_l_1;
-        end
-        beats_2 = rel_lt_2__q | (rel_eq_2__q & tie_2);
-        if (st_mask_0[2]) begin
-            cur_lt_4 = pend_lt_0;
-            cur_eq_4 = pend_eq_0;
-        end
-        else begin
-            cur_lt_4 = rel_lt_4__q & ~st_mask_0;
-            if (pend_gt_0[2]) begin
-                cur_lt_4 = cur_lt_4 | st_mask_0;
-            end
-            cur_eq_4 = rel_eq_4__q & ~st_mask_0;
-            if (pend_eq_0[2]) begin
-                cur_eq_4 = cur_eq_4 | st_mask_0;
-            end
-        end
-        if (last_0__q[2]) begin
-            tie_4 = ~last_0__q;
-        end
-        else begin
-            tie_4 = ~last_0__q & ~older_4__q & ~onehot_l_2;
-        end
-        beats_4 = rel_lt_4__q | (rel_eq_4__q & tie_4);
-        if (st_mask_0[3]) begin
-            cur_lt_6 = pend_lt_0;
-            cur_eq_6 = pend_eq_0;
-        end
-        else begin
-            cur_lt_6 = rel_lt_6__q & ~st_mask_0;
-            if (pend_gt_0[3]) begin
-                cur_lt_6 = cur_lt_6 | st_mask_0;
-            end
-            cur_eq_6 = rel_eq_6__q & ~st_mask_0;
-            if (pend_eq_0[3]) begin
-                cur_eq_6 = cur_eq_6 | st_mask_0;
-            end
-        end
-        if (last_0__q[3]) begin
-            tie_6 = ~last_0__q;
-        end
-        else begin
-            tie_6 = ~last_0__q & ~older_6__q & ~onehot_l_3;
-        end
-        beats_6 = rel_lt_6__q | (rel_eq_6__q & tie_6);
-        if (st_mask_0[4]) begin
-            cur_lt_8 = pend_lt_0;
-            cur_eq_8 = pend_eq_0;
-        end
-        else begin
-            cur_lt_8 = rel_lt_8__q & ~st_mask_0;
-            if (pend_gt_0[4]) begin
-                cur_lt_8 = cur_lt_8 | st_mask_0;
-            end
-            cur_eq_8 = rel_eq_8__q & ~st_mask_0;
-            if (pend_eq_0[4]) begin
-                cur_eq_8 = cur_eq_8 | st_mask_0;
-            end
-        end
-        if (last_0__q[4]) begin
-            tie_8 = ~last_0__q;
-        end
-        else begin
-            tie_8 = ~last_0__q & ~older_8__q & ~onehot_l_4;
-        end
-        beats_8 = rel_lt_8__q | (rel_eq_8__q & tie_8);
-        if (st_mask_0[5]) begin
-            cur_lt_10 = pend_lt_0;
-            cur_eq_10 = pend_eq_0;
-        end
-        else begin
-            cur_lt_10 = rel_lt_10__q & ~st_mask_0;
-            if (pend_gt_0[5]) begin
-                cur_lt_10 = cur_lt_10 | st_mask_0;
-            end
-            cur_eq_10 = rel_eq_10__q & ~st_mask_0;
-            if (pend_eq_0[5]) begin
-                cur_eq_10 = cur_eq_10 | st_mask_0;
-            end
-        end
-        if (last_0__q[5]) begin
-            tie_10 = ~last_0__q;
-        end
-        else begin
-            tie_10 = ~last_0__q & ~older_10__q & ~onehot_l_5;
-        end
-        beats_10 = rel_lt_10__q | (rel_eq_10__q & tie_10);
-        if (st_mask_0[6]) begin
-            cur_lt_12 = pend_lt_0;
-            cur_eq_12 = pend_eq_0;
-        end
-        else begin
-            cur_lt_12 = rel_lt_12__q & ~st_mask_0;
-            if (pend_gt_0[6]) begin
-                cur_lt_12 = cur_lt_12 | st_mask_0;
-            end
-            cur_eq_12 = rel_eq_12__q & ~st_mask_0;
-            if (pend_eq_0[6]) begin
-                cur_eq_12 = cur_eq_12 | st_mask_0;
-            end
-        end
-        if (last_0__q[6]) begin
-            tie_12 = ~last_0__q;
-        end
-        else begin
-            tie_12 = ~last_0__q & ~older_12__q & ~onehot_l_6;
-        end
-        beats_12 = rel_lt_12__q | (rel_eq_12__q & tie_12);
-        if (st_mask_0[7]) begin
-            cur_lt_14 = pend_lt_0;
-            cur_eq_14 = pend_eq_0;
-        end
-        else begin
-            cur_lt_14 = rel_lt_14__q & ~st_mask_0;
-            if (pend_gt_0[7]) begin
-                cur_lt_14 = cur_lt_14 | st_mask_0;
-            end
-            cur_eq_14 = rel_eq_14__q & ~st_mask_0;
-            if (pend_eq_0[7]) begin
-                cur_eq_14 = cur_eq_14 | st_mask_0;
-            end
-        end
-        if (last_0__q[7]) begin
-            tie_14 = ~last_0__q;
-        end
-        else begin
-            tie_14 = ~last_0__q & ~older_14__q & ~onehot_l_7;
-        end
-        beats_14 = rel_lt_14__q | (rel_eq_14__q & tie_14);
-        if (st_mask_0[8]) begin
-            cur_lt_16 = pend_lt_0;
-            cur_eq_16 = pend_eq_0;
-        end
-        else begin
-            cur_lt_16 = rel_lt_16__q & ~st_mask_0;
-            if (pend_gt_0[8]) begin
-                cur_lt_16 = cur_lt_16 | st_mask_0;
-            end
-            cur_eq_16 = rel_eq_16__q & ~st_mask_0;
-            if (pend_eq_0[8]) begin
-                cur_eq_16 = cur_eq_16 | st_mask_0;
-            end
-        end
-        if (last_0__q[8]) begin
-            tie_16 = ~last_0__q;
-        end
-        else begin
-            tie_16 = ~last_0__q & ~older_16__q & ~onehot_l_8;
-        end
-        beats_16 = rel_lt_16__q | (rel_eq_16__q & tie_16);
-        if (st_mask_0[9]) begin
-            cur_lt_18 = pend_lt_0;
-            cur_eq_18 = pend_eq_0;
-        end
-        else begin
-            cur_lt_18 = rel_lt_18__q & ~st_mask_0;
-            if (pend_gt_0[9]) begin
-                cur_lt_18 = cur_lt_18 | st_mask_0;
-            end
-            cur_eq_18 = rel_eq_18__q & ~st_mask_0;
-            if (pend_eq_0[9]) begin
-                cur_eq_18 = cur_eq_18 | st_mask_0;
-            end
-        end
-        if (last_0__q[9]) begin
-            tie_18 = ~last_0__q;
-        end
-        else begin
-            tie_18 = ~last_0__q & ~older_18__q & ~onehot_l_9;
-        end
-        beats_18 = rel_lt_18__q | (rel_eq_18__q & tie_18);
-        if (st_mask_0[10]) begin
-            cur_lt_20 = pend_lt_0;
-            cur_eq_20 = pend_eq_0;
-        end
-        else begin
-            cur_lt_20 = rel_lt_20__q & ~st_mask_0;
-            if (pend_gt_0[10]) begin
-                cur_lt_20 = cur_lt_20 | st_mask_0;
-            end
-            cur_eq_20 = rel_eq_20__q & ~st_mask_0;
-            if (pend_eq_0[10]) begin
-                cur_eq_20 = cur_eq_20 | st_mask_0;
-            end
-        end
-        if (last_0__q[10]) begin
-            tie_20 = ~last_0__q;
-        end
-        else begin
-            tie_20 = ~last_0__q & ~older_20__q & ~onehot_l_10;
-        end
-        beats_20 = rel_lt_20__q | (rel_eq_20__q & tie_20);
-        if (st_mask_0[11]) begin
-            cur_lt_22 = pend_lt_0;
-            cur_eq_22 = pend_eq_0;
-        end
-        else begin
-            cur_lt_22 = rel_lt_22__q & ~st_mask_0;
-            if (pend_gt_0[11]) begin
-                cur_lt_22 = cur_lt_22 | st_mask_0;
-            end
-            cur_eq_22 = rel_eq_22__q & ~st_mask_0;
-            if (pend_eq_0[11]) begin
-                cur_eq_22 = cur_eq_22 | st_mask_0;
-            end
-        end
-        if (last_0__q[11]) begin
-            tie_22 = ~last_0__q;
-        end
-        else begin
-            tie_22 = ~last_0__q & ~older_22__q & ~onehot_l_11;
-        end
-        beats_22 = rel_lt_22__q | (rel_eq_22__q & tie_22);
-        if (st_mask_0[12]) begin
-            cur_lt_24 = pend_lt_0;
-            cur_eq_24 = pend_eq_0;
-        end
-        else begin
-            cur_lt_24 = rel_lt_24__q & ~st_mask_0;
-            if (pend_gt_0[12]) begin
-                cur_lt_24 = cur_lt_24 | st_mask_0;
-            end
-            cur_eq_24 = rel_eq_24__q & ~st_mask_0;
-            if (pend_eq_0[12]) begin
-                cur_eq_24 = cur_eq_24 | st_mask_0;
-            end
-        end
-        if (last_0__q[12]) begin
-            tie_24 = ~last_0__q;
-        end
-        else begin
-            tie_24 = ~last_0__q & ~older_24__q & ~onehot_l_12;
-        end
-        beats_24 = rel_lt_24__q | (rel_eq_24__q & tie_24);
-        if (st_mask_0[13]) begin
-            cur_lt_26 = pend_lt_0;
-            cur_eq_26 = pend_eq_0;
-        end
-        else begin
-            cur_lt_26 = rel_lt_26__q & ~st_mask_0;
-            if (pend_gt_0[13]) begin
-                cur_lt_26 = cur_lt_26 | st_mask_0;
-            end
-            cur_eq_26 = rel_eq_26__q & ~st_mask_0;
-            if (pend_eq_0[13]) begin
-                cur_eq_26 = cur_eq_26 | st_mask_0;
-            end
-        end
-        if (last_0__q[13]) begin
-            tie_26 = ~last_0__q;
-        end
-        else begin
-            tie_26 = ~last_0__q & ~older_26__q & ~onehot_l_13;
-        end
-        beats_26 = rel_lt_26__q | (rel_eq_26__q & tie_26);
-        if (st_mask_0[14]) begin
-            cur_lt_28 = pend_lt_0;
-            cur_eq_28 = pend_eq_0;
-        end
-        else begin
-            cur_lt_28 = rel_lt_28__q & ~st_mask_0;
-            if (pend_gt_0[14]) begin
-                cur_lt_28 = cur_lt_28 | st_mask_0;
-            end
-            cur_eq_28 = rel_eq_28__q & ~st_mask_0;
-            if (pend_eq_0[14]) begin
-                cur_eq_28 = cur_eq_28 | st_mask_0;
-            end
-        end
-        if (last_0__q[14]) begin
-            tie_28 = ~last_0__q;
-        end
-        else begin
-            tie_28 = ~last_0__q & ~older_28__q & ~onehot_l_14;
-        end
-        beats_28 = rel_lt_28__q | (rel_eq_28__q & tie_28);
-        if (st_mask_0[15]) begin
-            cur_lt_30 = pend_lt_0;
-            cur_eq_30 = pend_eq_0;
-        end
-        else begin
-            cur_lt_30 = rel_lt_30__q & ~st_mask_0;
-            if (pend_gt_0[15]) begin
-                cur_lt_30 = cur_lt_30 | st_mask_0;
-            end
-            cur_eq_30 = rel_eq_30__q & ~st_mask_0;
-            if (pend_eq_0[15]) begin
-                cur_eq_30 = cur_eq_30 | st_mask_0;
-            end
-        end
-        if (last_0__q[15]) begin
-            tie_30 = ~last_0__q;
-        end
-        else begin
-            tie_30 = ~last_0__q & ~older_30__q & ~onehot_l_15;
-        end
-        beats_30 = rel_lt_30__q | (rel_eq_30__q & tie_30);
-        if (st_mask_0[16]) begin
-            cur_lt_32 = pend_lt_0;
-            cur_eq_32 = pend_eq_0;
-        end
-        else begin
-            cur_lt_32 = rel_lt_32__q & ~st_mask_0;
-            if (pend_gt_0[16]) begin
-                cur_lt_32 = cur_lt_32 | st_mask_0;
-            end
-            cur_eq_32 = rel_eq_32__q & ~st_mask_0;
-            if (pend_eq_0[16]) begin
-                cur_eq_32 = cur_eq_32 | st_mask_0;
-            end
-        end
-        if (last_0__q[16]) begin
-            tie_32 = ~last_0__q;
-        end
-        else begin
-            tie_32 = ~last_0__q & ~older_32__q & ~onehot_l_16;
-        end
-        beats_32 = rel_lt_32__q | (rel_eq_32__q & tie_32);
-        if (st_mask_0[17]) begin
-            cur_lt_34 = pend_lt_0;
-            cur_eq_34 = pend_eq_0;
-        end
-        else begin
-            cur_lt_34 = rel_lt_34__q & ~st_mask_0;
-            if (pend_gt_0[17]) begin
-                cur_lt_34 = cur_lt_34 | st_mask_0;
-            end
-            cur_eq_34 = rel_eq_34__q & ~st_mask_0;
-            if (pend_eq_0[17]) begin
-                cur_eq_34 = cur_eq_34 | st_mask_0;
-            end
-        end
-        if (last_0__q[17]) begin
-            tie_34 = ~last_0__q;
-        end
-        else begin
-            tie_34 = ~last_0__q & ~older_34__q & ~onehot_l_17;
-        end
-        beats_34 = rel_lt_34__q | (rel_eq_34__q & tie_34);
-        if (st_mask_0[18]) begin
-            cur_lt_36 = pend_lt_0;
-            cur_eq_36 = pend_eq_0;
-        end
-        else begin
-            cur_lt_36 = rel_lt_36__q & ~st_mask_0;
-            if (pend_gt_0[18]) begin
-                cur_lt_36 = cur_lt_36 | st_mask_0;
-            end
-            cur_eq_36 = rel_eq_36__q & ~st_mask_0;
-            if (pend_eq_0[18]) begin
-                cur_eq_36 = cur_eq_36 | st_mask_0;
-            end
-        end
-        if (last_0__q[18]) begin
-            tie_36 = ~last_0__q;
-        end
-        else begin
-            tie_36 = ~last_0__q & ~older_36__q & ~onehot_l_18;
-        end
-        beats_36 = rel_lt_36__q | (rel_eq_36__q & tie_36);
-        if (st_mask_0[19]) begin
-            cur_lt_38 = pend_lt_0;
-            cur_eq_38 = pend_eq_0;
-        end
-        else begin
-            cur_lt_38 = rel_lt_38__q & ~st_mask_0;
-            if (pend_gt_0[19]) begin
-                cur_lt_38 = cur_lt_38 | st_mask_0;
-            end
-            cur_eq_38 = rel_eq_38__q & ~st_mask_0;
-            if (pend_eq_0[19]) begin
-                cur_eq_38 = cur_eq_38 | st_mask_0;
-            end
-        end
-        if (last_0__q[19]) begin
-            tie_38 = ~last_0__q;
-        end
-        else begin
-            tie_38 = ~last_0__q & ~older_38__q & ~onehot_l_19;
-        end
-        beats_38 = rel_lt_38__q | (rel_eq_38__q & tie_38);
-        if (st_mask_0[20]) begin
-            cur_lt_40 = pend_lt_0;
-            cur_eq_40 = pend_eq_0;
-        end
-        else begin
-            cur_lt_40 = rel_lt_40__q & ~st_mask_0;
-            if (pend_gt_0[20]) begin
-                cur_lt_40 = cur_lt_40 | st_mask_0;
-            end
-            cur_eq_40 = rel_eq_40__q & ~st_mask_0;
-            if (pend_eq_0[20]) begin
-                cur_eq_40 = cur_eq_40 | st_mask_0;
-            end
-        end
-        if (last_0__q[20]) begin
-            tie_40 = ~last_0__q;
-        end
-        else begin
-            tie_40 = ~last_0__q & ~older_40__q & ~onehot_l_20;
-        end
-        beats_40 = rel_lt_40__q | (rel_eq_40__q & tie_40);
-        if (st_mask_0[21]) begin
-            cur_lt_42 = pend_lt_0;
-            cur_eq_42 = pend_eq_0;
-        end
-        else begin
-            cur_lt_42 = rel_lt_42__q & ~st_mask_0;
-            if (pend_gt_0[21]) begin
-                cur_lt_42 = cur_lt_42 | st_mask_0;
-            end
-            cur_eq_42 = rel_eq_42__q & ~st_mask_0;
-            if (pend_eq_0[21]) begin
-                cur_eq_42 = cur_eq_42 | st_mask_0;
-            end
-        end
-        if (last_0__q[21]) begin
-            tie_42 = ~last_0__q;
-        end
-        else begin
-            tie_42 = ~last_0__q & ~older_42__q & ~onehot_l_21;
-        end
-        beats_42 = rel_lt_42__q | (rel_eq_42__q & tie_42);
-        if (st_mask_0[22]) begin
-            cur_lt_44 = pend_lt_0;
-            cur_eq_44 = pend_eq_0;
-        end
-        else begin
-            cur_lt_44 = rel_lt_44__q & ~st_mask_0;
-            if (pend_gt_0[22]) begin
-                cur_lt_44 = cur_lt_44 | st_mask_0;
-            end
-            cur_eq_44 = rel_eq_44__q & ~st_mask_0;
-            if (pend_eq_0[22]) begin
-                cur_eq_44 = cur_eq_44 | st_mask_0;
-            end
-        end
-        if (last_0__q[22]) begin
-            tie_44 = ~last_0__q;
-        end
-        else begin
-            tie_44 = ~last_0__q & ~older_44__q & ~onehot_l_22;
-        end
-        beats_44 = rel_lt_44__q | (rel_eq_44__q & tie_44);
-        if (st_mask_0[23]) begin
-            cur_lt_46 = pend_lt_0;
-            cur_eq_46 = pend_eq_0;
-        end
-        else begin
-            cur_lt_46 = rel_lt_46__q & ~st_mask_0;
-            if (pend_gt_0[23]) begin
-                cur_lt_46 = cur_lt_46 | st_mask_0;
-            end
-            cur_eq_46 = rel_eq_46__q & ~st_mask_0;
-            if (pend_eq_0[23]) begin
-                cur_eq_46 = cur_eq_46 | st_mask_0;
-            end
-        end
-        if (last_0__q[23]) begin
-            tie_46 = ~last_0__q;
-        end
-        else begin
-            tie_46 = ~last_0__q & ~older_46__q & ~onehot_l_23;
-        end
-        beats_46 = rel_lt_46__q | (rel_eq_46__q & tie_46);
-        if (st_mask_1[0]) begin
-            cur_lt_1 = pend_lt_1;
-            cur_eq_1 = pend_eq_1;
-        end
-        else begin
-            cur_lt_1 = rel_lt_1__q & ~st_mask_1;
-            if (pend_gt_1[0]) begin
-                cur_lt_1 = cur_lt_1 | st_mask_1;
-            end
-            cur_eq_1 = rel_eq_1__q & ~st_mask_1;
-            if (pend_eq_1[0]) begin
-                cur_eq_1 = cur_eq_1 | st_mask_1;
-            end
-        end
-        if (last_1__q[0]) begin
-            tie_1 = ~last_1__q;
-        end
-        else begin
-            tie_1 = ~last_1__q & ~older_1__q & ~onehot_l_0;
-        end
-        beats_1 = rel_lt_1__q | (rel_eq_1__q & tie_1);
-        if (st_mask_1[1]) begin
-            cur_lt_3 = pend_lt_1;
-            cur_eq_3 = pend_eq_1;
-        end
-        else begin
-            cur_lt_3 = rel_lt_3__q & ~st_mask_1;
-            if (pend_gt_1[1]) begin
-                cur_lt_3 = cur_lt_3 | st_mask_1;
-            end
-            cur_eq_3 = rel_eq_3__q & ~st_mask_1;
-            if (pend_eq_1[1]) begin
-                cur_eq_3 = cur_eq_3 | st_mask_1;
-            end
-        end
-        if (last_1__q[1]) begin
-            tie_3 = ~last_1__q;
-        end
-        else begin
-            tie_3 = ~last_1__q & ~older_3__q & ~onehot_l_1;
-        end
-        beats_3 = rel_lt_3__q | (rel_eq_3__q & tie_3);
-        if (st_mask_1[2]) begin
-            cur_lt_5 = pend_lt_1;
-            cur_eq_5 = pend_eq_1;
-        end
-        else begin
-            cur_lt_5 = rel_lt_5__q & ~st_mask_1;
-            if (pend_gt_1[2]) begin
-                cur_lt_5 = cur_lt_5 | st_mask_1;
-            end
-            cur_eq_5 = rel_eq_5__q & ~st_mask_1;
-            if (pend_eq_1[2]) begin
-                cur_eq_5 = cur_eq_5 | st_mask_1;
-            end
-        end
-        if (last_1__q[2]) begin
-            tie_5 = ~last_1__q;
-        end
-        else begin
-            tie_5 = ~last_1__q & ~older_5__q & ~onehot_l_2;
-        end
-        beats_5 = rel_lt_5__q | (rel_eq_5__q & tie_5);
-        if (st_mask_1[3]) begin
-            cur_lt_7 = pend_lt_1;
-            cur_eq_7 = pend_eq_1;
-        end
-        else begin
-            cur_lt_7 = rel_lt_7__q & ~st_mask_1;
-            if (pend_gt_1[3]) begin
-                cur_lt_7 = cur_lt_7 | st_mask_1;
-            end
-            cur_eq_7 = rel_eq_7__q & ~st_mask_1;
-            if (pend_eq_1[3]) begin
-                cur_eq_7 = cur_eq_7 | st_mask_1;
-            end
-        end
-        if (last_1__q[3]) begin
-            tie_7 = ~last_1__q;
-        end
-        else begin
-            tie_7 = ~last_1__q & ~older_7__q & ~onehot_l_3;
-        end
-        beats_7 = rel_lt_7__q | (rel_eq_7__q & tie_7);
-        if (st_mask_1[4]) begin
-            cur_lt_9 = pend_lt_1;
-            cur_eq_9 = pend_eq_1;
-        end
-        else begin
-            cur_lt_9 = rel_lt_9__q & ~st_mask_1;
-            if (pend_gt_1[4]) begin
-                cur_lt_9 = cur_lt_9 | st_mask_1;
-            end
-            cur_eq_9 = rel_eq_9__q & ~st_mask_1;
-            if (pend_eq_1[4]) begin
-                cur_eq_9 = cur_eq_9 | st_mask_1;
-            end
-        end
-        if (last_1__q[4]) begin
-            tie_9 = ~last_1__q;
-        end
-        else begin
-            tie_9 = ~last_1__q & ~older_9__q & ~onehot_l_4;
-        end
-        beats_9 = rel_lt_9__q | (rel_eq_9__q & tie_9);
-        if (st_mask_1[5]) begin
-            cur_lt_11 = pend_lt_1;
-            cur_eq_11 = pend_eq_1;
-        end
-        else begin
-            cur_lt_11 = rel_lt_11__q & ~st_mask_1;
-            if (pend_gt_1[5]) begin
-                cur_lt_11 = cur_lt_11 | st_mask_1;
-            end
-            cur_eq_11 = rel_eq_11__q & ~st_mask_1;
-            if (pend_eq_1[5]) begin
-                cur_eq_11 = cur_eq_11 | st_mask_1;
-            end
-        end
-        if (last_1__q[5]) begin
-            tie_11 = ~last_1__q;
-        end
-        else begin
-            tie_11 = ~last_1__q & ~older_11__q & ~onehot_l_5;
-        end
-        beats_11 = rel_lt_11__q | (rel_eq_11__q & tie_11);
-        if (st_mask_1[6]) begin
-            cur_lt_13 = pend_lt_1;
-            cur_eq_13 = pend_eq_1;
-        end
-        else begin
-            cur_lt_13 = rel_lt_13__q & ~st_mask_1;
-            if (pend_gt_1[6]) begin
-                cur_lt_13 = cur_lt_13 | st_mask_1;
-            end
-            cur_eq_13 = rel_eq_13__q & ~st_mask_1;
-            if (pend_eq_1[6]) begin
-                cur_eq_13 = cur_eq_13 | st_mask_1;
-            end
-        end
-        if (last_1__q[6]) begin
-            tie_13 = ~last_1__q;
-        end
-        else begin
-            tie_13 = ~last_1__q & ~older_13__q & ~onehot_l_6;
-        end
-        beats_13 = rel_lt_13__q | (rel_eq_13__q & tie_13);
-        if (st_mask_1[7]) begin
-            cur_lt_15 = pend_lt_1;
-            cur_eq_15 = pend_eq_1;
-        end
-        else begin
-            cur_lt_15 = rel_lt_15__q & ~st_mask_1;
-            if (pend_gt_1[7]) begin
-                cur_lt_15 = cur_lt_15 | st_mask_1;
-            end
-            cur_eq_15 = rel_eq_15__q & ~st_mask_1;
-            if (pend_eq_1[7]) begin
-                cur_eq_15 = cur_eq_15 | st_mask_1;
-            end
-        end
-        if (last_1__q[7]) begin
-            tie_15 = ~last_1__q;
-        end
-        else begin
-            tie_15 = ~last_1__q & ~older_15__q & ~onehot_l_7;
-        end
-        beats_15 = rel_lt_15__q | (rel_eq_15__q & tie_15);
-        if (st_mask_1[8]) begin
-            cur_lt_17 = pend_lt_1;
-            cur_eq_17 = pend_eq_1;
-        end
-        else begin
-            cur_lt_17 = rel_lt_17__q & ~st_mask_1;
-            if (pend_gt_1[8]) begin
-                cur_lt_17 = cur_lt_17 | st_mask_1;
-            end
-            cur_eq_17 = rel_eq_17__q & ~st_mask_1;
-            if (pend_eq_1[8]) begin
-                cur_eq_17 = cur_eq_17 | st_mask_1;
-            end
-        end
-        if (last_1__q[8]) begin
-            tie_17 = ~last_1__q;
-        end
-        else begin
-            tie_17 = ~last_1__q & ~older_17__q & ~onehot_l_8;
-        end
-        beats_17 = rel_lt_17__q | (rel_eq_17__q & tie_17);
-        if (st_mask_1[9]) begin
-            cur_lt_19 = pend_lt_1;
-            cur_eq_19 = pend_eq_1;
-        end
-        else begin
-            cur_lt_19 = rel_lt_19__q & ~st_mask_1;
-            if (pend_gt_1[9]) begin
-                cur_lt_19 = cur_lt_19 | st_mask_1;
-            end
-            cur_eq_19 = rel_eq_19__q & ~st_mask_1;
-            if (pend_eq_1[9]) begin
-                cur_eq_19 = cur_eq_19 | st_mask_1;
-            end
-        end
-        if (last_1__q[9]) begin
-            tie_19 = ~last_1__q;
-        end
-        else begin
-            tie_19 = ~last_1__q & ~older_19__q & ~onehot_l_9;
-        end
-        beats_19 = rel_lt_19__q | (rel_eq_19__q & tie_19);
-        if (st_mask_1[10]) begin
-            cur_lt_21 = pend_lt_1;
-            cur_eq_21 = pend_eq_1;
-        end
-        else begin
-            cur_lt_21 = rel_lt_21__q & ~st_mask_1;
-            if (pend_gt_1[10]) begin
-                cur_lt_21 = cur_lt_21 | st_mask_1;
-            end
-            cur_eq_21 = rel_eq_21__q & ~st_mask_1;
-            if (pend_eq_1[10]) begin
-                cur_eq_21 = cur_eq_21 | st_mask_1;
-            end
-        end
-        if (last_1__q[10]) begin
-            tie_21 = ~last_1__q;
-        end
-        else begin
-            tie_21 = ~last_1__q & ~older_21__q & ~onehot_l_10;
-        end
-        beats_21 = rel_lt_21__q | (rel_eq_21__q & tie_21);
-        if (st_mask_1[11]) begin
-            cur_lt_23 = pend_lt_1;
-            cur_eq_23 = pend_eq_1;
-        end
-        else begin
-            cur_lt_23 = rel_lt_23__q & ~st_mask_1;
-            if (pend_gt_1[11]) begin
-                cur_lt_23 = cur_lt_23 | st_mask_1;
-            end
-            cur_eq_23 = rel_eq_23__q & ~st_mask_1;
-            if (pend_eq_1[11]) begin
-                cur_eq_23 = cur_eq_23 | st_mask_1;
-            end
-        end
-        if (last_1__q[11]) begin
-            tie_23 = ~last_1__q;
-        end
-        else begin
-            tie_23 = ~last_1__q & ~older_23__q & ~onehot_l_11;
-        end
-        beats_23 = rel_lt_23__q | (rel_eq_23__q & tie_23);
-        if (st_mask_1[12]) begin
-            cur_lt_25 = pend_lt_1;
-            cur_eq_25 = pend_eq_1;
-        end
-        else begin
-            cur_lt_25 = rel_lt_25__q & ~st_mask_1;
-            if (pend_gt_1[12]) begin
-                cur_lt_25 = cur_lt_25 | st_mask_1;
-            end
-            cur_eq_25 = rel_eq_25__q & ~st_mask_1;
-            if (pend_eq_1[12]) begin
-                cur_eq_25 = cur_eq_25 | st_mask_1;
-            end
-        end
-        if (last_1__q[12]) begin
-            tie_25 = ~last_1__q;
-        end
-        else begin
-            tie_25 = ~last_1__q & ~older_25__q & ~onehot_l_12;
-        end
-        beats_25 = rel_lt_25__q | (rel_eq_25__q & tie_25);
-        if (st_mask_1[13]) begin
-            cur_lt_27 = pend_lt_1;
-            cur_eq_27 = pend_eq_1;
-        end
-        else begin
-            cur_lt_27 = rel_lt_27__q & ~st_mask_1;
-            if (pend_gt_1[13]) begin
-                cur_lt_27 = cur_lt_27 | st_mask_1;
-            end
-            cur_eq_27 = rel_eq_27__q & ~st_mask_1;
-            if (pend_eq_1[13]) begin
-                cur_eq_27 = cur_eq_27 | st_mask_1;
-            end
-        end
-        if (last_1__q[13]) begin
-            tie_27 = ~last_1__q;
-        end
-        else begin
-            tie_27 = ~last_1__q & ~older_27__q & ~onehot_l_13;
-        end
-        beats_27 = rel_lt_27__q | (rel_eq_27__q & tie_27);
-        if (st_mask_1[14]) begin
-            cur_lt_29 = pend_lt_1;
-            cur_eq_29 = pend_eq_1;
-        end
-        else begin
-            cur_lt_29 = rel_lt_29__q & ~st_mask_1;
-            if (pend_gt_1[14]) begin
-                cur_lt_29 = cur_lt_29 | st_mask_1;
-            end
-            cur_eq_29 = rel_eq_29__q & ~st_mask_1;
-            if (pend_eq_1[14]) begin
-                cur_eq_29 = cur_eq_29 | st_mask_1;
-            end
-        end
-        if (last_1__q[14]) begin
-            tie_29 = ~last_1__q;
-        end
-        else begin
-            tie_29 = ~last_1__q & ~older_29__q & ~onehot_l_14;
-        end
-        beats_29 = rel_lt_29__q | (rel_eq_29__q & tie_29);
-        if (st_mask_1[15]) begin
-            cur_lt_31 = pend_lt_1;
-            cur_eq_31 = pend_eq_1;
-        end
-        else begin
-            cur_lt_31 = rel_lt_31__q & ~st_mask_1;
-            if (pend_gt_1[15]) begin
-                cur_lt_31 = cur_lt_31 | st_mask_1;
-            end
-            cur_eq_31 = rel_eq_31__q & ~st_mask_1;
-            if (pend_eq_1[15]) begin
-                cur_eq_31 = cur_eq_31 | st_mask_1;
-            end
-        end
-        if (last_1__q[15]) begin
-            tie_31 = ~last_1__q;
-        end
-        else begin
-            tie_31 = ~last_1__q & ~older_31__q & ~onehot_l_15;
-        end
-        beats_31 = rel_lt_31__q | (rel_eq_31__q & tie_31);
-        if (st_mask_1[16]) begin
-            cur_lt_33 = pend_lt_1;
-            cur_eq_33 = pend_eq_1;
-        end
-        else begin
-            cur_lt_33 = rel_lt_33__q & ~st_mask_1;
-            if (pend_gt_1[16]) begin
-                cur_lt_33 = cur_lt_33 | st_mask_1;
-            end
-            cur_eq_33 = rel_eq_33__q & ~st_mask_1;
-            if (pend_eq_1[16]) begin
-                cur_eq_33 = cur_eq_33 | st_mask_1;
-            end
-        end
-        if (last_1__q[16]) begin
-            tie_33 = ~last_1__q;
-        end
-        else begin
-            tie_33 = ~last_1__q & ~older_33__q & ~onehot_l_16;
-        end
-        beats_33 = rel_lt_33__q | (rel_eq_33__q & tie_33);
-        if (st_mask_1[17]) begin
-            cur_lt_35 = pend_lt_1;
-            cur_eq_35 = pend_eq_1;
-        end
-        else begin
-            cur_lt_35 = rel_lt_35__q & ~st_mask_1;
-            if (pend_gt_1[17]) begin
-                cur_lt_35 = cur_lt_35 | st_mask_1;
-            end
-            cur_eq_35 = rel_eq_35__q & ~st_mask_1;
-            if (pend_eq_1[17]) begin
-                cur_eq_35 = cur_eq_35 | st_mask_1;
-            end
-        end
-        if (last_1__q[17]) begin
-            tie_35 = ~last_1__q;
-        end
-        else begin
-            tie_35 = ~last_1__q & ~older_35__q & ~onehot_l_17;
-        end
-        beats_35 = rel_lt_35__q | (rel_eq_35__q & tie_35);
-        if (st_mask_1[18]) begin
-            cur_lt_37 = pend_lt_1;
-            cur_eq_37 = pend_eq_1;
-        end
-        else begin
-            cur_lt_37 = rel_lt_37__q & ~st_mask_1;
-            if (pend_gt_1[18]) begin
-                cur_lt_37 = cur_lt_37 | st_mask_1;
-            end
-            cur_eq_37 = rel_eq_37__q & ~st_mask_1;
-            if (pend_eq_1[18]) begin
-                cur_eq_37 = cur_eq_37 | st_mask_1;
-            end
-        end
-        if (last_1__q[18]) begin
-            tie_37 = ~last_1__q;
-        end
-        else begin
-            tie_37 = ~last_1__q & ~older_37__q & ~onehot_l_18;
-        end
-        beats_37 = rel_lt_37__q | (rel_eq_37__q & tie_37);
-        if (st_mask_1[19]) begin
-            cur_lt_39 = pend_lt_1;
-            cur_eq_39 = pend_eq_1;
-        end
-        else begin
-            cur_lt_39 = rel_lt_39__q & ~st_mask_1;
-            if (pend_gt_1[19]) begin
-                cur_lt_39 = cur_lt_39 | st_mask_1;
-            end
-            cur_eq_39 = rel_eq_39__q & ~st_mask_1;
-            if (pend_eq_1[19]) begin
-                cur_eq_39 = cur_eq_39 | st_mask_1;
-            end
-        end
-        if (last_1__q[19]) begin
-            tie_39 = ~last_1__q;
-        end
-        else begin
-            tie_39 = ~last_1__q & ~older_39__q & ~onehot_l_19;
-        end
-        beats_39 = rel_lt_39__q | (rel_eq_39__q & tie_39);
-        if (st_mask_1[20]) begin
-            cur_lt_41 = pend_lt_1;
-            cur_eq_41 = pend_eq_1;
-        end
-        else begin
-            cur_lt_41 = rel_lt_41__q & ~st_mask_1;
-            if (pend_gt_1[20]) begin
-                cur_lt_41 = cur_lt_41 | st_mask_1;
-            end
-            cur_eq_41 = rel_eq_41__q & ~st_mask_1;
-            if (pend_eq_1[20]) begin
-                cur_eq_41 = cur_eq_41 | st_mask_1;
-            end
-        end
-        if (last_1__q[20]) begin
-            tie_41 = ~last_1__q;
-        end
-        else begin
-            tie_41 = ~last_1__q & ~older_41__q & ~onehot_l_20;
-        end
-        beats_41 = rel_lt_41__q | (rel_eq_41__q & tie_41);
-        if (st_mask_1[21]) begin
-            cur_lt_43 = pend_lt_1;
-            cur_eq_43 = pend_eq_1;
-        end
-        else begin
-            cur_lt_43 = rel_lt_43__q & ~st_mask_1;
-            if (pend_gt_1[21]) begin
-                cur_lt_43 = cur_lt_43 | st_mask_1;
-            end
-            cur_eq_43 = rel_eq_43__q & ~st_mask_1;
-            if (pend_eq_1[21]) begin
-                cur_eq_43 = cur_eq_43 | st_mask_1;
-            end
-        end
-        if (last_1__q[21]) begin
-            tie_43 = ~last_1__q;
-        end
-        else begin
-            tie_43 = ~last_1__q & ~older_43__q & ~onehot_l_21;
-        end
-        beats_43 = rel_lt_43__q | (rel_eq_43__q & tie_43);
-        if (st_mask_1[22]) begin
-            cur_lt_45 = pend_lt_1;
-            cur_eq_45 = pend_eq_1;
-        end
-        else begin
-            cur_lt_45 = rel_lt_45__q & ~st_mask_1;
-            if (pend_gt_1[22]) begin
-                cur_lt_45 = cur_lt_45 | st_mask_1;
-            end
-            cur_eq_45 = rel_eq_45__q & ~st_mask_1;
-            if (pend_eq_1[22]) begin
-                cur_eq_45 = cur_eq_45 | st_mask_1;
-            end
-        end
-        if (last_1__q[22]) begin
-            tie_45 = ~last_1__q;
-        end
-        else begin
-            tie_45 = ~last_1__q & ~older_45__q & ~onehot_l_22;
-        end
-        beats_45 = rel_lt_45__q | (rel_eq_45__q & tie_45);
-        if (st_mask_1[23]) begin
-            cur_lt_47 = pend_lt_1;
-            cur_eq_47 = pend_eq_1;
-        end
-        else begin
-            cur_lt_47 = rel_lt_47__q & ~st_mask_1;
-            if (pend_gt_1[23]) begin
-                cur_lt_47 = cur_lt_47 | st_mask_1;
-            end
-            cur_eq_47 = rel_eq_47__q & ~st_mask_1;
-            if (pend_eq_1[23]) begin
-                cur_eq_47 = cur_eq_47 | st_mask_1;
-            end
-        end
-        if (last_1__q[23]) begin
-            tie_47 = ~last_1__q;
-        end
-        else begin
-            tie_47 = ~last_1__q & ~older_47__q & ~onehot_l_23;
-        end
-        beats_47 = rel_lt_47__q | (rel_eq_47__q & tie_47);
         wcur_0 = wpt_0__q & ~st_mask_0;
         if (st_new_0[0]) begin
             wcur_0 = wcur_0 | st_mask_0;
@@ -7584,527 +4720,2591 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (st_new_1[7]) begin
             wcur_15 = wcur_15 | st_mask_1;
         end
+        pos_below_0 = zero_l;
+        at_pos_0 = zero_l;
+        pos_below_2 = zero_l;
+        at_pos_2 = zero_l;
+        pos_below_4 = zero_l;
+        at_pos_4 = zero_l;
+        pos_below_6 = zero_l;
+        at_pos_6 = zero_l;
+        pos_below_8 = zero_l;
+        at_pos_8 = zero_l;
+        pos_below_10 = zero_l;
+        at_pos_10 = zero_l;
+        pos_below_12 = zero_l;
+        at_pos_12 = zero_l;
+        pos_below_14 = zero_l;
+        at_pos_14 = zero_l;
+        pos_below_16 = zero_l;
+        at_pos_16 = zero_l;
+        pos_below_18 = zero_l;
+        at_pos_18 = zero_l;
+        pos_below_20 = zero_l;
+        at_pos_20 = zero_l;
+        pos_below_22 = zero_l;
+        at_pos_22 = zero_l;
+        pos_below_24 = zero_l;
+        at_pos_24 = zero_l;
+        pos_below_26 = zero_l;
+        at_pos_26 = zero_l;
+        pos_below_28 = zero_l;
+        at_pos_28 = zero_l;
+        pos_below_30 = zero_l;
+        at_pos_30 = zero_l;
+        pos_below_32 = zero_l;
+        at_pos_32 = zero_l;
+        pos_below_34 = zero_l;
+        at_pos_34 = zero_l;
+        pos_below_36 = zero_l;
+        at_pos_36 = zero_l;
+        pos_below_38 = zero_l;
+        at_pos_38 = zero_l;
+        pos_below_40 = zero_l;
+        at_pos_40 = zero_l;
+        pos_below_42 = zero_l;
+        at_pos_42 = zero_l;
+        pos_below_44 = zero_l;
+        at_pos_44 = zero_l;
+        pos_below_46 = zero_l;
+        at_pos_46 = zero_l;
+        pos_below_0[0] = pos_ids_0 < pos_0__q;
+        at_pos_0[0] = pos_ids_0 == pos_0__q;
+        pos_below_0[1] = pos_ids_1 < pos_0__q;
+        at_pos_2[0] = pos_ids_1 == pos_0__q;
+        pos_below_0[2] = pos_ids_2 < pos_0__q;
+        at_pos_4[0] = pos_ids_2 == pos_0__q;
+        pos_below_0[3] = pos_ids_3 < pos_0__q;
+        at_pos_6[0] = pos_ids_3 == pos_0__q;
+        pos_below_0[4] = pos_ids_4 < pos_0__q;
+        at_pos_8[0] = pos_ids_4 == pos_0__q;
+        pos_below_0[5] = pos_ids_5 < pos_0__q;
+        at_pos_10[0] = pos_ids_5 == pos_0__q;
+        pos_below_0[6] = pos_ids_6 < pos_0__q;
+        at_pos_12[0] = pos_ids_6 == pos_0__q;
+        pos_below_0[7] = pos_ids_7 < pos_0__q;
+        at_pos_14[0] = pos_ids_7 == pos_0__q;
+        pos_below_0[8] = pos_ids_8 < pos_0__q;
+        at_pos_16[0] = pos_ids_8 == pos_0__q;
+        pos_below_0[9] = pos_ids_9 < pos_0__q;
+        at_pos_18[0] = pos_ids_9 == pos_0__q;
+        pos_below_0[10] = pos_ids_10 < pos_0__q;
+        at_pos_20[0] = pos_ids_10 == pos_0__q;
+        pos_below_0[11] = pos_ids_11 < pos_0__q;
+        at_pos_22[0] = pos_ids_11 == pos_0__q;
+        pos_below_0[12] = pos_ids_12 < pos_0__q;
+        at_pos_24[0] = pos_ids_12 == pos_0__q;
+        pos_below_0[13] = pos_ids_13 < pos_0__q;
+        at_pos_26[0] = pos_ids_13 == pos_0__q;
+        pos_below_0[14] = pos_ids_14 < pos_0__q;
+        at_pos_28[0] = pos_ids_14 == pos_0__q;
+        pos_below_0[15] = pos_ids_15 < pos_0__q;
+        at_pos_30[0] = pos_ids_15 == pos_0__q;
+        pos_below_0[16] = pos_ids_16 < pos_0__q;
+        at_pos_32[0] = pos_ids_16 == pos_0__q;
+        pos_below_0[17] = pos_ids_17 < pos_0__q;
+        at_pos_34[0] = pos_ids_17 == pos_0__q;
+        pos_below_0[18] = pos_ids_18 < pos_0__q;
+        at_pos_36[0] = pos_ids_18 == pos_0__q;
+        pos_below_0[19] = pos_ids_19 < pos_0__q;
+        at_pos_38[0] = pos_ids_19 == pos_0__q;
+        pos_below_0[20] = pos_ids_20 < pos_0__q;
+        at_pos_40[0] = pos_ids_20 == pos_0__q;
+        pos_below_0[21] = pos_ids_21 < pos_0__q;
+        at_pos_42[0] = pos_ids_21 == pos_0__q;
+        pos_below_0[22] = pos_ids_22 < pos_0__q;
+        at_pos_44[0] = pos_ids_22 == pos_0__q;
+        pos_below_0[23] = pos_ids_23 < pos_0__q;
+        at_pos_46[0] = pos_ids_23 == pos_0__q;
+        pos_below_2[0] = pos_ids_0 < pos_2__q;
+        at_pos_0[1] = pos_ids_0 == pos_2__q;
+        pos_below_2[1] = pos_ids_1 < pos_2__q;
+        at_pos_2[1] = pos_ids_1 == pos_2__q;
+        pos_below_2[2] = pos_ids_2 < pos_2__q;
+        at_pos_4[1] = pos_ids_2 == pos_2__q;
+        pos_below_2[3] = pos_ids_3 < pos_2__q;
+        at_pos_6[1] = pos_ids_3 == pos_2__q;
+        pos_below_2[4] = pos_ids_4 < pos_2__q;
+        at_pos_8[1] = pos_ids_4 == pos_2__q;
+        pos_below_2[5] = pos_ids_5 < pos_2__q;
+        at_pos_10[1] = pos_ids_5 == pos_2__q;
+        pos_below_2[6] = pos_ids_6 < pos_2__q;
+        at_pos_12[1] = pos_ids_6 == pos_2__q;
+        pos_below_2[7] = pos_ids_7 < pos_2__q;
+        at_pos_14[1] = pos_ids_7 == pos_2__q;
+        pos_below_2[8] = pos_ids_8 < pos_2__q;
+        at_pos_16[1] = pos_ids_8 == pos_2__q;
+        pos_below_2[9] = pos_ids_9 < pos_2__q;
+        at_pos_18[1] = pos_ids_9 == pos_2__q;
+        pos_below_2[10] = pos_ids_10 < pos_2__q;
+        at_pos_20[1] = pos_ids_10 == pos_2__q;
+        pos_below_2[11] = pos_ids_11 < pos_2__q;
+        at_pos_22[1] = pos_ids_11 == pos_2__q;
+        pos_below_2[12] = pos_ids_12 < pos_2__q;
+        at_pos_24[1] = pos_ids_12 == pos_2__q;
+        pos_below_2[13] = pos_ids_13 < pos_2__q;
+        at_pos_26[1] = pos_ids_13 == pos_2__q;
+        pos_below_2[14] = pos_ids_14 < pos_2__q;
+        at_pos_28[1] = pos_ids_14 == pos_2__q;
+        pos_below_2[15] = pos_ids_15 < pos_2__q;
+        at_pos_30[1] = pos_ids_15 == pos_2__q;
+        pos_below_2[16] = pos_ids_16 < pos_2__q;
+        at_pos_32[1] = pos_ids_16 == pos_2__q;
+        pos_below_2[17] = pos_ids_17 < pos_2__q;
+        at_pos_34[1] = pos_ids_17 == pos_2__q;
+        pos_below_2[18] = pos_ids_18 < pos_2__q;
+        at_pos_36[1] = pos_ids_18 == pos_2__q;
+        pos_below_2[19] = pos_ids_19 < pos_2__q;
+        at_pos_38[1] = pos_ids_19 == pos_2__q;
+        pos_below_2[20] = pos_ids_20 < pos_2__q;
+        at_pos_40[1] = pos_ids_20 == pos_2__q;
+        pos_below_2[21] = pos_ids_21 < pos_2__q;
+        at_pos_42[1] = pos_ids_21 == pos_2__q;
+        pos_below_2[22] = pos_ids_22 < pos_2__q;
+        at_pos_44[1] = pos_ids_22 == pos_2__q;
+        pos_below_2[23] = pos_ids_23 < pos_2__q;
+        at_pos_46[1] = pos_ids_23 == pos_2__q;
+        pos_below_4[0] = pos_ids_0 < pos_4__q;
+        at_pos_0[2] = pos_ids_0 == pos_4__q;
+        pos_below_4[1] = pos_ids_1 < pos_4__q;
+        at_pos_2[2] = pos_ids_1 == pos_4__q;
+        pos_below_4[2] = pos_ids_2 < pos_4__q;
+        at_pos_4[2] = pos_ids_2 == pos_4__q;
+        pos_below_4[3] = pos_ids_3 < pos_4__q;
+        at_pos_6[2] = pos_ids_3 == pos_4__q;
+        pos_below_4[4] = pos_ids_4 < pos_4__q;
+        at_pos_8[2] = pos_ids_4 == pos_4__q;
+        pos_below_4[5] = pos_ids_5 < pos_4__q;
+        at_pos_10[2] = pos_ids_5 == pos_4__q;
+        pos_below_4[6] = pos_ids_6 < pos_4__q;
+        at_pos_12[2] = pos_ids_6 == pos_4__q;
+        pos_below_4[7] = pos_ids_7 < pos_4__q;
+        at_pos_14[2] = pos_ids_7 == pos_4__q;
+        pos_below_4[8] = pos_ids_8 < pos_4__q;
+        at_pos_16[2] = pos_ids_8 == pos_4__q;
+        pos_below_4[9] = pos_ids_9 < pos_4__q;
+        at_pos_18[2] = pos_ids_9 == pos_4__q;
+        pos_below_4[10] = pos_ids_10 < pos_4__q;
+        at_pos_20[2] = pos_ids_10 == pos_4__q;
+        pos_below_4[11] = pos_ids_11 < pos_4__q;
+        at_pos_22[2] = pos_ids_11 == pos_4__q;
+        pos_below_4[12] = pos_ids_12 < pos_4__q;
+        at_pos_24[2] = pos_ids_12 == pos_4__q;
+        pos_below_4[13] = pos_ids_13 < pos_4__q;
+        at_pos_26[2] = pos_ids_13 == pos_4__q;
+        pos_below_4[14] = pos_ids_14 < pos_4__q;
+        at_pos_28[2] = pos_ids_14 == pos_4__q;
+        pos_below_4[15] = pos_ids_15 < pos_4__q;
+        at_pos_30[2] = pos_ids_15 == pos_4__q;
+        pos_below_4[16] = pos_ids_16 < pos_4__q;
+        at_pos_32[2] = pos_ids_16 == pos_4__q;
+        pos_below_4[17] = pos_ids_17 < pos_4__q;
+        at_pos_34[2] = pos_ids_17 == pos_4__q;
+        pos_below_4[18] = pos_ids_18 < pos_4__q;
+        at_pos_36[2] = pos_ids_18 == pos_4__q;
+        pos_below_4[19] = pos_ids_19 < pos_4__q;
+        at_pos_38[2] = pos_ids_19 == pos_4__q;
+        pos_below_4[20] = pos_ids_20 < pos_4__q;
+        at_pos_40[2] = pos_ids_20 == pos_4__q;
+        pos_below_4[21] = pos_ids_21 < pos_4__q;
+        at_pos_42[2] = pos_ids_21 == pos_4__q;
+        pos_below_4[22] = pos_ids_22 < pos_4__q;
+        at_pos_44[2] = pos_ids_22 == pos_4__q;
+        pos_below_4[23] = pos_ids_23 < pos_4__q;
+        at_pos_46[2] = pos_ids_23 == pos_4__q;
+        pos_below_6[0] = pos_ids_0 < pos_6__q;
+        at_pos_0[3] = pos_ids_0 == pos_6__q;
+        pos_below_6[1] = pos_ids_1 < pos_6__q;
+        at_pos_2[3] = pos_ids_1 == pos_6__q;
+        pos_below_6[2] = pos_ids_2 < pos_6__q;
+        at_pos_4[3] = pos_ids_2 == pos_6__q;
+        pos_below_6[3] = pos_ids_3 < pos_6__q;
+        at_pos_6[3] = pos_ids_3 == pos_6__q;
+        pos_below_6[4] = pos_ids_4 < pos_6__q;
+        at_pos_8[3] = pos_ids_4 == pos_6__q;
+        pos_below_6[5] = pos_ids_5 < pos_6__q;
+        at_pos_10[3] = pos_ids_5 == pos_6__q;
+        pos_below_6[6] = pos_ids_6 < pos_6__q;
+        at_pos_12[3] = pos_ids_6 == pos_6__q;
+        pos_below_6[7] = pos_ids_7 < pos_6__q;
+        at_pos_14[3] = pos_ids_7 == pos_6__q;
+        pos_below_6[8] = pos_ids_8 < pos_6__q;
+        at_pos_16[3] = pos_ids_8 == pos_6__q;
+        pos_below_6[9] = pos_ids_9 < pos_6__q;
+        at_pos_18[3] = pos_ids_9 == pos_6__q;
+        pos_below_6[10] = pos_ids_10 < pos_6__q;
+        at_pos_20[3] = pos_ids_10 == pos_6__q;
+        pos_below_6[11] = pos_ids_11 < pos_6__q;
+        at_pos_22[3] = pos_ids_11 == pos_6__q;
+        pos_below_6[12] = pos_ids_12 < pos_6__q;
+        at_pos_24[3] = pos_ids_12 == pos_6__q;
+        pos_below_6[13] = pos_ids_13 < pos_6__q;
+        at_pos_26[3] = pos_ids_13 == pos_6__q;
+        pos_below_6[14] = pos_ids_14 < pos_6__q;
+        at_pos_28[3] = pos_ids_14 == pos_6__q;
+        pos_below_6[15] = pos_ids_15 < pos_6__q;
+        at_pos_30[3] = pos_ids_15 == pos_6__q;
+        pos_below_6[16] = pos_ids_16 < pos_6__q;
+        at_pos_32[3] = pos_ids_16 == pos_6__q;
+        pos_below_6[17] = pos_ids_17 < pos_6__q;
+        at_pos_34[3] = pos_ids_17 == pos_6__q;
+        pos_below_6[18] = pos_ids_18 < pos_6__q;
+        at_pos_36[3] = pos_ids_18 == pos_6__q;
+        pos_below_6[19] = pos_ids_19 < pos_6__q;
+        at_pos_38[3] = pos_ids_19 == pos_6__q;
+        pos_below_6[20] = pos_ids_20 < pos_6__q;
+        at_pos_40[3] = pos_ids_20 == pos_6__q;
+        pos_below_6[21] = pos_ids_21 < pos_6__q;
+        at_pos_42[3] = pos_ids_21 == pos_6__q;
+        pos_below_6[22] = pos_ids_22 < pos_6__q;
+        at_pos_44[3] = pos_ids_22 == pos_6__q;
+        pos_below_6[23] = pos_ids_23 < pos_6__q;
+        at_pos_46[3] = pos_ids_23 == pos_6__q;
+        pos_below_8[0] = pos_ids_0 < pos_8__q;
+        at_pos_0[4] = pos_ids_0 == pos_8__q;
+        pos_below_8[1] = pos_ids_1 < pos_8__q;
+        at_pos_2[4] = pos_ids_1 == pos_8__q;
+        pos_below_8[2] = pos_ids_2 < pos_8__q;
+        at_pos_4[4] = pos_ids_2 == pos_8__q;
+        pos_below_8[3] = pos_ids_3 < pos_8__q;
+        at_pos_6[4] = pos_ids_3 == pos_8__q;
+        pos_below_8[4] = pos_ids_4 < pos_8__q;
+        at_pos_8[4] = pos_ids_4 == pos_8__q;
+        pos_below_8[5] = pos_ids_5 < pos_8__q;
+        at_pos_10[4] = pos_ids_5 == pos_8__q;
+        pos_below_8[6] = pos_ids_6 < pos_8__q;
+        at_pos_12[4] = pos_ids_6 == pos_8__q;
+        pos_below_8[7] = pos_ids_7 < pos_8__q;
+        at_pos_14[4] = pos_ids_7 == pos_8__q;
+        pos_below_8[8] = pos_ids_8 < pos_8__q;
+        at_pos_16[4] = pos_ids_8 == pos_8__q;
+        pos_below_8[9] = pos_ids_9 < pos_8__q;
+        at_pos_18[4] = pos_ids_9 == pos_8__q;
+        pos_below_8[10] = pos_ids_10 < pos_8__q;
+        at_pos_20[4] = pos_ids_10 == pos_8__q;
+        pos_below_8[11] = pos_ids_11 < pos_8__q;
+        at_pos_22[4] = pos_ids_11 == pos_8__q;
+        pos_below_8[12] = pos_ids_12 < pos_8__q;
+        at_pos_24[4] = pos_ids_12 == pos_8__q;
+        pos_below_8[13] = pos_ids_13 < pos_8__q;
+        at_pos_26[4] = pos_ids_13 == pos_8__q;
+        pos_below_8[14] = pos_ids_14 < pos_8__q;
+        at_pos_28[4] = pos_ids_14 == pos_8__q;
+        pos_below_8[15] = pos_ids_15 < pos_8__q;
+        at_pos_30[4] = pos_ids_15 == pos_8__q;
+        pos_below_8[16] = pos_ids_16 < pos_8__q;
+        at_pos_32[4] = pos_ids_16 == pos_8__q;
+        pos_below_8[17] = pos_ids_17 < pos_8__q;
+        at_pos_34[4] = pos_ids_17 == pos_8__q;
+        pos_below_8[18] = pos_ids_18 < pos_8__q;
+        at_pos_36[4] = pos_ids_18 == pos_8__q;
+        pos_below_8[19] = pos_ids_19 < pos_8__q;
+        at_pos_38[4] = pos_ids_19 == pos_8__q;
+        pos_below_8[20] = pos_ids_20 < pos_8__q;
+        at_pos_40[4] = pos_ids_20 == pos_8__q;
+        pos_below_8[21] = pos_ids_21 < pos_8__q;
+        at_pos_42[4] = pos_ids_21 == pos_8__q;
+        pos_below_8[22] = pos_ids_22 < pos_8__q;
+        at_pos_44[4] = pos_ids_22 == pos_8__q;
+        pos_below_8[23] = pos_ids_23 < pos_8__q;
+        at_pos_46[4] = pos_ids_23 == pos_8__q;
+        pos_below_10[0] = pos_ids_0 < pos_10__q;
+        at_pos_0[5] = pos_ids_0 == pos_10__q;
+        pos_below_10[1] = pos_ids_1 < pos_10__q;
+        at_pos_2[5] = pos_ids_1 == pos_10__q;
+        pos_below_10[2] = pos_ids_2 < pos_10__q;
+        at_pos_4[5] = pos_ids_2 == pos_10__q;
+        pos_below_10[3] = pos_ids_3 < pos_10__q;
+        at_pos_6[5] = pos_ids_3 == pos_10__q;
+        pos_below_10[4] = pos_ids_4 < pos_10__q;
+        at_pos_8[5] = pos_ids_4 == pos_10__q;
+        pos_below_10[5] = pos_ids_5 < pos_10__q;
+        at_pos_10[5] = pos_ids_5 == pos_10__q;
+        pos_below_10[6] = pos_ids_6 < pos_10__q;
+        at_pos_12[5] = pos_ids_6 == pos_10__q;
+        pos_below_10[7] = pos_ids_7 < pos_10__q;
+        at_pos_14[5] = pos_ids_7 == pos_10__q;
+        pos_below_10[8] = pos_ids_8 < pos_10__q;
+        at_pos_16[5] = pos_ids_8 == pos_10__q;
+        pos_below_10[9] = pos_ids_9 < pos_10__q;
+        at_pos_18[5] = pos_ids_9 == pos_10__q;
+        pos_below_10[10] = pos_ids_10 < pos_10__q;
+        at_pos_20[5] = pos_ids_10 == pos_10__q;
+        pos_below_10[11] = pos_ids_11 < pos_10__q;
+        at_pos_22[5] = pos_ids_11 == pos_10__q;
+        pos_below_10[12] = pos_ids_12 < pos_10__q;
+        at_pos_24[5] = pos_ids_12 == pos_10__q;
+        pos_below_10[13] = pos_ids_13 < pos_10__q;
+        at_pos_26[5] = pos_ids_13 == pos_10__q;
+        pos_below_10[14] = pos_ids_14 < pos_10__q;
+        at_pos_28[5] = pos_ids_14 == pos_10__q;
+        pos_below_10[15] = pos_ids_15 < pos_10__q;
+        at_pos_30[5] = pos_ids_15 == pos_10__q;
+        pos_below_10[16] = pos_ids_16 < pos_10__q;
+        at_pos_32[5] = pos_ids_16 == pos_10__q;
+        pos_below_10[17] = pos_ids_17 < pos_10__q;
+        at_pos_34[5] = pos_ids_17 == pos_10__q;
+        pos_below_10[18] = pos_ids_18 < pos_10__q;
+        at_pos_36[5] = pos_ids_18 == pos_10__q;
+        pos_below_10[19] = pos_ids_19 < pos_10__q;
+        at_pos_38[5] = pos_ids_19 == pos_10__q;
+        pos_below_10[20] = pos_ids_20 < pos_10__q;
+        at_pos_40[5] = pos_ids_20 == pos_10__q;
+        pos_below_10[21] = pos_ids_21 < pos_10__q;
+        at_pos_42[5] = pos_ids_21 == pos_10__q;
+        pos_below_10[22] = pos_ids_22 < pos_10__q;
+        at_pos_44[5] = pos_ids_22 == pos_10__q;
+        pos_below_10[23] = pos_ids_23 < pos_10__q;
+        at_pos_46[5] = pos_ids_23 == pos_10__q;
+        pos_below_12[0] = pos_ids_0 < pos_12__q;
+        at_pos_0[6] = pos_ids_0 == pos_12__q;
+        pos_below_12[1] = pos_ids_1 < pos_12__q;
+        at_pos_2[6] = pos_ids_1 == pos_12__q;
+        pos_below_12[2] = pos_ids_2 < pos_12__q;
+        at_pos_4[6] = pos_ids_2 == pos_12__q;
+        pos_below_12[3] = pos_ids_3 < pos_12__q;
+        at_pos_6[6] = pos_ids_3 == pos_12__q;
+        pos_below_12[4] = pos_ids_4 < pos_12__q;
+        at_pos_8[6] = pos_ids_4 == pos_12__q;
+        pos_below_12[5] = pos_ids_5 < pos_12__q;
+        at_pos_10[6] = pos_ids_5 == pos_12__q;
+        pos_below_12[6] = pos_ids_6 < pos_12__q;
+        at_pos_12[6] = pos_ids_6 == pos_12__q;
+        pos_below_12[7] = pos_ids_7 < pos_12__q;
+        at_pos_14[6] = pos_ids_7 == pos_12__q;
+        pos_below_12[8] = pos_ids_8 < pos_12__q;
+        at_pos_16[6] = pos_ids_8 == pos_12__q;
+        pos_below_12[9] = pos_ids_9 < pos_12__q;
+        at_pos_18[6] = pos_ids_9 == pos_12__q;
+        pos_below_12[10] = pos_ids_10 < pos_12__q;
+        at_pos_20[6] = pos_ids_10 == pos_12__q;
+        pos_below_12[11] = pos_ids_11 < pos_12__q;
+        at_pos_22[6] = pos_ids_11 == pos_12__q;
+        pos_below_12[12] = pos_ids_12 < pos_12__q;
+        at_pos_24[6] = pos_ids_12 == pos_12__q;
+        pos_below_12[13] = pos_ids_13 < pos_12__q;
+        at_pos_26[6] = pos_ids_13 == pos_12__q;
+        pos_below_12[14] = pos_ids_14 < pos_12__q;
+        at_pos_28[6] = pos_ids_14 == pos_12__q;
+        pos_below_12[15] = pos_ids_15 < pos_12__q;
+        at_pos_30[6] = pos_ids_15 == pos_12__q;
+        pos_below_12[16] = pos_ids_16 < pos_12__q;
+        at_pos_32[6] = pos_ids_16 == pos_12__q;
+        pos_below_12[17] = pos_ids_17 < pos_12__q;
+        at_pos_34[6] = pos_ids_17 == pos_12__q;
+        pos_below_12[18] = pos_ids_18 < pos_12__q;
+        at_pos_36[6] = pos_ids_18 == pos_12__q;
+        pos_below_12[19] = pos_ids_19 < pos_12__q;
+        at_pos_38[6] = pos_ids_19 == pos_12__q;
+        pos_below_12[20] = pos_ids_20 < pos_12__q;
+        at_pos_40[6] = pos_ids_20 == pos_12__q;
+        pos_below_12[21] = pos_ids_21 < pos_12__q;
+        at_pos_42[6] = pos_ids_21 == pos_12__q;
+        pos_below_12[22] = pos_ids_22 < pos_12__q;
+        at_pos_44[6] = pos_ids_22 == pos_12__q;
+        pos_below_12[23] = pos_ids_23 < pos_12__q;
+        at_pos_46[6] = pos_ids_23 == pos_12__q;
+        pos_below_14[0] = pos_ids_0 < pos_14__q;
+        at_pos_0[7] = pos_ids_0 == pos_14__q;
+        pos_below_14[1] = pos_ids_1 < pos_14__q;
+        at_pos_2[7] = pos_ids_1 == pos_14__q;
+        pos_below_14[2] = pos_ids_2 < pos_14__q;
+        at_pos_4[7] = pos_ids_2 == pos_14__q;
+        pos_below_14[3] = pos_ids_3 < pos_14__q;
+        at_pos_6[7] = pos_ids_3 == pos_14__q;
+        pos_below_14[4] = pos_ids_4 < pos_14__q;
+        at_pos_8[7] = pos_ids_4 == pos_14__q;
+        pos_below_14[5] = pos_ids_5 < pos_14__q;
+        at_pos_10[7] = pos_ids_5 == pos_14__q;
+        pos_below_14[6] = pos_ids_6 < pos_14__q;
+        at_pos_12[7] = pos_ids_6 == pos_14__q;
+        pos_below_14[7] = pos_ids_7 < pos_14__q;
+        at_pos_14[7] = pos_ids_7 == pos_14__q;
+        pos_below_14[8] = pos_ids_8 < pos_14__q;
+        at_pos_16[7] = pos_ids_8 == pos_14__q;
+        pos_below_14[9] = pos_ids_9 < pos_14__q;
+        at_pos_18[7] = pos_ids_9 == pos_14__q;
+        pos_below_14[10] = pos_ids_10 < pos_14__q;
+        at_pos_20[7] = pos_ids_10 == pos_14__q;
+        pos_below_14[11] = pos_ids_11 < pos_14__q;
+        at_pos_22[7] = pos_ids_11 == pos_14__q;
+        pos_below_14[12] = pos_ids_12 < pos_14__q;
+        at_pos_24[7] = pos_ids_12 == pos_14__q;
+        pos_below_14[13] = pos_ids_13 < pos_14__q;
+        at_pos_26[7] = pos_ids_13 == pos_14__q;
+        pos_below_14[14] = pos_ids_14 < pos_14__q;
+        at_pos_28[7] = pos_ids_14 == pos_14__q;
+        pos_below_14[15] = pos_ids_15 < pos_14__q;
+        at_pos_30[7] = pos_ids_15 == pos_14__q;
+        pos_below_14[16] = pos_ids_16 < pos_14__q;
+        at_pos_32[7] = pos_ids_16 == pos_14__q;
+        pos_below_14[17] = pos_ids_17 < pos_14__q;
+        at_pos_34[7] = pos_ids_17 == pos_14__q;
+        pos_below_14[18] = pos_ids_18 < pos_14__q;
+        at_pos_36[7] = pos_ids_18 == pos_14__q;
+        pos_below_14[19] = pos_ids_19 < pos_14__q;
+        at_pos_38[7] = pos_ids_19 == pos_14__q;
+        pos_below_14[20] = pos_ids_20 < pos_14__q;
+        at_pos_40[7] = pos_ids_20 == pos_14__q;
+        pos_below_14[21] = pos_ids_21 < pos_14__q;
+        at_pos_42[7] = pos_ids_21 == pos_14__q;
+        pos_below_14[22] = pos_ids_22 < pos_14__q;
+        at_pos_44[7] = pos_ids_22 == pos_14__q;
+        pos_below_14[23] = pos_ids_23 < pos_14__q;
+        at_pos_46[7] = pos_ids_23 == pos_14__q;
+        pos_below_16[0] = pos_ids_0 < pos_16__q;
+        at_pos_0[8] = pos_ids_0 == pos_16__q;
+        pos_below_16[1] = pos_ids_1 < pos_16__q;
+        at_pos_2[8] = pos_ids_1 == pos_16__q;
+        pos_below_16[2] = pos_ids_2 < pos_16__q;
+        at_pos_4[8] = pos_ids_2 == pos_16__q;
+        pos_below_16[3] = pos_ids_3 < pos_16__q;
+        at_pos_6[8] = pos_ids_3 == pos_16__q;
+        pos_below_16[4] = pos_ids_4 < pos_16__q;
+        at_pos_8[8] = pos_ids_4 == pos_16__q;
+        pos_below_16[5] = pos_ids_5 < pos_16__q;
+        at_pos_10[8] = pos_ids_5 == pos_16__q;
+        pos_below_16[6] = pos_ids_6 < pos_16__q;
+        at_pos_12[8] = pos_ids_6 == pos_16__q;
+        pos_below_16[7] = pos_ids_7 < pos_16__q;
+        at_pos_14[8] = pos_ids_7 == pos_16__q;
+        pos_below_16[8] = pos_ids_8 < pos_16__q;
+        at_pos_16[8] = pos_ids_8 == pos_16__q;
+        pos_below_16[9] = pos_ids_9 < pos_16__q;
+        at_pos_18[8] = pos_ids_9 == pos_16__q;
+        pos_below_16[10] = pos_ids_10 < pos_16__q;
+        at_pos_20[8] = pos_ids_10 == pos_16__q;
+        pos_below_16[11] = pos_ids_11 < pos_16__q;
+        at_pos_22[8] = pos_ids_11 == pos_16__q;
+        pos_below_16[12] = pos_ids_12 < pos_16__q;
+        at_pos_24[8] = pos_ids_12 == pos_16__q;
+        pos_below_16[13] = pos_ids_13 < pos_16__q;
+        at_pos_26[8] = pos_ids_13 == pos_16__q;
+        pos_below_16[14] = pos_ids_14 < pos_16__q;
+        at_pos_28[8] = pos_ids_14 == pos_16__q;
+        pos_below_16[15] = pos_ids_15 < pos_16__q;
+        at_pos_30[8] = pos_ids_15 == pos_16__q;
+        pos_below_16[16] = pos_ids_16 < pos_16__q;
+        at_pos_32[8] = pos_ids_16 == pos_16__q;
+        pos_below_16[17] = pos_ids_17 < pos_16__q;
+        at_pos_34[8] = pos_ids_17 == pos_16__q;
+        pos_below_16[18] = pos_ids_18 < pos_16__q;
+        at_pos_36[8] = pos_ids_18 == pos_16__q;
+        pos_below_16[19] = pos_ids_19 < pos_16__q;
+        at_pos_38[8] = pos_ids_19 == pos_16__q;
+        pos_below_16[20] = pos_ids_20 < pos_16__q;
+        at_pos_40[8] = pos_ids_20 == pos_16__q;
+        pos_below_16[21] = pos_ids_21 < pos_16__q;
+        at_pos_42[8] = pos_ids_21 == pos_16__q;
+        pos_below_16[22] = pos_ids_22 < pos_16__q;
+        at_pos_44[8] = pos_ids_22 == pos_16__q;
+        pos_below_16[23] = pos_ids_23 < pos_16__q;
+        at_pos_46[8] = pos_ids_23 == pos_16__q;
+        pos_below_18[0] = pos_ids_0 < pos_18__q;
+        at_pos_0[9] = pos_ids_0 == pos_18__q;
+        pos_below_18[1] = pos_ids_1 < pos_18__q;
+        at_pos_2[9] = pos_ids_1 == pos_18__q;
+        pos_below_18[2] = pos_ids_2 < pos_18__q;
+        at_pos_4[9] = pos_ids_2 == pos_18__q;
+        pos_below_18[3] = pos_ids_3 < pos_18__q;
+        at_pos_6[9] = pos_ids_3 == pos_18__q;
+        pos_below_18[4] = pos_ids_4 < pos_18__q;
+        at_pos_8[9] = pos_ids_4 == pos_18__q;
+        pos_below_18[5] = pos_ids_5 < pos_18__q;
+        at_pos_10[9] = pos_ids_5 == pos_18__q;
+        pos_below_18[6] = pos_ids_6 < pos_18__q;
+        at_pos_12[9] = pos_ids_6 == pos_18__q;
+        pos_below_18[7] = pos_ids_7 < pos_18__q;
+        at_pos_14[9] = pos_ids_7 == pos_18__q;
+        pos_below_18[8] = pos_ids_8 < pos_18__q;
+        at_pos_16[9] = pos_ids_8 == pos_18__q;
+        pos_below_18[9] = pos_ids_9 < pos_18__q;
+        at_pos_18[9] = pos_ids_9 == pos_18__q;
+        pos_below_18[10] = pos_ids_10 < pos_18__q;
+        at_pos_20[9] = pos_ids_10 == pos_18__q;
+        pos_below_18[11] = pos_ids_11 < pos_18__q;
+        at_pos_22[9] = pos_ids_11 == pos_18__q;
+        pos_below_18[12] = pos_ids_12 < pos_18__q;
+        at_pos_24[9] = pos_ids_12 == pos_18__q;
+        pos_below_18[13] = pos_ids_13 < pos_18__q;
+        at_pos_26[9] = pos_ids_13 == pos_18__q;
+        pos_below_18[14] = pos_ids_14 < pos_18__q;
+        at_pos_28[9] = pos_ids_14 == pos_18__q;
+        pos_below_18[15] = pos_ids_15 < pos_18__q;
+        at_pos_30[9] = pos_ids_15 == pos_18__q;
+        pos_below_18[16] = pos_ids_16 < pos_18__q;
+        at_pos_32[9] = pos_ids_16 == pos_18__q;
+        pos_below_18[17] = pos_ids_17 < pos_18__q;
+        at_pos_34[9] = pos_ids_17 == pos_18__q;
+        pos_below_18[18] = pos_ids_18 < pos_18__q;
+        at_pos_36[9] = pos_ids_18 == pos_18__q;
+        pos_below_18[19] = pos_ids_19 < pos_18__q;
+        at_pos_38[9] = pos_ids_19 == pos_18__q;
+        pos_below_18[20] = pos_ids_20 < pos_18__q;
+        at_pos_40[9] = pos_ids_20 == pos_18__q;
+        pos_below_18[21] = pos_ids_21 < pos_18__q;
+        at_pos_42[9] = pos_ids_21 == pos_18__q;
+        pos_below_18[22] = pos_ids_22 < pos_18__q;
+        at_pos_44[9] = pos_ids_22 == pos_18__q;
+        pos_below_18[23] = pos_ids_23 < pos_18__q;
+        at_pos_46[9] = pos_ids_23 == pos_18__q;
+        pos_below_20[0] = pos_ids_0 < pos_20__q;
+        at_pos_0[10] = pos_ids_0 == pos_20__q;
+        pos_below_20[1] = pos_ids_1 < pos_20__q;
+        at_pos_2[10] = pos_ids_1 == pos_20__q;
+        pos_below_20[2] = pos_ids_2 < pos_20__q;
+        at_pos_4[10] = pos_ids_2 == pos_20__q;
+        pos_below_20[3] = pos_ids_3 < pos_20__q;
+        at_pos_6[10] = pos_ids_3 == pos_20__q;
+        pos_below_20[4] = pos_ids_4 < pos_20__q;
+        at_pos_8[10] = pos_ids_4 == pos_20__q;
+        pos_below_20[5] = pos_ids_5 < pos_20__q;
+        at_pos_10[10] = pos_ids_5 == pos_20__q;
+        pos_below_20[6] = pos_ids_6 < pos_20__q;
+        at_pos_12[10] = pos_ids_6 == pos_20__q;
+        pos_below_20[7] = pos_ids_7 < pos_20__q;
+        at_pos_14[10] = pos_ids_7 == pos_20__q;
+        pos_below_20[8] = pos_ids_8 < pos_20__q;
+        at_pos_16[10] = pos_ids_8 == pos_20__q;
+        pos_below_20[9] = pos_ids_9 < pos_20__q;
+        at_pos_18[10] = pos_ids_9 == pos_20__q;
+        pos_below_20[10] = pos_ids_10 < pos_20__q;
+        at_pos_20[10] = pos_ids_10 == pos_20__q;
+        pos_below_20[11] = pos_ids_11 < pos_20__q;
+        at_pos_22[10] = pos_ids_11 == pos_20__q;
+        pos_below_20[12] = pos_ids_12 < pos_20__q;
+        at_pos_24[10] = pos_ids_12 == pos_20__q;
+        pos_below_20[13] = pos_ids_13 < pos_20__q;
+        at_pos_26[10] = pos_ids_13 == pos_20__q;
+        pos_below_20[14] = pos_ids_14 < pos_20__q;
+        at_pos_28[10] = pos_ids_14 == pos_20__q;
+        pos_below_20[15] = pos_ids_15 < pos_20__q;
+        at_pos_30[10] = pos_ids_15 == pos_20__q;
+        pos_below_20[16] = pos_ids_16 < pos_20__q;
+        at_pos_32[10] = pos_ids_16 == pos_20__q;
+        pos_below_20[17] = pos_ids_17 < pos_20__q;
+        at_pos_34[10] = pos_ids_17 == pos_20__q;
+        pos_below_20[18] = pos_ids_18 < pos_20__q;
+        at_pos_36[10] = pos_ids_18 == pos_20__q;
+        pos_below_20[19] = pos_ids_19 < pos_20__q;
+        at_pos_38[10] = pos_ids_19 == pos_20__q;
+        pos_below_20[20] = pos_ids_20 < pos_20__q;
+        at_pos_40[10] = pos_ids_20 == pos_20__q;
+        pos_below_20[21] = pos_ids_21 < pos_20__q;
+        at_pos_42[10] = pos_ids_21 == pos_20__q;
+        pos_below_20[22] = pos_ids_22 < pos_20__q;
+        at_pos_44[10] = pos_ids_22 == pos_20__q;
+        pos_below_20[23] = pos_ids_23 < pos_20__q;
+        at_pos_46[10] = pos_ids_23 == pos_20__q;
+        pos_below_22[0] = pos_ids_0 < pos_22__q;
+        at_pos_0[11] = pos_ids_0 == pos_22__q;
+        pos_below_22[1] = pos_ids_1 < pos_22__q;
+        at_pos_2[11] = pos_ids_1 == pos_22__q;
+        pos_below_22[2] = pos_ids_2 < pos_22__q;
+        at_pos_4[11] = pos_ids_2 == pos_22__q;
+        pos_below_22[3] = pos_ids_3 < pos_22__q;
+        at_pos_6[11] = pos_ids_3 == pos_22__q;
+        pos_below_22[4] = pos_ids_4 < pos_22__q;
+        at_pos_8[11] = pos_ids_4 == pos_22__q;
+        pos_below_22[5] = pos_ids_5 < pos_22__q;
+        at_pos_10[11] = pos_ids_5 == pos_22__q;
+        pos_below_22[6] = pos_ids_6 < pos_22__q;
+        at_pos_12[11] = pos_ids_6 == pos_22__q;
+        pos_below_22[7] = pos_ids_7 < pos_22__q;
+        at_pos_14[11] = pos_ids_7 == pos_22__q;
+        pos_below_22[8] = pos_ids_8 < pos_22__q;
+        at_pos_16[11] = pos_ids_8 == pos_22__q;
+        pos_below_22[9] = pos_ids_9 < pos_22__q;
+        at_pos_18[11] = pos_ids_9 == pos_22__q;
+        pos_below_22[10] = pos_ids_10 < pos_22__q;
+        at_pos_20[11] = pos_ids_10 == pos_22__q;
+        pos_below_22[11] = pos_ids_11 < pos_22__q;
+        at_pos_22[11] = pos_ids_11 == pos_22__q;
+        pos_below_22[12] = pos_ids_12 < pos_22__q;
+        at_pos_24[11] = pos_ids_12 == pos_22__q;
+        pos_below_22[13] = pos_ids_13 < pos_22__q;
+        at_pos_26[11] = pos_ids_13 == pos_22__q;
+        pos_below_22[14] = pos_ids_14 < pos_22__q;
+        at_pos_28[11] = pos_ids_14 == pos_22__q;
+        pos_below_22[15] = pos_ids_15 < pos_22__q;
+        at_pos_30[11] = pos_ids_15 == pos_22__q;
+        pos_below_22[16] = pos_ids_16 < pos_22__q;
+        at_pos_32[11] = pos_ids_16 == pos_22__q;
+        pos_below_22[17] = pos_ids_17 < pos_22__q;
+        at_pos_34[11] = pos_ids_17 == pos_22__q;
+        pos_below_22[18] = pos_ids_18 < pos_22__q;
+        at_pos_36[11] = pos_ids_18 == pos_22__q;
+        pos_below_22[19] = pos_ids_19 < pos_22__q;
+        at_pos_38[11] = pos_ids_19 == pos_22__q;
+        pos_below_22[20] = pos_ids_20 < pos_22__q;
+        at_pos_40[11] = pos_ids_20 == pos_22__q;
+        pos_below_22[21] = pos_ids_21 < pos_22__q;
+        at_pos_42[11] = pos_ids_21 == pos_22__q;
+        pos_below_22[22] = pos_ids_22 < pos_22__q;
+        at_pos_44[11] = pos_ids_22 == pos_22__q;
+        pos_below_22[23] = pos_ids_23 < pos_22__q;
+        at_pos_46[11] = pos_ids_23 == pos_22__q;
+        pos_below_24[0] = pos_ids_0 < pos_24__q;
+        at_pos_0[12] = pos_ids_0 == pos_24__q;
+        pos_below_24[1] = pos_ids_1 < pos_24__q;
+        at_pos_2[12] = pos_ids_1 == pos_24__q;
+        pos_below_24[2] = pos_ids_2 < pos_24__q;
+        at_pos_4[12] = pos_ids_2 == pos_24__q;
+        pos_below_24[3] = pos_ids_3 < pos_24__q;
+        at_pos_6[12] = pos_ids_3 == pos_24__q;
+        pos_below_24[4] = pos_ids_4 < pos_24__q;
+        at_pos_8[12] = pos_ids_4 == pos_24__q;
+        pos_below_24[5] = pos_ids_5 < pos_24__q;
+        at_pos_10[12] = pos_ids_5 == pos_24__q;
+        pos_below_24[6] = pos_ids_6 < pos_24__q;
+        at_pos_12[12] = pos_ids_6 == pos_24__q;
+        pos_below_24[7] = pos_ids_7 < pos_24__q;
+        at_pos_14[12] = pos_ids_7 == pos_24__q;
+        pos_below_24[8] = pos_ids_8 < pos_24__q;
+        at_pos_16[12] = pos_ids_8 == pos_24__q;
+        pos_below_24[9] = pos_ids_9 < pos_24__q;
+        at_pos_18[12] = pos_ids_9 == pos_24__q;
+        pos_below_24[10] = pos_ids_10 < pos_24__q;
+        at_pos_20[12] = pos_ids_10 == pos_24__q;
+        pos_below_24[11] = pos_ids_11 < pos_24__q;
+        at_pos_22[12] = pos_ids_11 == pos_24__q;
+        pos_below_24[12] = pos_ids_12 < pos_24__q;
+        at_pos_24[12] = pos_ids_12 == pos_24__q;
+        pos_below_24[13] = pos_ids_13 < pos_24__q;
+        at_pos_26[12] = pos_ids_13 == pos_24__q;
+        pos_below_24[14] = pos_ids_14 < pos_24__q;
+        at_pos_28[12] = pos_ids_14 == pos_24__q;
+        pos_below_24[15] = pos_ids_15 < pos_24__q;
+        at_pos_30[12] = pos_ids_15 == pos_24__q;
+        pos_below_24[16] = pos_ids_16 < pos_24__q;
+        at_pos_32[12] = pos_ids_16 == pos_24__q;
+        pos_below_24[17] = pos_ids_17 < pos_24__q;
+        at_pos_34[12] = pos_ids_17 == pos_24__q;
+        pos_below_24[18] = pos_ids_18 < pos_24__q;
+        at_pos_36[12] = pos_ids_18 == pos_24__q;
+        pos_below_24[19] = pos_ids_19 < pos_24__q;
+        at_pos_38[12] = pos_ids_19 == pos_24__q;
+        pos_below_24[20] = pos_ids_20 < pos_24__q;
+        at_pos_40[12] = pos_ids_20 == pos_24__q;
+        pos_below_24[21] = pos_ids_21 < pos_24__q;
+        at_pos_42[12] = pos_ids_21 == pos_24__q;
+        pos_below_24[22] = pos_ids_22 < pos_24__q;
+        at_pos_44[12] = pos_ids_22 == pos_24__q;
+        pos_below_24[23] = pos_ids_23 < pos_24__q;
+        at_pos_46[12] = pos_ids_23 == pos_24__q;
+        pos_below_26[0] = pos_ids_0 < pos_26__q;
+        at_pos_0[13] = pos_ids_0 == pos_26__q;
+        pos_below_26[1] = pos_ids_1 < pos_26__q;
+        at_pos_2[13] = pos_ids_1 == pos_26__q;
+        pos_below_26[2] = pos_ids_2 < pos_26__q;
+        at_pos_4[13] = pos_ids_2 == pos_26__q;
+        pos_below_26[3] = pos_ids_3 < pos_26__q;
+        at_pos_6[13] = pos_ids_3 == pos_26__q;
+        pos_below_26[4] = pos_ids_4 < pos_26__q;
+        at_pos_8[13] = pos_ids_4 == pos_26__q;
+        pos_below_26[5] = pos_ids_5 < pos_26__q;
+        at_pos_10[13] = pos_ids_5 == pos_26__q;
+        pos_below_26[6] = pos_ids_6 < pos_26__q;
+        at_pos_12[13] = pos_ids_6 == pos_26__q;
+        pos_below_26[7] = pos_ids_7 < pos_26__q;
+        at_pos_14[13] = pos_ids_7 == pos_26__q;
+        pos_below_26[8] = pos_ids_8 < pos_26__q;
+        at_pos_16[13] = pos_ids_8 == pos_26__q;
+        pos_below_26[9] = pos_ids_9 < pos_26__q;
+        at_pos_18[13] = pos_ids_9 == pos_26__q;
+        pos_below_26[10] = pos_ids_10 < pos_26__q;
+        at_pos_20[13] = pos_ids_10 == pos_26__q;
+        pos_below_26[11] = pos_ids_11 < pos_26__q;
+        at_pos_22[13] = pos_ids_11 == pos_26__q;
+        pos_below_26[12] = pos_ids_12 < pos_26__q;
+        at_pos_24[13] = pos_ids_12 == pos_26__q;
+        pos_below_26[13] = pos_ids_13 < pos_26__q;
+        at_pos_26[13] = pos_ids_13 == pos_26__q;
+        pos_below_26[14] = pos_ids_14 < pos_26__q;
+        at_pos_28[13] = pos_ids_14 == pos_26__q;
+        pos_below_26[15] = pos_ids_15 < pos_26__q;
+        at_pos_30[13] = pos_ids_15 == pos_26__q;
+        pos_below_26[16] = pos_ids_16 < pos_26__q;
+        at_pos_32[13] = pos_ids_16 == pos_26__q;
+        pos_below_26[17] = pos_ids_17 < pos_26__q;
+        at_pos_34[13] = pos_ids_17 == pos_26__q;
+        pos_below_26[18] = pos_ids_18 < pos_26__q;
+        at_pos_36[13] = pos_ids_18 == pos_26__q;
+        pos_below_26[19] = pos_ids_19 < pos_26__q;
+        at_pos_38[13] = pos_ids_19 == pos_26__q;
+        pos_below_26[20] = pos_ids_20 < pos_26__q;
+        at_pos_40[13] = pos_ids_20 == pos_26__q;
+        pos_below_26[21] = pos_ids_21 < pos_26__q;
+        at_pos_42[13] = pos_ids_21 == pos_26__q;
+        pos_below_26[22] = pos_ids_22 < pos_26__q;
+        at_pos_44[13] = pos_ids_22 == pos_26__q;
+        pos_below_26[23] = pos_ids_23 < pos_26__q;
+        at_pos_46[13] = pos_ids_23 == pos_26__q;
+        pos_below_28[0] = pos_ids_0 < pos_28__q;
+        at_pos_0[14] = pos_ids_0 == pos_28__q;
+        pos_below_28[1] = pos_ids_1 < pos_28__q;
+        at_pos_2[14] = pos_ids_1 == pos_28__q;
+        pos_below_28[2] = pos_ids_2 < pos_28__q;
+        at_pos_4[14] = pos_ids_2 == pos_28__q;
+        pos_below_28[3] = pos_ids_3 < pos_28__q;
+        at_pos_6[14] = pos_ids_3 == pos_28__q;
+        pos_below_28[4] = pos_ids_4 < pos_28__q;
+        at_pos_8[14] = pos_ids_4 == pos_28__q;
+        pos_below_28[5] = pos_ids_5 < pos_28__q;
+        at_pos_10[14] = pos_ids_5 == pos_28__q;
+        pos_below_28[6] = pos_ids_6 < pos_28__q;
+        at_pos_12[14] = pos_ids_6 == pos_28__q;
+        pos_below_28[7] = pos_ids_7 < pos_28__q;
+        at_pos_14[14] = pos_ids_7 == pos_28__q;
+        pos_below_28[8] = pos_ids_8 < pos_28__q;
+        at_pos_16[14] = pos_ids_8 == pos_28__q;
+        pos_below_28[9] = pos_ids_9 < pos_28__q;
+        at_pos_18[14] = pos_ids_9 == pos_28__q;
+        pos_below_28[10] = pos_ids_10 < pos_28__q;
+        at_pos_20[14] = pos_ids_10 == pos_28__q;
+        pos_below_28[11] = pos_ids_11 < pos_28__q;
+        at_pos_22[14] = pos_ids_11 == pos_28__q;
+        pos_below_28[12] = pos_ids_12 < pos_28__q;
+        at_pos_24[14] = pos_ids_12 == pos_28__q;
+        pos_below_28[13] = pos_ids_13 < pos_28__q;
+        at_pos_26[14] = pos_ids_13 == pos_28__q;
+        pos_below_28[14] = pos_ids_14 < pos_28__q;
+        at_pos_28[14] = pos_ids_14 == pos_28__q;
+        pos_below_28[15] = pos_ids_15 < pos_28__q;
+        at_pos_30[14] = pos_ids_15 == pos_28__q;
+        pos_below_28[16] = pos_ids_16 < pos_28__q;
+        at_pos_32[14] = pos_ids_16 == pos_28__q;
+        pos_below_28[17] = pos_ids_17 < pos_28__q;
+        at_pos_34[14] = pos_ids_17 == pos_28__q;
+        pos_below_28[18] = pos_ids_18 < pos_28__q;
+        at_pos_36[14] = pos_ids_18 == pos_28__q;
+        pos_below_28[19] = pos_ids_19 < pos_28__q;
+        at_pos_38[14] = pos_ids_19 == pos_28__q;
+        pos_below_28[20] = pos_ids_20 < pos_28__q;
+        at_pos_40[14] = pos_ids_20 == pos_28__q;
+        pos_below_28[21] = pos_ids_21 < pos_28__q;
+        at_pos_42[14] = pos_ids_21 == pos_28__q;
+        pos_below_28[22] = pos_ids_22 < pos_28__q;
+        at_pos_44[14] = pos_ids_22 == pos_28__q;
+        pos_below_28[23] = pos_ids_23 < pos_28__q;
+        at_pos_46[14] = pos_ids_23 == pos_28__q;
+        pos_below_30[0] = pos_ids_0 < pos_30__q;
+        at_pos_0[15] = pos_ids_0 == pos_30__q;
+        pos_below_30[1] = pos_ids_1 < pos_30__q;
+        at_pos_2[15] = pos_ids_1 == pos_30__q;
+        pos_below_30[2] = pos_ids_2 < pos_30__q;
+        at_pos_4[15] = pos_ids_2 == pos_30__q;
+        pos_below_30[3] = pos_ids_3 < pos_30__q;
+        at_pos_6[15] = pos_ids_3 == pos_30__q;
+        pos_below_30[4] = pos_ids_4 < pos_30__q;
+        at_pos_8[15] = pos_ids_4 == pos_30__q;
+        pos_below_30[5] = pos_ids_5 < pos_30__q;
+        at_pos_10[15] = pos_ids_5 == pos_30__q;
+        pos_below_30[6] = pos_ids_6 < pos_30__q;
+        at_pos_12[15] = pos_ids_6 == pos_30__q;
+        pos_below_30[7] = pos_ids_7 < pos_30__q;
+        at_pos_14[15] = pos_ids_7 == pos_30__q;
+        pos_below_30[8] = pos_ids_8 < pos_30__q;
+        at_pos_16[15] = pos_ids_8 == pos_30__q;
+        pos_below_30[9] = pos_ids_9 < pos_30__q;
+        at_pos_18[15] = pos_ids_9 == pos_30__q;
+        pos_below_30[10] = pos_ids_10 < pos_30__q;
+        at_pos_20[15] = pos_ids_10 == pos_30__q;
+        pos_below_30[11] = pos_ids_11 < pos_30__q;
+        at_pos_22[15] = pos_ids_11 == pos_30__q;
+        pos_below_30[12] = pos_ids_12 < pos_30__q;
+        at_pos_24[15] = pos_ids_12 == pos_30__q;
+        pos_below_30[13] = pos_ids_13 < pos_30__q;
+        at_pos_26[15] = pos_ids_13 == pos_30__q;
+        pos_below_30[14] = pos_ids_14 < pos_30__q;
+        at_pos_28[15] = pos_ids_14 == pos_30__q;
+        pos_below_30[15] = pos_ids_15 < pos_30__q;
+        at_pos_30[15] = pos_ids_15 == pos_30__q;
+        pos_below_30[16] = pos_ids_16 < pos_30__q;
+        at_pos_32[15] = pos_ids_16 == pos_30__q;
+        pos_below_30[17] = pos_ids_17 < pos_30__q;
+        at_pos_34[15] = pos_ids_17 == pos_30__q;
+        pos_below_30[18] = pos_ids_18 < pos_30__q;
+        at_pos_36[15] = pos_ids_18 == pos_30__q;
+        pos_below_30[19] = pos_ids_19 < pos_30__q;
+        at_pos_38[15] = pos_ids_19 == pos_30__q;
+        pos_below_30[20] = pos_ids_20 < pos_30__q;
+        at_pos_40[15] = pos_ids_20 == pos_30__q;
+        pos_below_30[21] = pos_ids_21 < pos_30__q;
+        at_pos_42[15] = pos_ids_21 == pos_30__q;
+        pos_below_30[22] = pos_ids_22 < pos_30__q;
+        at_pos_44[15] = pos_ids_22 == pos_30__q;
+        pos_below_30[23] = pos_ids_23 < pos_30__q;
+        at_pos_46[15] = pos_ids_23 == pos_30__q;
+        pos_below_32[0] = pos_ids_0 < pos_32__q;
+        at_pos_0[16] = pos_ids_0 == pos_32__q;
+        pos_below_32[1] = pos_ids_1 < pos_32__q;
+        at_pos_2[16] = pos_ids_1 == pos_32__q;
+        pos_below_32[2] = pos_ids_2 < pos_32__q;
+        at_pos_4[16] = pos_ids_2 == pos_32__q;
+        pos_below_32[3] = pos_ids_3 < pos_32__q;
+        at_pos_6[16] = pos_ids_3 == pos_32__q;
+        pos_below_32[4] = pos_ids_4 < pos_32__q;
+        at_pos_8[16] = pos_ids_4 == pos_32__q;
+        pos_below_32[5] = pos_ids_5 < pos_32__q;
+        at_pos_10[16] = pos_ids_5 == pos_32__q;
+        pos_below_32[6] = pos_ids_6 < pos_32__q;
+        at_pos_12[16] = pos_ids_6 == pos_32__q;
+        pos_below_32[7] = pos_ids_7 < pos_32__q;
+        at_pos_14[16] = pos_ids_7 == pos_32__q;
+        pos_below_32[8] = pos_ids_8 < pos_32__q;
+        at_pos_16[16] = pos_ids_8 == pos_32__q;
+        pos_below_32[9] = pos_ids_9 < pos_32__q;
+        at_pos_18[16] = pos_ids_9 == pos_32__q;
+        pos_below_32[10] = pos_ids_10 < pos_32__q;
+        at_pos_20[16] = pos_ids_10 == pos_32__q;
+        pos_below_32[11] = pos_ids_11 < pos_32__q;
+        at_pos_22[16] = pos_ids_11 == pos_32__q;
+        pos_below_32[12] = pos_ids_12 < pos_32__q;
+        at_pos_24[16] = pos_ids_12 == pos_32__q;
+        pos_below_32[13] = pos_ids_13 < pos_32__q;
+        at_pos_26[16] = pos_ids_13 == pos_32__q;
+        pos_below_32[14] = pos_ids_14 < pos_32__q;
+        at_pos_28[16] = pos_ids_14 == pos_32__q;
+        pos_below_32[15] = pos_ids_15 < pos_32__q;
+        at_pos_30[16] = pos_ids_15 == pos_32__q;
+        pos_below_32[16] = pos_ids_16 < pos_32__q;
+        at_pos_32[16] = pos_ids_16 == pos_32__q;
+        pos_below_32[17] = pos_ids_17 < pos_32__q;
+        at_pos_34[16] = pos_ids_17 == pos_32__q;
+        pos_below_32[18] = pos_ids_18 < pos_32__q;
+        at_pos_36[16] = pos_ids_18 == pos_32__q;
+        pos_below_32[19] = pos_ids_19 < pos_32__q;
+        at_pos_38[16] = pos_ids_19 == pos_32__q;
+        pos_below_32[20] = pos_ids_20 < pos_32__q;
+        at_pos_40[16] = pos_ids_20 == pos_32__q;
+        pos_below_32[21] = pos_ids_21 < pos_32__q;
+        at_pos_42[16] = pos_ids_21 == pos_32__q;
+        pos_below_32[22] = pos_ids_22 < pos_32__q;
+        at_pos_44[16] = pos_ids_22 == pos_32__q;
+        pos_below_32[23] = pos_ids_23 < pos_32__q;
+        at_pos_46[16] = pos_ids_23 == pos_32__q;
+        pos_below_34[0] = pos_ids_0 < pos_34__q;
+        at_pos_0[17] = pos_ids_0 == pos_34__q;
+        pos_below_34[1] = pos_ids_1 < pos_34__q;
+        at_pos_2[17] = pos_ids_1 == pos_34__q;
+        pos_below_34[2] = pos_ids_2 < pos_34__q;
+        at_pos_4[17] = pos_ids_2 == pos_34__q;
+        pos_below_34[3] = pos_ids_3 < pos_34__q;
+        at_pos_6[17] = pos_ids_3 == pos_34__q;
+        pos_below_34[4] = pos_ids_4 < pos_34__q;
+        at_pos_8[17] = pos_ids_4 == pos_34__q;
+        pos_below_34[5] = pos_ids_5 < pos_34__q;
+        at_pos_10[17] = pos_ids_5 == pos_34__q;
+        pos_below_34[6] = pos_ids_6 < pos_34__q;
+        at_pos_12[17] = pos_ids_6 == pos_34__q;
+        pos_below_34[7] = pos_ids_7 < pos_34__q;
+        at_pos_14[17] = pos_ids_7 == pos_34__q;
+        pos_below_34[8] = pos_ids_8 < pos_34__q;
+        at_pos_16[17] = pos_ids_8 == pos_34__q;
+        pos_below_34[9] = pos_ids_9 < pos_34__q;
+        at_pos_18[17] = pos_ids_9 == pos_34__q;
+        pos_below_34[10] = pos_ids_10 < pos_34__q;
+        at_pos_20[17] = pos_ids_10 == pos_34__q;
+        pos_below_34[11] = pos_ids_11 < pos_34__q;
+        at_pos_22[17] = pos_ids_11 == pos_34__q;
+        pos_below_34[12] = pos_ids_12 < pos_34__q;
+        at_pos_24[17] = pos_ids_12 == pos_34__q;
+        pos_below_34[13] = pos_ids_13 < pos_34__q;
+        at_pos_26[17] = pos_ids_13 == pos_34__q;
+        pos_below_34[14] = pos_ids_14 < pos_34__q;
+        at_pos_28[17] = pos_ids_14 == pos_34__q;
+        pos_below_34[15] = pos_ids_15 < pos_34__q;
+        at_pos_30[17] = pos_ids_15 == pos_34__q;
+        pos_below_34[16] = pos_ids_16 < pos_34__q;
+        at_pos_32[17] = pos_ids_16 == pos_34__q;
+        pos_below_34[17] = pos_ids_17 < pos_34__q;
+        at_pos_34[17] = pos_ids_17 == pos_34__q;
+        pos_below_34[18] = pos_ids_18 < pos_34__q;
+        at_pos_36[17] = pos_ids_18 == pos_34__q;
+        pos_below_34[19] = pos_ids_19 < pos_34__q;
+        at_pos_38[17] = pos_ids_19 == pos_34__q;
+        pos_below_34[20] = pos_ids_20 < pos_34__q;
+        at_pos_40[17] = pos_ids_20 == pos_34__q;
+        pos_below_34[21] = pos_ids_21 < pos_34__q;
+        at_pos_42[17] = pos_ids_21 == pos_34__q;
+        pos_below_34[22] = pos_ids_22 < pos_34__q;
+        at_pos_44[17] = pos_ids_22 == pos_34__q;
+        pos_below_34[23] = pos_ids_23 < pos_34__q;
+        at_pos_46[17] = pos_ids_23 == pos_34__q;
+        pos_below_36[0] = pos_ids_0 < pos_36__q;
+        at_pos_0[18] = pos_ids_0 == pos_36__q;
+        pos_below_36[1] = pos_ids_1 < pos_36__q;
+        at_pos_2[18] = pos_ids_1 == pos_36__q;
+        pos_below_36[2] = pos_ids_2 < pos_36__q;
+        at_pos_4[18] = pos_ids_2 == pos_36__q;
+        pos_below_36[3] = pos_ids_3 < pos_36__q;
+        at_pos_6[18] = pos_ids_3 == pos_36__q;
+        pos_below_36[4] = pos_ids_4 < pos_36__q;
+        at_pos_8[18] = pos_ids_4 == pos_36__q;
+        pos_below_36[5] = pos_ids_5 < pos_36__q;
+        at_pos_10[18] = pos_ids_5 == pos_36__q;
+        pos_below_36[6] = pos_ids_6 < pos_36__q;
+        at_pos_12[18] = pos_ids_6 == pos_36__q;
+        pos_below_36[7] = pos_ids_7 < pos_36__q;
+        at_pos_14[18] = pos_ids_7 == pos_36__q;
+        pos_below_36[8] = pos_ids_8 < pos_36__q;
+        at_pos_16[18] = pos_ids_8 == pos_36__q;
+        pos_below_36[9] = pos_ids_9 < pos_36__q;
+        at_pos_18[18] = pos_ids_9 == pos_36__q;
+        pos_below_36[10] = pos_ids_10 < pos_36__q;
+        at_pos_20[18] = pos_ids_10 == pos_36__q;
+        pos_below_36[11] = pos_ids_11 < pos_36__q;
+        at_pos_22[18] = pos_ids_11 == pos_36__q;
+        pos_below_36[12] = pos_ids_12 < pos_36__q;
+        at_pos_24[18] = pos_ids_12 == pos_36__q;
+        pos_below_36[13] = pos_ids_13 < pos_36__q;
+        at_pos_26[18] = pos_ids_13 == pos_36__q;
+        pos_below_36[14] = pos_ids_14 < pos_36__q;
+        at_pos_28[18] = pos_ids_14 == pos_36__q;
+        pos_below_36[15] = pos_ids_15 < pos_36__q;
+        at_pos_30[18] = pos_ids_15 == pos_36__q;
+        pos_below_36[16] = pos_ids_16 < pos_36__q;
+        at_pos_32[18] = pos_ids_16 == pos_36__q;
+        pos_below_36[17] = pos_ids_17 < pos_36__q;
+        at_pos_34[18] = pos_ids_17 == pos_36__q;
+        pos_below_36[18] = pos_ids_18 < pos_36__q;
+        at_pos_36[18] = pos_ids_18 == pos_36__q;
+        pos_below_36[19] = pos_ids_19 < pos_36__q;
+        at_pos_38[18] = pos_ids_19 == pos_36__q;
+        pos_below_36[20] = pos_ids_20 < pos_36__q;
+        at_pos_40[18] = pos_ids_20 == pos_36__q;
+        pos_below_36[21] = pos_ids_21 < pos_36__q;
+        at_pos_42[18] = pos_ids_21 == pos_36__q;
+        pos_below_36[22] = pos_ids_22 < pos_36__q;
+        at_pos_44[18] = pos_ids_22 == pos_36__q;
+        pos_below_36[23] = pos_ids_23 < pos_36__q;
+        at_pos_46[18] = pos_ids_23 == pos_36__q;
+        pos_below_38[0] = pos_ids_0 < pos_38__q;
+        at_pos_0[19] = pos_ids_0 == pos_38__q;
+        pos_below_38[1] = pos_ids_1 < pos_38__q;
+        at_pos_2[19] = pos_ids_1 == pos_38__q;
+        pos_below_38[2] = pos_ids_2 < pos_38__q;
+        at_pos_4[19] = pos_ids_2 == pos_38__q;
+        pos_below_38[3] = pos_ids_3 < pos_38__q;
+        at_pos_6[19] = pos_ids_3 == pos_38__q;
+        pos_below_38[4] = pos_ids_4 < pos_38__q;
+        at_pos_8[19] = pos_ids_4 == pos_38__q;
+        pos_below_38[5] = pos_ids_5 < pos_38__q;
+        at_pos_10[19] = pos_ids_5 == pos_38__q;
+        pos_below_38[6] = pos_ids_6 < pos_38__q;
+        at_pos_12[19] = pos_ids_6 == pos_38__q;
+        pos_below_38[7] = pos_ids_7 < pos_38__q;
+        at_pos_14[19] = pos_ids_7 == pos_38__q;
+        pos_below_38[8] = pos_ids_8 < pos_38__q;
+        at_pos_16[19] = pos_ids_8 == pos_38__q;
+        pos_below_38[9] = pos_ids_9 < pos_38__q;
+        at_pos_18[19] = pos_ids_9 == pos_38__q;
+        pos_below_38[10] = pos_ids_10 < pos_38__q;
+        at_pos_20[19] = pos_ids_10 == pos_38__q;
+        pos_below_38[11] = pos_ids_11 < pos_38__q;
+        at_pos_22[19] = pos_ids_11 == pos_38__q;
+        pos_below_38[12] = pos_ids_12 < pos_38__q;
+        at_pos_24[19] = pos_ids_12 == pos_38__q;
+        pos_below_38[13] = pos_ids_13 < pos_38__q;
+        at_pos_26[19] = pos_ids_13 == pos_38__q;
+        pos_below_38[14] = pos_ids_14 < pos_38__q;
+        at_pos_28[19] = pos_ids_14 == pos_38__q;
+        pos_below_38[15] = pos_ids_15 < pos_38__q;
+        at_pos_30[19] = pos_ids_15 == pos_38__q;
+        pos_below_38[16] = pos_ids_16 < pos_38__q;
+        at_pos_32[19] = pos_ids_16 == pos_38__q;
+        pos_below_38[17] = pos_ids_17 < pos_38__q;
+        at_pos_34[19] = pos_ids_17 == pos_38__q;
+        pos_below_38[18] = pos_ids_18 < pos_38__q;
+        at_pos_36[19] = pos_ids_18 == pos_38__q;
+        pos_below_38[19] = pos_ids_19 < pos_38__q;
+        at_pos_38[19] = pos_ids_19 == pos_38__q;
+        pos_below_38[20] = pos_ids_20 < pos_38__q;
+        at_pos_40[19] = pos_ids_20 == pos_38__q;
+        pos_below_38[21] = pos_ids_21 < pos_38__q;
+        at_pos_42[19] = pos_ids_21 == pos_38__q;
+        pos_below_38[22] = pos_ids_22 < pos_38__q;
+        at_pos_44[19] = pos_ids_22 == pos_38__q;
+        pos_below_38[23] = pos_ids_23 < pos_38__q;
+        at_pos_46[19] = pos_ids_23 == pos_38__q;
+        pos_below_40[0] = pos_ids_0 < pos_40__q;
+        at_pos_0[20] = pos_ids_0 == pos_40__q;
+        pos_below_40[1] = pos_ids_1 < pos_40__q;
+        at_pos_2[20] = pos_ids_1 == pos_40__q;
+        pos_below_40[2] = pos_ids_2 < pos_40__q;
+        at_pos_4[20] = pos_ids_2 == pos_40__q;
+        pos_below_40[3] = pos_ids_3 < pos_40__q;
+        at_pos_6[20] = pos_ids_3 == pos_40__q;
+        pos_below_40[4] = pos_ids_4 < pos_40__q;
+        at_pos_8[20] = pos_ids_4 == pos_40__q;
+        pos_below_40[5] = pos_ids_5 < pos_40__q;
+        at_pos_10[20] = pos_ids_5 == pos_40__q;
+        pos_below_40[6] = pos_ids_6 < pos_40__q;
+        at_pos_12[20] = pos_ids_6 == pos_40__q;
+        pos_below_40[7] = pos_ids_7 < pos_40__q;
+        at_pos_14[20] = pos_ids_7 == pos_40__q;
+        pos_below_40[8] = pos_ids_8 < pos_40__q;
+        at_pos_16[20] = pos_ids_8 == pos_40__q;
+        pos_below_40[9] = pos_ids_9 < pos_40__q;
+        at_pos_18[20] = pos_ids_9 == pos_40__q;
+        pos_below_40[10] = pos_ids_10 < pos_40__q;
+        at_pos_20[20] = pos_ids_10 == pos_40__q;
+        pos_below_40[11] = pos_ids_11 < pos_40__q;
+        at_pos_22[20] = pos_ids_11 == pos_40__q;
+        pos_below_40[12] = pos_ids_12 < pos_40__q;
+        at_pos_24[20] = pos_ids_12 == pos_40__q;
+        pos_below_40[13] = pos_ids_13 < pos_40__q;
+        at_pos_26[20] = pos_ids_13 == pos_40__q;
+        pos_below_40[14] = pos_ids_14 < pos_40__q;
+        at_pos_28[20] = pos_ids_14 == pos_40__q;
+        pos_below_40[15] = pos_ids_15 < pos_40__q;
+        at_pos_30[20] = pos_ids_15 == pos_40__q;
+        pos_below_40[16] = pos_ids_16 < pos_40__q;
+        at_pos_32[20] = pos_ids_16 == pos_40__q;
+        pos_below_40[17] = pos_ids_17 < pos_40__q;
+        at_pos_34[20] = pos_ids_17 == pos_40__q;
+        pos_below_40[18] = pos_ids_18 < pos_40__q;
+        at_pos_36[20] = pos_ids_18 == pos_40__q;
+        pos_below_40[19] = pos_ids_19 < pos_40__q;
+        at_pos_38[20] = pos_ids_19 == pos_40__q;
+        pos_below_40[20] = pos_ids_20 < pos_40__q;
+        at_pos_40[20] = pos_ids_20 == pos_40__q;
+        pos_below_40[21] = pos_ids_21 < pos_40__q;
+        at_pos_42[20] = pos_ids_21 == pos_40__q;
+        pos_below_40[22] = pos_ids_22 < pos_40__q;
+        at_pos_44[20] = pos_ids_22 == pos_40__q;
+        pos_below_40[23] = pos_ids_23 < pos_40__q;
+        at_pos_46[20] = pos_ids_23 == pos_40__q;
+        pos_below_42[0] = pos_ids_0 < pos_42__q;
+        at_pos_0[21] = pos_ids_0 == pos_42__q;
+        pos_below_42[1] = pos_ids_1 < pos_42__q;
+        at_pos_2[21] = pos_ids_1 == pos_42__q;
+        pos_below_42[2] = pos_ids_2 < pos_42__q;
+        at_pos_4[21] = pos_ids_2 == pos_42__q;
+        pos_below_42[3] = pos_ids_3 < pos_42__q;
+        at_pos_6[21] = pos_ids_3 == pos_42__q;
+        pos_below_42[4] = pos_ids_4 < pos_42__q;
+        at_pos_8[21] = pos_ids_4 == pos_42__q;
+        pos_below_42[5] = pos_ids_5 < pos_42__q;
+        at_pos_10[21] = pos_ids_5 == pos_42__q;
+        pos_below_42[6] = pos_ids_6 < pos_42__q;
+        at_pos_12[21] = pos_ids_6 == pos_42__q;
+        pos_below_42[7] = pos_ids_7 < pos_42__q;
+        at_pos_14[21] = pos_ids_7 == pos_42__q;
+        pos_below_42[8] = pos_ids_8 < pos_42__q;
+        at_pos_16[21] = pos_ids_8 == pos_42__q;
+        pos_below_42[9] = pos_ids_9 < pos_42__q;
+        at_pos_18[21] = pos_ids_9 == pos_42__q;
+        pos_below_42[10] = pos_ids_10 < pos_42__q;
+        at_pos_20[21] = pos_ids_10 == pos_42__q;
+        pos_below_42[11] = pos_ids_11 < pos_42__q;
+        at_pos_22[21] = pos_ids_11 == pos_42__q;
+        pos_below_42[12] = pos_ids_12 < pos_42__q;
+        at_pos_24[21] = pos_ids_12 == pos_42__q;
+        pos_below_42[13] = pos_ids_13 < pos_42__q;
+        at_pos_26[21] = pos_ids_13 == pos_42__q;
+        pos_below_42[14] = pos_ids_14 < pos_42__q;
+        at_pos_28[21] = pos_ids_14 == pos_42__q;
+        pos_below_42[15] = pos_ids_15 < pos_42__q;
+        at_pos_30[21] = pos_ids_15 == pos_42__q;
+        pos_below_42[16] = pos_ids_16 < pos_42__q;
+        at_pos_32[21] = pos_ids_16 == pos_42__q;
+        pos_below_42[17] = pos_ids_17 < pos_42__q;
+        at_pos_34[21] = pos_ids_17 == pos_42__q;
+        pos_below_42[18] = pos_ids_18 < pos_42__q;
+        at_pos_36[21] = pos_ids_18 == pos_42__q;
+        pos_below_42[19] = pos_ids_19 < pos_42__q;
+        at_pos_38[21] = pos_ids_19 == pos_42__q;
+        pos_below_42[20] = pos_ids_20 < pos_42__q;
+        at_pos_40[21] = pos_ids_20 == pos_42__q;
+        pos_below_42[21] = pos_ids_21 < pos_42__q;
+        at_pos_42[21] = pos_ids_21 == pos_42__q;
+        pos_below_42[22] = pos_ids_22 < pos_42__q;
+        at_pos_44[21] = pos_ids_22 == pos_42__q;
+        pos_below_42[23] = pos_ids_23 < pos_42__q;
+        at_pos_46[21] = pos_ids_23 == pos_42__q;
+        pos_below_44[0] = pos_ids_0 < pos_44__q;
+        at_pos_0[22] = pos_ids_0 == pos_44__q;
+        pos_below_44[1] = pos_ids_1 < pos_44__q;
+        at_pos_2[22] = pos_ids_1 == pos_44__q;
+        pos_below_44[2] = pos_ids_2 < pos_44__q;
+        at_pos_4[22] = pos_ids_2 == pos_44__q;
+        pos_below_44[3] = pos_ids_3 < pos_44__q;
+        at_pos_6[22] = pos_ids_3 == pos_44__q;
+        pos_below_44[4] = pos_ids_4 < pos_44__q;
+        at_pos_8[22] = pos_ids_4 == pos_44__q;
+        pos_below_44[5] = pos_ids_5 < pos_44__q;
+        at_pos_10[22] = pos_ids_5 == pos_44__q;
+        pos_below_44[6] = pos_ids_6 < pos_44__q;
+        at_pos_12[22] = pos_ids_6 == pos_44__q;
+        pos_below_44[7] = pos_ids_7 < pos_44__q;
+        at_pos_14[22] = pos_ids_7 == pos_44__q;
+        pos_below_44[8] = pos_ids_8 < pos_44__q;
+        at_pos_16[22] = pos_ids_8 == pos_44__q;
+        pos_below_44[9] = pos_ids_9 < pos_44__q;
+        at_pos_18[22] = pos_ids_9 == pos_44__q;
+        pos_below_44[10] = pos_ids_10 < pos_44__q;
+        at_pos_20[22] = pos_ids_10 == pos_44__q;
+        pos_below_44[11] = pos_ids_11 < pos_44__q;
+        at_pos_22[22] = pos_ids_11 == pos_44__q;
+        pos_below_44[12] = pos_ids_12 < pos_44__q;
+        at_pos_24[22] = pos_ids_12 == pos_44__q;
+        pos_below_44[13] = pos_ids_13 < pos_44__q;
+        at_pos_26[22] = pos_ids_13 == pos_44__q;
+        pos_below_44[14] = pos_ids_14 < pos_44__q;
+        at_pos_28[22] = pos_ids_14 == pos_44__q;
+        pos_below_44[15] = pos_ids_15 < pos_44__q;
+        at_pos_30[22] = pos_ids_15 == pos_44__q;
+        pos_below_44[16] = pos_ids_16 < pos_44__q;
+        at_pos_32[22] = pos_ids_16 == pos_44__q;
+        pos_below_44[17] = pos_ids_17 < pos_44__q;
+        at_pos_34[22] = pos_ids_17 == pos_44__q;
+        pos_below_44[18] = pos_ids_18 < pos_44__q;
+        at_pos_36[22] = pos_ids_18 == pos_44__q;
+        pos_below_44[19] = pos_ids_19 < pos_44__q;
+        at_pos_38[22] = pos_ids_19 == pos_44__q;
+        pos_below_44[20] = pos_ids_20 < pos_44__q;
+        at_pos_40[22] = pos_ids_20 == pos_44__q;
+        pos_below_44[21] = pos_ids_21 < pos_44__q;
+        at_pos_42[22] = pos_ids_21 == pos_44__q;
+        pos_below_44[22] = pos_ids_22 < pos_44__q;
+        at_pos_44[22] = pos_ids_22 == pos_44__q;
+        pos_below_44[23] = pos_ids_23 < pos_44__q;
+        at_pos_46[22] = pos_ids_23 == pos_44__q;
+        pos_below_46[0] = pos_ids_0 < pos_46__q;
+        at_pos_0[23] = pos_ids_0 == pos_46__q;
+        pos_below_46[1] = pos_ids_1 < pos_46__q;
+        at_pos_2[23] = pos_ids_1 == pos_46__q;
+        pos_below_46[2] = pos_ids_2 < pos_46__q;
+        at_pos_4[23] = pos_ids_2 == pos_46__q;
+        pos_below_46[3] = pos_ids_3 < pos_46__q;
+        at_pos_6[23] = pos_ids_3 == pos_46__q;
+        pos_below_46[4] = pos_ids_4 < pos_46__q;
+        at_pos_8[23] = pos_ids_4 == pos_46__q;
+        pos_below_46[5] = pos_ids_5 < pos_46__q;
+        at_pos_10[23] = pos_ids_5 == pos_46__q;
+        pos_below_46[6] = pos_ids_6 < pos_46__q;
+        at_pos_12[23] = pos_ids_6 == pos_46__q;
+        pos_below_46[7] = pos_ids_7 < pos_46__q;
+        at_pos_14[23] = pos_ids_7 == pos_46__q;
+        pos_below_46[8] = pos_ids_8 < pos_46__q;
+        at_pos_16[23] = pos_ids_8 == pos_46__q;
+        pos_below_46[9] = pos_ids_9 < pos_46__q;
+        at_pos_18[23] = pos_ids_9 == pos_46__q;
+        pos_below_46[10] = pos_ids_10 < pos_46__q;
+        at_pos_20[23] = pos_ids_10 == pos_46__q;
+        pos_below_46[11] = pos_ids_11 < pos_46__q;
+        at_pos_22[23] = pos_ids_11 == pos_46__q;
+        pos_below_46[12] = pos_ids_12 < pos_46__q;
+        at_pos_24[23] = pos_ids_12 == pos_46__q;
+        pos_below_46[13] = pos_ids_13 < pos_46__q;
+        at_pos_26[23] = pos_ids_13 == pos_46__q;
+        pos_below_46[14] = pos_ids_14 < pos_46__q;
+        at_pos_28[23] = pos_ids_14 == pos_46__q;
+        pos_below_46[15] = pos_ids_15 < pos_46__q;
+        at_pos_30[23] = pos_ids_15 == pos_46__q;
+        pos_below_46[16] = pos_ids_16 < pos_46__q;
+        at_pos_32[23] = pos_ids_16 == pos_46__q;
+        pos_below_46[17] = pos_ids_17 < pos_46__q;
+        at_pos_34[23] = pos_ids_17 == pos_46__q;
+        pos_below_46[18] = pos_ids_18 < pos_46__q;
+        at_pos_36[23] = pos_ids_18 == pos_46__q;
+        pos_below_46[19] = pos_ids_19 < pos_46__q;
+        at_pos_38[23] = pos_ids_19 == pos_46__q;
+        pos_below_46[20] = pos_ids_20 < pos_46__q;
+        at_pos_40[23] = pos_ids_20 == pos_46__q;
+        pos_below_46[21] = pos_ids_21 < pos_46__q;
+        at_pos_42[23] = pos_ids_21 == pos_46__q;
+        pos_below_46[22] = pos_ids_22 < pos_46__q;
+        at_pos_44[23] = pos_ids_22 == pos_46__q;
+        pos_below_46[23] = pos_ids_23 < pos_46__q;
+        at_pos_46[23] = pos_ids_23 == pos_46__q;
+        pos_below_1 = zero_l;
+        at_pos_1 = zero_l;
+        pos_below_3 = zero_l;
+        at_pos_3 = zero_l;
+        pos_below_5 = zero_l;
+        at_pos_5 = zero_l;
+        pos_below_7 = zero_l;
+        at_pos_7 = zero_l;
+        pos_below_9 = zero_l;
+        at_pos_9 = zero_l;
+        pos_below_11 = zero_l;
+        at_pos_11 = zero_l;
+        pos_below_13 = zero_l;
+        at_pos_13 = zero_l;
+        pos_below_15 = zero_l;
+        at_pos_15 = zero_l;
+        pos_below_17 = zero_l;
+        at_pos_17 = zero_l;
+        pos_below_19 = zero_l;
+        at_pos_19 = zero_l;
+        pos_below_21 = zero_l;
+        at_pos_21 = zero_l;
+        pos_below_23 = zero_l;
+        at_pos_23 = zero_l;
+        pos_below_25 = zero_l;
+        at_pos_25 = zero_l;
+        pos_below_27 = zero_l;
+        at_pos_27 = zero_l;
+        pos_below_29 = zero_l;
+        at_pos_29 = zero_l;
+        pos_below_31 = zero_l;
+        at_pos_31 = zero_l;
+        pos_below_33 = zero_l;
+        at_pos_33 = zero_l;
+        pos_below_35 = zero_l;
+        at_pos_35 = zero_l;
+        pos_below_37 = zero_l;
+        at_pos_37 = zero_l;
+        pos_below_39 = zero_l;
+        at_pos_39 = zero_l;
+        pos_below_41 = zero_l;
+        at_pos_41 = zero_l;
+        pos_below_43 = zero_l;
+        at_pos_43 = zero_l;
+        pos_below_45 = zero_l;
+        at_pos_45 = zero_l;
+        pos_below_47 = zero_l;
+        at_pos_47 = zero_l;
+        pos_below_1[0] = pos_ids_0 < pos_1__q;
+        at_pos_1[0] = pos_ids_0 == pos_1__q;
+        pos_below_1[1] = pos_ids_1 < pos_1__q;
+        at_pos_3[0] = pos_ids_1 == pos_1__q;
+        pos_below_1[2] = pos_ids_2 < pos_1__q;
+        at_pos_5[0] = pos_ids_2 == pos_1__q;
+        pos_below_1[3] = pos_ids_3 < pos_1__q;
+        at_pos_7[0] = pos_ids_3 == pos_1__q;
+        pos_below_1[4] = pos_ids_4 < pos_1__q;
+        at_pos_9[0] = pos_ids_4 == pos_1__q;
+        pos_below_1[5] = pos_ids_5 < pos_1__q;
+        at_pos_11[0] = pos_ids_5 == pos_1__q;
+        pos_below_1[6] = pos_ids_6 < pos_1__q;
+        at_pos_13[0] = pos_ids_6 == pos_1__q;
+        pos_below_1[7] = pos_ids_7 < pos_1__q;
+        at_pos_15[0] = pos_ids_7 == pos_1__q;
+        pos_below_1[8] = pos_ids_8 < pos_1__q;
+        at_pos_17[0] = pos_ids_8 == pos_1__q;
+        pos_below_1[9] = pos_ids_9 < pos_1__q;
+        at_pos_19[0] = pos_ids_9 == pos_1__q;
+        pos_below_1[10] = pos_ids_10 < pos_1__q;
+        at_pos_21[0] = pos_ids_10 == pos_1__q;
+        pos_below_1[11] = pos_ids_11 < pos_1__q;
+        at_pos_23[0] = pos_ids_11 == pos_1__q;
+        pos_below_1[12] = pos_ids_12 < pos_1__q;
+        at_pos_25[0] = pos_ids_12 == pos_1__q;
+        pos_below_1[13] = pos_ids_13 < pos_1__q;
+        at_pos_27[0] = pos_ids_13 == pos_1__q;
+        pos_below_1[14] = pos_ids_14 < pos_1__q;
+        at_pos_29[0] = pos_ids_14 == pos_1__q;
+        pos_below_1[15] = pos_ids_15 < pos_1__q;
+        at_pos_31[0] = pos_ids_15 == pos_1__q;
+        pos_below_1[16] = pos_ids_16 < pos_1__q;
+        at_pos_33[0] = pos_ids_16 == pos_1__q;
+        pos_below_1[17] = pos_ids_17 < pos_1__q;
+        at_pos_35[0] = pos_ids_17 == pos_1__q;
+        pos_below_1[18] = pos_ids_18 < pos_1__q;
+        at_pos_37[0] = pos_ids_18 == pos_1__q;
+        pos_below_1[19] = pos_ids_19 < pos_1__q;
+        at_pos_39[0] = pos_ids_19 == pos_1__q;
+        pos_below_1[20] = pos_ids_20 < pos_1__q;
+        at_pos_41[0] = pos_ids_20 == pos_1__q;
+        pos_below_1[21] = pos_ids_21 < pos_1__q;
+        at_pos_43[0] = pos_ids_21 == pos_1__q;
+        pos_below_1[22] = pos_ids_22 < pos_1__q;
+        at_pos_45[0] = pos_ids_22 == pos_1__q;
+        pos_below_1[23] = pos_ids_23 < pos_1__q;
+        at_pos_47[0] = pos_ids_23 == pos_1__q;
+        pos_below_3[0] = pos_ids_0 < pos_3__q;
+        at_pos_1[1] = pos_ids_0 == pos_3__q;
+        pos_below_3[1] = pos_ids_1 < pos_3__q;
+        at_pos_3[1] = pos_ids_1 == pos_3__q;
+        pos_below_3[2] = pos_ids_2 < pos_3__q;
+        at_pos_5[1] = pos_ids_2 == pos_3__q;
+        pos_below_3[3] = pos_ids_3 < pos_3__q;
+        at_pos_7[1] = pos_ids_3 == pos_3__q;
+        pos_below_3[4] = pos_ids_4 < pos_3__q;
+        at_pos_9[1] = pos_ids_4 == pos_3__q;
+        pos_below_3[5] = pos_ids_5 < pos_3__q;
+        at_pos_11[1] = pos_ids_5 == pos_3__q;
+        pos_below_3[6] = pos_ids_6 < pos_3__q;
+        at_pos_13[1] = pos_ids_6 == pos_3__q;
+        pos_below_3[7] = pos_ids_7 < pos_3__q;
+        at_pos_15[1] = pos_ids_7 == pos_3__q;
+        pos_below_3[8] = pos_ids_8 < pos_3__q;
+        at_pos_17[1] = pos_ids_8 == pos_3__q;
+        pos_below_3[9] = pos_ids_9 < pos_3__q;
+        at_pos_19[1] = pos_ids_9 == pos_3__q;
+        pos_below_3[10] = pos_ids_10 < pos_3__q;
+        at_pos_21[1] = pos_ids_10 == pos_3__q;
+        pos_below_3[11] = pos_ids_11 < pos_3__q;
+        at_pos_23[1] = pos_ids_11 == pos_3__q;
+        pos_below_3[12] = pos_ids_12 < pos_3__q;
+        at_pos_25[1] = pos_ids_12 == pos_3__q;
+        pos_below_3[13] = pos_ids_13 < pos_3__q;
+        at_pos_27[1] = pos_ids_13 == pos_3__q;
+        pos_below_3[14] = pos_ids_14 < pos_3__q;
+        at_pos_29[1] = pos_ids_14 == pos_3__q;
+        pos_below_3[15] = pos_ids_15 < pos_3__q;
+        at_pos_31[1] = pos_ids_15 == pos_3__q;
+        pos_below_3[16] = pos_ids_16 < pos_3__q;
+        at_pos_33[1] = pos_ids_16 == pos_3__q;
+        pos_below_3[17] = pos_ids_17 < pos_3__q;
+        at_pos_35[1] = pos_ids_17 == pos_3__q;
+        pos_below_3[18] = pos_ids_18 < pos_3__q;
+        at_pos_37[1] = pos_ids_18 == pos_3__q;
+        pos_below_3[19] = pos_ids_19 < pos_3__q;
+        at_pos_39[1] = pos_ids_19 == pos_3__q;
+        pos_below_3[20] = pos_ids_20 < pos_3__q;
+        at_pos_41[1] = pos_ids_20 == pos_3__q;
+        pos_below_3[21] = pos_ids_21 < pos_3__q;
+        at_pos_43[1] = pos_ids_21 == pos_3__q;
+        pos_below_3[22] = pos_ids_22 < pos_3__q;
+        at_pos_45[1] = pos_ids_22 == pos_3__q;
+        pos_below_3[23] = pos_ids_23 < pos_3__q;
+        at_pos_47[1] = pos_ids_23 == pos_3__q;
+        pos_below_5[0] = pos_ids_0 < pos_5__q;
+        at_pos_1[2] = pos_ids_0 == pos_5__q;
+        pos_below_5[1] = pos_ids_1 < pos_5__q;
+        at_pos_3[2] = pos_ids_1 == pos_5__q;
+        pos_below_5[2] = pos_ids_2 < pos_5__q;
+        at_pos_5[2] = pos_ids_2 == pos_5__q;
+        pos_below_5[3] = pos_ids_3 < pos_5__q;
+        at_pos_7[2] = pos_ids_3 == pos_5__q;
+        pos_below_5[4] = pos_ids_4 < pos_5__q;
+        at_pos_9[2] = pos_ids_4 == pos_5__q;
+        pos_below_5[5] = pos_ids_5 < pos_5__q;
+        at_pos_11[2] = pos_ids_5 == pos_5__q;
+        pos_below_5[6] = pos_ids_6 < pos_5__q;
+        at_pos_13[2] = pos_ids_6 == pos_5__q;
+        pos_below_5[7] = pos_ids_7 < pos_5__q;
+        at_pos_15[2] = pos_ids_7 == pos_5__q;
+        pos_below_5[8] = pos_ids_8 < pos_5__q;
+        at_pos_17[2] = pos_ids_8 == pos_5__q;
+        pos_below_5[9] = pos_ids_9 < pos_5__q;
+        at_pos_19[2] = pos_ids_9 == pos_5__q;
+        pos_below_5[10] = pos_ids_10 < pos_5__q;
+        at_pos_21[2] = pos_ids_10 == pos_5__q;
+        pos_below_5[11] = pos_ids_11 < pos_5__q;
+        at_pos_23[2] = pos_ids_11 == pos_5__q;
+        pos_below_5[12] = pos_ids_12 < pos_5__q;
+        at_pos_25[2] = pos_ids_12 == pos_5__q;
+        pos_below_5[13] = pos_ids_13 < pos_5__q;
+        at_pos_27[2] = pos_ids_13 == pos_5__q;
+        pos_below_5[14] = pos_ids_14 < pos_5__q;
+        at_pos_29[2] = pos_ids_14 == pos_5__q;
+        pos_below_5[15] = pos_ids_15 < pos_5__q;
+        at_pos_31[2] = pos_ids_15 == pos_5__q;
+        pos_below_5[16] = pos_ids_16 < pos_5__q;
+        at_pos_33[2] = pos_ids_16 == pos_5__q;
+        pos_below_5[17] = pos_ids_17 < pos_5__q;
+        at_pos_35[2] = pos_ids_17 == pos_5__q;
+        pos_below_5[18] = pos_ids_18 < pos_5__q;
+        at_pos_37[2] = pos_ids_18 == pos_5__q;
+        pos_below_5[19] = pos_ids_19 < pos_5__q;
+        at_pos_39[2] = pos_ids_19 == pos_5__q;
+        pos_below_5[20] = pos_ids_20 < pos_5__q;
+        at_pos_41[2] = pos_ids_20 == pos_5__q;
+        pos_below_5[21] = pos_ids_21 < pos_5__q;
+        at_pos_43[2] = pos_ids_21 == pos_5__q;
+        pos_below_5[22] = pos_ids_22 < pos_5__q;
+        at_pos_45[2] = pos_ids_22 == pos_5__q;
+        pos_below_5[23] = pos_ids_23 < pos_5__q;
+        at_pos_47[2] = pos_ids_23 == pos_5__q;
+        pos_below_7[0] = pos_ids_0 < pos_7__q;
+        at_pos_1[3] = pos_ids_0 == pos_7__q;
+        pos_below_7[1] = pos_ids_1 < pos_7__q;
+        at_pos_3[3] = pos_ids_1 == pos_7__q;
+        pos_below_7[2] = pos_ids_2 < pos_7__q;
+        at_pos_5[3] = pos_ids_2 == pos_7__q;
+        pos_below_7[3] = pos_ids_3 < pos_7__q;
+        at_pos_7[3] = pos_ids_3 == pos_7__q;
+        pos_below_7[4] = pos_ids_4 < pos_7__q;
+        at_pos_9[3] = pos_ids_4 == pos_7__q;
+        pos_below_7[5] = pos_ids_5 < pos_7__q;
+        at_pos_11[3] = pos_ids_5 == pos_7__q;
+        pos_below_7[6] = pos_ids_6 < pos_7__q;
+        at_pos_13[3] = pos_ids_6 == pos_7__q;
+        pos_below_7[7] = pos_ids_7 < pos_7__q;
+        at_pos_15[3] = pos_ids_7 == pos_7__q;
+        pos_below_7[8] = pos_ids_8 < pos_7__q;
+        at_pos_17[3] = pos_ids_8 == pos_7__q;
+        pos_below_7[9] = pos_ids_9 < pos_7__q;
+        at_pos_19[3] = pos_ids_9 == pos_7__q;
+        pos_below_7[10] = pos_ids_10 < pos_7__q;
+        at_pos_21[3] = pos_ids_10 == pos_7__q;
+        pos_below_7[11] = pos_ids_11 < pos_7__q;
+        at_pos_23[3] = pos_ids_11 == pos_7__q;
+        pos_below_7[12] = pos_ids_12 < pos_7__q;
+        at_pos_25[3] = pos_ids_12 == pos_7__q;
+        pos_below_7[13] = pos_ids_13 < pos_7__q;
+        at_pos_27[3] = pos_ids_13 == pos_7__q;
+        pos_below_7[14] = pos_ids_14 < pos_7__q;
+        at_pos_29[3] = pos_ids_14 == pos_7__q;
+        pos_below_7[15] = pos_ids_15 < pos_7__q;
+        at_pos_31[3] = pos_ids_15 == pos_7__q;
+        pos_below_7[16] = pos_ids_16 < pos_7__q;
+        at_pos_33[3] = pos_ids_16 == pos_7__q;
+        pos_below_7[17] = pos_ids_17 < pos_7__q;
+        at_pos_35[3] = pos_ids_17 == pos_7__q;
+        pos_below_7[18] = pos_ids_18 < pos_7__q;
+        at_pos_37[3] = pos_ids_18 == pos_7__q;
+        pos_below_7[19] = pos_ids_19 < pos_7__q;
+        at_pos_39[3] = pos_ids_19 == pos_7__q;
+        pos_below_7[20] = pos_ids_20 < pos_7__q;
+        at_pos_41[3] = pos_ids_20 == pos_7__q;
+        pos_below_7[21] = pos_ids_21 < pos_7__q;
+        at_pos_43[3] = pos_ids_21 == pos_7__q;
+        pos_below_7[22] = pos_ids_22 < pos_7__q;
+        at_pos_45[3] = pos_ids_22 == pos_7__q;
+        pos_below_7[23] = pos_ids_23 < pos_7__q;
+        at_pos_47[3] = pos_ids_23 == pos_7__q;
+        pos_below_9[0] = pos_ids_0 < pos_9__q;
+        at_pos_1[4] = pos_ids_0 == pos_9__q;
+        pos_below_9[1] = pos_ids_1 < pos_9__q;
+        at_pos_3[4] = pos_ids_1 == pos_9__q;
+        pos_below_9[2] = pos_ids_2 < pos_9__q;
+        at_pos_5[4] = pos_ids_2 == pos_9__q;
+        pos_below_9[3] = pos_ids_3 < pos_9__q;
+        at_pos_7[4] = pos_ids_3 == pos_9__q;
+        pos_below_9[4] = pos_ids_4 < pos_9__q;
+        at_pos_9[4] = pos_ids_4 == pos_9__q;
+        pos_below_9[5] = pos_ids_5 < pos_9__q;
+        at_pos_11[4] = pos_ids_5 == pos_9__q;
+        pos_below_9[6] = pos_ids_6 < pos_9__q;
+        at_pos_13[4] = pos_ids_6 == pos_9__q;
+        pos_below_9[7] = pos_ids_7 < pos_9__q;
+        at_pos_15[4] = pos_ids_7 == pos_9__q;
+        pos_below_9[8] = pos_ids_8 < pos_9__q;
+        at_pos_17[4] = pos_ids_8 == pos_9__q;
+        pos_below_9[9] = pos_ids_9 < pos_9__q;
+        at_pos_19[4] = pos_ids_9 == pos_9__q;
+        pos_below_9[10] = pos_ids_10 < pos_9__q;
+        at_pos_21[4] = pos_ids_10 == pos_9__q;
+        pos_below_9[11] = pos_ids_11 < pos_9__q;
+        at_pos_23[4] = pos_ids_11 == pos_9__q;
+        pos_below_9[12] = pos_ids_12 < pos_9__q;
+        at_pos_25[4] = pos_ids_12 == pos_9__q;
+        pos_below_9[13] = pos_ids_13 < pos_9__q;
+        at_pos_27[4] = pos_ids_13 == pos_9__q;
+        pos_below_9[14] = pos_ids_14 < pos_9__q;
+        at_pos_29[4] = pos_ids_14 == pos_9__q;
+        pos_below_9[15] = pos_ids_15 < pos_9__q;
+        at_pos_31[4] = pos_ids_15 == pos_9__q;
+        pos_below_9[16] = pos_ids_16 < pos_9__q;
+        at_pos_33[4] = pos_ids_16 == pos_9__q;
+        pos_below_9[17] = pos_ids_17 < pos_9__q;
+        at_pos_35[4] = pos_ids_17 == pos_9__q;
+        pos_below_9[18] = pos_ids_18 < pos_9__q;
+        at_pos_37[4] = pos_ids_18 == pos_9__q;
+        pos_below_9[19] = pos_ids_19 < pos_9__q;
+        at_pos_39[4] = pos_ids_19 == pos_9__q;
+        pos_below_9[20] = pos_ids_20 < pos_9__q;
+        at_pos_41[4] = pos_ids_20 == pos_9__q;
+        pos_below_9[21] = pos_ids_21 < pos_9__q;
+        at_pos_43[4] = pos_ids_21 == pos_9__q;
+        pos_below_9[22] = pos_ids_22 < pos_9__q;
+        at_pos_45[4] = pos_ids_22 == pos_9__q;
+        pos_below_9[23] = pos_ids_23 < pos_9__q;
+        at_pos_47[4] = pos_ids_23 == pos_9__q;
+        pos_below_11[0] = pos_ids_0 < pos_11__q;
+        at_pos_1[5] = pos_ids_0 == pos_11__q;
+        pos_below_11[1] = pos_ids_1 < pos_11__q;
+        at_pos_3[5] = pos_ids_1 == pos_11__q;
+        pos_below_11[2] = pos_ids_2 < pos_11__q;
+        at_pos_5[5] = pos_ids_2 == pos_11__q;
+        pos_below_11[3] = pos_ids_3 < pos_11__q;
+        at_pos_7[5] = pos_ids_3 == pos_11__q;
+        pos_below_11[4] = pos_ids_4 < pos_11__q;
+        at_pos_9[5] = pos_ids_4 == pos_11__q;
+        pos_below_11[5] = pos_ids_5 < pos_11__q;
+        at_pos_11[5] = pos_ids_5 == pos_11__q;
+        pos_below_11[6] = pos_ids_6 < pos_11__q;
+        at_pos_13[5] = pos_ids_6 == pos_11__q;
+        pos_below_11[7] = pos_ids_7 < pos_11__q;
+        at_pos_15[5] = pos_ids_7 == pos_11__q;
+        pos_below_11[8] = pos_ids_8 < pos_11__q;
+        at_pos_17[5] = pos_ids_8 == pos_11__q;
+        pos_below_11[9] = pos_ids_9 < pos_11__q;
+        at_pos_19[5] = pos_ids_9 == pos_11__q;
+        pos_below_11[10] = pos_ids_10 < pos_11__q;
+        at_pos_21[5] = pos_ids_10 == pos_11__q;
+        pos_below_11[11] = pos_ids_11 < pos_11__q;
+        at_pos_23[5] = pos_ids_11 == pos_11__q;
+        pos_below_11[12] = pos_ids_12 < pos_11__q;
+        at_pos_25[5] = pos_ids_12 == pos_11__q;
+        pos_below_11[13] = pos_ids_13 < pos_11__q;
+        at_pos_27[5] = pos_ids_13 == pos_11__q;
+        pos_below_11[14] = pos_ids_14 < pos_11__q;
+        at_pos_29[5] = pos_ids_14 == pos_11__q;
+        pos_below_11[15] = pos_ids_15 < pos_11__q;
+        at_pos_31[5] = pos_ids_15 == pos_11__q;
+        pos_below_11[16] = pos_ids_16 < pos_11__q;
+        at_pos_33[5] = pos_ids_16 == pos_11__q;
+        pos_below_11[17] = pos_ids_17 < pos_11__q;
+        at_pos_35[5] = pos_ids_17 == pos_11__q;
+        pos_below_11[18] = pos_ids_18 < pos_11__q;
+        at_pos_37[5] = pos_ids_18 == pos_11__q;
+        pos_below_11[19] = pos_ids_19 < pos_11__q;
+        at_pos_39[5] = pos_ids_19 == pos_11__q;
+        pos_below_11[20] = pos_ids_20 < pos_11__q;
+        at_pos_41[5] = pos_ids_20 == pos_11__q;
+        pos_below_11[21] = pos_ids_21 < pos_11__q;
+        at_pos_43[5] = pos_ids_21 == pos_11__q;
+        pos_below_11[22] = pos_ids_22 < pos_11__q;
+        at_pos_45[5] = pos_ids_22 == pos_11__q;
+        pos_below_11[23] = pos_ids_23 < pos_11__q;
+        at_pos_47[5] = pos_ids_23 == pos_11__q;
+        pos_below_13[0] = pos_ids_0 < pos_13__q;
+        at_pos_1[6] = pos_ids_0 == pos_13__q;
+        pos_below_13[1] = pos_ids_1 < pos_13__q;
+        at_pos_3[6] = pos_ids_1 == pos_13__q;
+        pos_below_13[2] = pos_ids_2 < pos_13__q;
+        at_pos_5[6] = pos_ids_2 == pos_13__q;
+        pos_below_13[3] = pos_ids_3 < pos_13__q;
+        at_pos_7[6] = pos_ids_3 == pos_13__q;
+        pos_below_13[4] = pos_ids_4 < pos_13__q;
+        at_pos_9[6] = pos_ids_4 == pos_13__q;
+        pos_below_13[5] = pos_ids_5 < pos_13__q;
+        at_pos_11[6] = pos_ids_5 == pos_13__q;
+        pos_below_13[6] = pos_ids_6 < pos_13__q;
+        at_pos_13[6] = pos_ids_6 == pos_13__q;
+        pos_below_13[7] = pos_ids_7 < pos_13__q;
+        at_pos_15[6] = pos_ids_7 == pos_13__q;
+        pos_below_13[8] = pos_ids_8 < pos_13__q;
+        at_pos_17[6] = pos_ids_8 == pos_13__q;
+        pos_below_13[9] = pos_ids_9 < pos_13__q;
+        at_pos_19[6] = pos_ids_9 == pos_13__q;
+        pos_below_13[10] = pos_ids_10 < pos_13__q;
+        at_pos_21[6] = pos_ids_10 == pos_13__q;
+        pos_below_13[11] = pos_ids_11 < pos_13__q;
+        at_pos_23[6] = pos_ids_11 == pos_13__q;
+        pos_below_13[12] = pos_ids_12 < pos_13__q;
+        at_pos_25[6] = pos_ids_12 == pos_13__q;
+        pos_below_13[13] = pos_ids_13 < pos_13__q;
+        at_pos_27[6] = pos_ids_13 == pos_13__q;
+        pos_below_13[14] = pos_ids_14 < pos_13__q;
+        at_pos_29[6] = pos_ids_14 == pos_13__q;
+        pos_below_13[15] = pos_ids_15 < pos_13__q;
+        at_pos_31[6] = pos_ids_15 == pos_13__q;
+        pos_below_13[16] = pos_ids_16 < pos_13__q;
+        at_pos_33[6] = pos_ids_16 == pos_13__q;
+        pos_below_13[17] = pos_ids_17 < pos_13__q;
+        at_pos_35[6] = pos_ids_17 == pos_13__q;
+        pos_below_13[18] = pos_ids_18 < pos_13__q;
+        at_pos_37[6] = pos_ids_18 == pos_13__q;
+        pos_below_13[19] = pos_ids_19 < pos_13__q;
+        at_pos_39[6] = pos_ids_19 == pos_13__q;
+        pos_below_13[20] = pos_ids_20 < pos_13__q;
+        at_pos_41[6] = pos_ids_20 == pos_13__q;
+        pos_below_13[21] = pos_ids_21 < pos_13__q;
+        at_pos_43[6] = pos_ids_21 == pos_13__q;
+        pos_below_13[22] = pos_ids_22 < pos_13__q;
+        at_pos_45[6] = pos_ids_22 == pos_13__q;
+        pos_below_13[23] = pos_ids_23 < pos_13__q;
+        at_pos_47[6] = pos_ids_23 == pos_13__q;
+        pos_below_15[0] = pos_ids_0 < pos_15__q;
+        at_pos_1[7] = pos_ids_0 == pos_15__q;
+        pos_below_15[1] = pos_ids_1 < pos_15__q;
+        at_pos_3[7] = pos_ids_1 == pos_15__q;
+        pos_below_15[2] = pos_ids_2 < pos_15__q;
+        at_pos_5[7] = pos_ids_2 == pos_15__q;
+        pos_below_15[3] = pos_ids_3 < pos_15__q;
+        at_pos_7[7] = pos_ids_3 == pos_15__q;
+        pos_below_15[4] = pos_ids_4 < pos_15__q;
+        at_pos_9[7] = pos_ids_4 == pos_15__q;
+        pos_below_15[5] = pos_ids_5 < pos_15__q;
+        at_pos_11[7] = pos_ids_5 == pos_15__q;
+        pos_below_15[6] = pos_ids_6 < pos_15__q;
+        at_pos_13[7] = pos_ids_6 == pos_15__q;
+        pos_below_15[7] = pos_ids_7 < pos_15__q;
+        at_pos_15[7] = pos_ids_7 == pos_15__q;
+        pos_below_15[8] = pos_ids_8 < pos_15__q;
+        at_pos_17[7] = pos_ids_8 == pos_15__q;
+        pos_below_15[9] = pos_ids_9 < pos_15__q;
+        at_pos_19[7] = pos_ids_9 == pos_15__q;
+        pos_below_15[10] = pos_ids_10 < pos_15__q;
+        at_pos_21[7] = pos_ids_10 == pos_15__q;
+        pos_below_15[11] = pos_ids_11 < pos_15__q;
+        at_pos_23[7] = pos_ids_11 == pos_15__q;
+        pos_below_15[12] = pos_ids_12 < pos_15__q;
+        at_pos_25[7] = pos_ids_12 == pos_15__q;
+        pos_below_15[13] = pos_ids_13 < pos_15__q;
+        at_pos_27[7] = pos_ids_13 == pos_15__q;
+        pos_below_15[14] = pos_ids_14 < pos_15__q;
+        at_pos_29[7] = pos_ids_14 == pos_15__q;
+        pos_below_15[15] = pos_ids_15 < pos_15__q;
+        at_pos_31[7] = pos_ids_15 == pos_15__q;
+        pos_below_15[16] = pos_ids_16 < pos_15__q;
+        at_pos_33[7] = pos_ids_16 == pos_15__q;
+        pos_below_15[17] = pos_ids_17 < pos_15__q;
+        at_pos_35[7] = pos_ids_17 == pos_15__q;
+        pos_below_15[18] = pos_ids_18 < pos_15__q;
+        at_pos_37[7] = pos_ids_18 == pos_15__q;
+        pos_below_15[19] = pos_ids_19 < pos_15__q;
+        at_pos_39[7] = pos_ids_19 == pos_15__q;
+        pos_below_15[20] = pos_ids_20 < pos_15__q;
+        at_pos_41[7] = pos_ids_20 == pos_15__q;
+        pos_below_15[21] = pos_ids_21 < pos_15__q;
+        at_pos_43[7] = pos_ids_21 == pos_15__q;
+        pos_below_15[22] = pos_ids_22 < pos_15__q;
+        at_pos_45[7] = pos_ids_22 == pos_15__q;
+        pos_below_15[23] = pos_ids_23 < pos_15__q;
+        at_pos_47[7] = pos_ids_23 == pos_15__q;
+        pos_below_17[0] = pos_ids_0 < pos_17__q;
+        at_pos_1[8] = pos_ids_0 == pos_17__q;
+        pos_below_17[1] = pos_ids_1 < pos_17__q;
+        at_pos_3[8] = pos_ids_1 == pos_17__q;
+        pos_below_17[2] = pos_ids_2 < pos_17__q;
+        at_pos_5[8] = pos_ids_2 == pos_17__q;
+        pos_below_17[3] = pos_ids_3 < pos_17__q;
+        at_pos_7[8] = pos_ids_3 == pos_17__q;
+        pos_below_17[4] = pos_ids_4 < pos_17__q;
+        at_pos_9[8] = pos_ids_4 == pos_17__q;
+        pos_below_17[5] = pos_ids_5 < pos_17__q;
+        at_pos_11[8] = pos_ids_5 == pos_17__q;
+        pos_below_17[6] = pos_ids_6 < pos_17__q;
+        at_pos_13[8] = pos_ids_6 == pos_17__q;
+        pos_below_17[7] = pos_ids_7 < pos_17__q;
+        at_pos_15[8] = pos_ids_7 == pos_17__q;
+        pos_below_17[8] = pos_ids_8 < pos_17__q;
+        at_pos_17[8] = pos_ids_8 == pos_17__q;
+        pos_below_17[9] = pos_ids_9 < pos_17__q;
+        at_pos_19[8] = pos_ids_9 == pos_17__q;
+        pos_below_17[10] = pos_ids_10 < pos_17__q;
+        at_pos_21[8] = pos_ids_10 == pos_17__q;
+        pos_below_17[11] = pos_ids_11 < pos_17__q;
+        at_pos_23[8] = pos_ids_11 == pos_17__q;
+        pos_below_17[12] = pos_ids_12 < pos_17__q;
+        at_pos_25[8] = pos_ids_12 == pos_17__q;
+        pos_below_17[13] = pos_ids_13 < pos_17__q;
+        at_pos_27[8] = pos_ids_13 == pos_17__q;
+        pos_below_17[14] = pos_ids_14 < pos_17__q;
+        at_pos_29[8] = pos_ids_14 == pos_17__q;
+        pos_below_17[15] = pos_ids_15 < pos_17__q;
+        at_pos_31[8] = pos_ids_15 == pos_17__q;
+        pos_below_17[16] = pos_ids_16 < pos_17__q;
+        at_pos_33[8] = pos_ids_16 == pos_17__q;
+        pos_below_17[17] = pos_ids_17 < pos_17__q;
+        at_pos_35[8] = pos_ids_17 == pos_17__q;
+        pos_below_17[18] = pos_ids_18 < pos_17__q;
+        at_pos_37[8] = pos_ids_18 == pos_17__q;
+        pos_below_17[19] = pos_ids_19 < pos_17__q;
+        at_pos_39[8] = pos_ids_19 == pos_17__q;
+        pos_below_17[20] = pos_ids_20 < pos_17__q;
+        at_pos_41[8] = pos_ids_20 == pos_17__q;
+        pos_below_17[21] = pos_ids_21 < pos_17__q;
+        at_pos_43[8] = pos_ids_21 == pos_17__q;
+        pos_below_17[22] = pos_ids_22 < pos_17__q;
+        at_pos_45[8] = pos_ids_22 == pos_17__q;
+        pos_below_17[23] = pos_ids_23 < pos_17__q;
+        at_pos_47[8] = pos_ids_23 == pos_17__q;
+        pos_below_19[0] = pos_ids_0 < pos_19__q;
+        at_pos_1[9] = pos_ids_0 == pos_19__q;
+        pos_below_19[1] = pos_ids_1 < pos_19__q;
+        at_pos_3[9] = pos_ids_1 == pos_19__q;
+        pos_below_19[2] = pos_ids_2 < pos_19__q;
+        at_pos_5[9] = pos_ids_2 == pos_19__q;
+        pos_below_19[3] = pos_ids_3 < pos_19__q;
+        at_pos_7[9] = pos_ids_3 == pos_19__q;
+        pos_below_19[4] = pos_ids_4 < pos_19__q;
+        at_pos_9[9] = pos_ids_4 == pos_19__q;
+        pos_below_19[5] = pos_ids_5 < pos_19__q;
+        at_pos_11[9] = pos_ids_5 == pos_19__q;
+        pos_below_19[6] = pos_ids_6 < pos_19__q;
+        at_pos_13[9] = pos_ids_6 == pos_19__q;
+        pos_below_19[7] = pos_ids_7 < pos_19__q;
+        at_pos_15[9] = pos_ids_7 == pos_19__q;
+        pos_below_19[8] = pos_ids_8 < pos_19__q;
+        at_pos_17[9] = pos_ids_8 == pos_19__q;
+        pos_below_19[9] = pos_ids_9 < pos_19__q;
+        at_pos_19[9] = pos_ids_9 == pos_19__q;
+        pos_below_19[10] = pos_ids_10 < pos_19__q;
+        at_pos_21[9] = pos_ids_10 == pos_19__q;
+        pos_below_19[11] = pos_ids_11 < pos_19__q;
+        at_pos_23[9] = pos_ids_11 == pos_19__q;
+        pos_below_19[12] = pos_ids_12 < pos_19__q;
+        at_pos_25[9] = pos_ids_12 == pos_19__q;
+        pos_below_19[13] = pos_ids_13 < pos_19__q;
+        at_pos_27[9] = pos_ids_13 == pos_19__q;
+        pos_below_19[14] = pos_ids_14 < pos_19__q;
+        at_pos_29[9] = pos_ids_14 == pos_19__q;
+        pos_below_19[15] = pos_ids_15 < pos_19__q;
+        at_pos_31[9] = pos_ids_15 == pos_19__q;
+        pos_below_19[16] = pos_ids_16 < pos_19__q;
+        at_pos_33[9] = pos_ids_16 == pos_19__q;
+        pos_below_19[17] = pos_ids_17 < pos_19__q;
+        at_pos_35[9] = pos_ids_17 == pos_19__q;
+        pos_below_19[18] = pos_ids_18 < pos_19__q;
+        at_pos_37[9] = pos_ids_18 == pos_19__q;
+        pos_below_19[19] = pos_ids_19 < pos_19__q;
+        at_pos_39[9] = pos_ids_19 == pos_19__q;
+        pos_below_19[20] = pos_ids_20 < pos_19__q;
+        at_pos_41[9] = pos_ids_20 == pos_19__q;
+        pos_below_19[21] = pos_ids_21 < pos_19__q;
+        at_pos_43[9] = pos_ids_21 == pos_19__q;
+        pos_below_19[22] = pos_ids_22 < pos_19__q;
+        at_pos_45[9] = pos_ids_22 == pos_19__q;
+        pos_below_19[23] = pos_ids_23 < pos_19__q;
+        at_pos_47[9] = pos_ids_23 == pos_19__q;
+        pos_below_21[0] = pos_ids_0 < pos_21__q;
+        at_pos_1[10] = pos_ids_0 == pos_21__q;
+        pos_below_21[1] = pos_ids_1 < pos_21__q;
+        at_pos_3[10] = pos_ids_1 == pos_21__q;
+        pos_below_21[2] = pos_ids_2 < pos_21__q;
+        at_pos_5[10] = pos_ids_2 == pos_21__q;
+        pos_below_21[3] = pos_ids_3 < pos_21__q;
+        at_pos_7[10] = pos_ids_3 == pos_21__q;
+        pos_below_21[4] = pos_ids_4 < pos_21__q;
+        at_pos_9[10] = pos_ids_4 == pos_21__q;
+        pos_below_21[5] = pos_ids_5 < pos_21__q;
+        at_pos_11[10] = pos_ids_5 == pos_21__q;
+        pos_below_21[6] = pos_ids_6 < pos_21__q;
+        at_pos_13[10] = pos_ids_6 == pos_21__q;
+        pos_below_21[7] = pos_ids_7 < pos_21__q;
+        at_pos_15[10] = pos_ids_7 == pos_21__q;
+        pos_below_21[8] = pos_ids_8 < pos_21__q;
+        at_pos_17[10] = pos_ids_8 == pos_21__q;
+        pos_below_21[9] = pos_ids_9 < pos_21__q;
+        at_pos_19[10] = pos_ids_9 == pos_21__q;
+        pos_below_21[10] = pos_ids_10 < pos_21__q;
+        at_pos_21[10] = pos_ids_10 == pos_21__q;
+        pos_below_21[11] = pos_ids_11 < pos_21__q;
+        at_pos_23[10] = pos_ids_11 == pos_21__q;
+        pos_below_21[12] = pos_ids_12 < pos_21__q;
+        at_pos_25[10] = pos_ids_12 == pos_21__q;
+        pos_below_21[13] = pos_ids_13 < pos_21__q;
+        at_pos_27[10] = pos_ids_13 == pos_21__q;
+        pos_below_21[14] = pos_ids_14 < pos_21__q;
+        at_pos_29[10] = pos_ids_14 == pos_21__q;
+        pos_below_21[15] = pos_ids_15 < pos_21__q;
+        at_pos_31[10] = pos_ids_15 == pos_21__q;
+        pos_below_21[16] = pos_ids_16 < pos_21__q;
+        at_pos_33[10] = pos_ids_16 == pos_21__q;
+        pos_below_21[17] = pos_ids_17 < pos_21__q;
+        at_pos_35[10] = pos_ids_17 == pos_21__q;
+        pos_below_21[18] = pos_ids_18 < pos_21__q;
+        at_pos_37[10] = pos_ids_18 == pos_21__q;
+        pos_below_21[19] = pos_ids_19 < pos_21__q;
+        at_pos_39[10] = pos_ids_19 == pos_21__q;
+        pos_below_21[20] = pos_ids_20 < pos_21__q;
+        at_pos_41[10] = pos_ids_20 == pos_21__q;
+        pos_below_21[21] = pos_ids_21 < pos_21__q;
+        at_pos_43[10] = pos_ids_21 == pos_21__q;
+        pos_below_21[22] = pos_ids_22 < pos_21__q;
+        at_pos_45[10] = pos_ids_22 == pos_21__q;
+        pos_below_21[23] = pos_ids_23 < pos_21__q;
+        at_pos_47[10] = pos_ids_23 == pos_21__q;
+        pos_below_23[0] = pos_ids_0 < pos_23__q;
+        at_pos_1[11] = pos_ids_0 == pos_23__q;
+        pos_below_23[1] = pos_ids_1 < pos_23__q;
+        at_pos_3[11] = pos_ids_1 == pos_23__q;
+        pos_below_23[2] = pos_ids_2 < pos_23__q;
+        at_pos_5[11] = pos_ids_2 == pos_23__q;
+        pos_below_23[3] = pos_ids_3 < pos_23__q;
+        at_pos_7[11] = pos_ids_3 == pos_23__q;
+        pos_below_23[4] = pos_ids_4 < pos_23__q;
+        at_pos_9[11] = pos_ids_4 == pos_23__q;
+        pos_below_23[5] = pos_ids_5 < pos_23__q;
+        at_pos_11[11] = pos_ids_5 == pos_23__q;
+        pos_below_23[6] = pos_ids_6 < pos_23__q;
+        at_pos_13[11] = pos_ids_6 == pos_23__q;
+        pos_below_23[7] = pos_ids_7 < pos_23__q;
+        at_pos_15[11] = pos_ids_7 == pos_23__q;
+        pos_below_23[8] = pos_ids_8 < pos_23__q;
+        at_pos_17[11] = pos_ids_8 == pos_23__q;
+        pos_below_23[9] = pos_ids_9 < pos_23__q;
+        at_pos_19[11] = pos_ids_9 == pos_23__q;
+        pos_below_23[10] = pos_ids_10 < pos_23__q;
+        at_pos_21[11] = pos_ids_10 == pos_23__q;
+        pos_below_23[11] = pos_ids_11 < pos_23__q;
+        at_pos_23[11] = pos_ids_11 == pos_23__q;
+        pos_below_23[12] = pos_ids_12 < pos_23__q;
+        at_pos_25[11] = pos_ids_12 == pos_23__q;
+        pos_below_23[13] = pos_ids_13 < pos_23__q;
+        at_pos_27[11] = pos_ids_13 == pos_23__q;
+        pos_below_23[14] = pos_ids_14 < pos_23__q;
+        at_pos_29[11] = pos_ids_14 == pos_23__q;
+        pos_below_23[15] = pos_ids_15 < pos_23__q;
+        at_pos_31[11] = pos_ids_15 == pos_23__q;
+        pos_below_23[16] = pos_ids_16 < pos_23__q;
+        at_pos_33[11] = pos_ids_16 == pos_23__q;
+        pos_below_23[17] = pos_ids_17 < pos_23__q;
+        at_pos_35[11] = pos_ids_17 == pos_23__q;
+        pos_below_23[18] = pos_ids_18 < pos_23__q;
+        at_pos_37[11] = pos_ids_18 == pos_23__q;
+        pos_below_23[19] = pos_ids_19 < pos_23__q;
+        at_pos_39[11] = pos_ids_19 == pos_23__q;
+        pos_below_23[20] = pos_ids_20 < pos_23__q;
+        at_pos_41[11] = pos_ids_20 == pos_23__q;
+        pos_below_23[21] = pos_ids_21 < pos_23__q;
+        at_pos_43[11] = pos_ids_21 == pos_23__q;
+        pos_below_23[22] = pos_ids_22 < pos_23__q;
+        at_pos_45[11] = pos_ids_22 == pos_23__q;
+        pos_below_23[23] = pos_ids_23 < pos_23__q;
+        at_pos_47[11] = pos_ids_23 == pos_23__q;
+        pos_below_25[0] = pos_ids_0 < pos_25__q;
+        at_pos_1[12] = pos_ids_0 == pos_25__q;
+        pos_below_25[1] = pos_ids_1 < pos_25__q;
+        at_pos_3[12] = pos_ids_1 == pos_25__q;
+        pos_below_25[2] = pos_ids_2 < pos_25__q;
+        at_pos_5[12] = pos_ids_2 == pos_25__q;
+        pos_below_25[3] = pos_ids_3 < pos_25__q;
+        at_pos_7[12] = pos_ids_3 == pos_25__q;
+        pos_below_25[4] = pos_ids_4 < pos_25__q;
+        at_pos_9[12] = pos_ids_4 == pos_25__q;
+        pos_below_25[5] = pos_ids_5 < pos_25__q;
+        at_pos_11[12] = pos_ids_5 == pos_25__q;
+        pos_below_25[6] = pos_ids_6 < pos_25__q;
+        at_pos_13[12] = pos_ids_6 == pos_25__q;
+        pos_below_25[7] = pos_ids_7 < pos_25__q;
+        at_pos_15[12] = pos_ids_7 == pos_25__q;
+        pos_below_25[8] = pos_ids_8 < pos_25__q;
+        at_pos_17[12] = pos_ids_8 == pos_25__q;
+        pos_below_25[9] = pos_ids_9 < pos_25__q;
+        at_pos_19[12] = pos_ids_9 == pos_25__q;
+        pos_below_25[10] = pos_ids_10 < pos_25__q;
+        at_pos_21[12] = pos_ids_10 == pos_25__q;
+        pos_below_25[11] = pos_ids_11 < pos_25__q;
+        at_pos_23[12] = pos_ids_11 == pos_25__q;
+        pos_below_25[12] = pos_ids_12 < pos_25__q;
+        at_pos_25[12] = pos_ids_12 == pos_25__q;
+        pos_below_25[13] = pos_ids_13 < pos_25__q;
+        at_pos_27[12] = pos_ids_13 == pos_25__q;
+        pos_below_25[14] = pos_ids_14 < pos_25__q;
+        at_pos_29[12] = pos_ids_14 == pos_25__q;
+        pos_below_25[15] = pos_ids_15 < pos_25__q;
+        at_pos_31[12] = pos_ids_15 == pos_25__q;
+        pos_below_25[16] = pos_ids_16 < pos_25__q;
+        at_pos_33[12] = pos_ids_16 == pos_25__q;
+        pos_below_25[17] = pos_ids_17 < pos_25__q;
+        at_pos_35[12] = pos_ids_17 == pos_25__q;
+        pos_below_25[18] = pos_ids_18 < pos_25__q;
+        at_pos_37[12] = pos_ids_18 == pos_25__q;
+        pos_below_25[19] = pos_ids_19 < pos_25__q;
+        at_pos_39[12] = pos_ids_19 == pos_25__q;
+        pos_below_25[20] = pos_ids_20 < pos_25__q;
+        at_pos_41[12] = pos_ids_20 == pos_25__q;
+        pos_below_25[21] = pos_ids_21 < pos_25__q;
+        at_pos_43[12] = pos_ids_21 == pos_25__q;
+        pos_below_25[22] = pos_ids_22 < pos_25__q;
+        at_pos_45[12] = pos_ids_22 == pos_25__q;
+        pos_below_25[23] = pos_ids_23 < pos_25__q;
+        at_pos_47[12] = pos_ids_23 == pos_25__q;
+        pos_below_27[0] = pos_ids_0 < pos_27__q;
+        at_pos_1[13] = pos_ids_0 == pos_27__q;
+        pos_below_27[1] = pos_ids_1 < pos_27__q;
+        at_pos_3[13] = pos_ids_1 == pos_27__q;
+        pos_below_27[2] = pos_ids_2 < pos_27__q;
+        at_pos_5[13] = pos_ids_2 == pos_27__q;
+        pos_below_27[3] = pos_ids_3 < pos_27__q;
+        at_pos_7[13] = pos_ids_3 == pos_27__q;
+        pos_below_27[4] = pos_ids_4 < pos_27__q;
+        at_pos_9[13] = pos_ids_4 == pos_27__q;
+        pos_below_27[5] = pos_ids_5 < pos_27__q;
+        at_pos_11[13] = pos_ids_5 == pos_27__q;
+        pos_below_27[6] = pos_ids_6 < pos_27__q;
+        at_pos_13[13] = pos_ids_6 == pos_27__q;
+        pos_below_27[7] = pos_ids_7 < pos_27__q;
+        at_pos_15[13] = pos_ids_7 == pos_27__q;
+        pos_below_27[8] = pos_ids_8 < pos_27__q;
+        at_pos_17[13] = pos_ids_8 == pos_27__q;
+        pos_below_27[9] = pos_ids_9 < pos_27__q;
+        at_pos_19[13] = pos_ids_9 == pos_27__q;
+        pos_below_27[10] = pos_ids_10 < pos_27__q;
+        at_pos_21[13] = pos_ids_10 == pos_27__q;
+        pos_below_27[11] = pos_ids_11 < pos_27__q;
+        at_pos_23[13] = pos_ids_11 == pos_27__q;
+        pos_below_27[12] = pos_ids_12 < pos_27__q;
+        at_pos_25[13] = pos_ids_12 == pos_27__q;
+        pos_below_27[13] = pos_ids_13 < pos_27__q;
+        at_pos_27[13] = pos_ids_13 == pos_27__q;
+        pos_below_27[14] = pos_ids_14 < pos_27__q;
+        at_pos_29[13] = pos_ids_14 == pos_27__q;
+        pos_below_27[15] = pos_ids_15 < pos_27__q;
+        at_pos_31[13] = pos_ids_15 == pos_27__q;
+        pos_below_27[16] = pos_ids_16 < pos_27__q;
+        at_pos_33[13] = pos_ids_16 == pos_27__q;
+        pos_below_27[17] = pos_ids_17 < pos_27__q;
+        at_pos_35[13] = pos_ids_17 == pos_27__q;
+        pos_below_27[18] = pos_ids_18 < pos_27__q;
+        at_pos_37[13] = pos_ids_18 == pos_27__q;
+        pos_below_27[19] = pos_ids_19 < pos_27__q;
+        at_pos_39[13] = pos_ids_19 == pos_27__q;
+        pos_below_27[20] = pos_ids_20 < pos_27__q;
+        at_pos_41[13] = pos_ids_20 == pos_27__q;
+        pos_below_27[21] = pos_ids_21 < pos_27__q;
+        at_pos_43[13] = pos_ids_21 == pos_27__q;
+        pos_below_27[22] = pos_ids_22 < pos_27__q;
+        at_pos_45[13] = pos_ids_22 == pos_27__q;
+        pos_below_27[23] = pos_ids_23 < pos_27__q;
+        at_pos_47[13] = pos_ids_23 == pos_27__q;
+        pos_below_29[0] = pos_ids_0 < pos_29__q;
+        at_pos_1[14] = pos_ids_0 == pos_29__q;
+        pos_below_29[1] = pos_ids_1 < pos_29__q;
+        at_pos_3[14] = pos_ids_1 == pos_29__q;
+        pos_below_29[2] = pos_ids_2 < pos_29__q;
+        at_pos_5[14] = pos_ids_2 == pos_29__q;
+        pos_below_29[3] = pos_ids_3 < pos_29__q;
+        at_pos_7[14] = pos_ids_3 == pos_29__q;
+        pos_below_29[4] = pos_ids_4 < pos_29__q;
+        at_pos_9[14] = pos_ids_4 == pos_29__q;
+        pos_below_29[5] = pos_ids_5 < pos_29__q;
+        at_pos_11[14] = pos_ids_5 == pos_29__q;
+        pos_below_29[6] = pos_ids_6 < pos_29__q;
+        at_pos_13[14] = pos_ids_6 == pos_29__q;
+        pos_below_29[7] = pos_ids_7 < pos_29__q;
+        at_pos_15[14] = pos_ids_7 == pos_29__q;
+        pos_below_29[8] = pos_ids_8 < pos_29__q;
+        at_pos_17[14] = pos_ids_8 == pos_29__q;
+        pos_below_29[9] = pos_ids_9 < pos_29__q;
+        at_pos_19[14] = pos_ids_9 == pos_29__q;
+        pos_below_29[10] = pos_ids_10 < pos_29__q;
+        at_pos_21[14] = pos_ids_10 == pos_29__q;
+        pos_below_29[11] = pos_ids_11 < pos_29__q;
+        at_pos_23[14] = pos_ids_11 == pos_29__q;
+        pos_below_29[12] = pos_ids_12 < pos_29__q;
+        at_pos_25[14] = pos_ids_12 == pos_29__q;
+        pos_below_29[13] = pos_ids_13 < pos_29__q;
+        at_pos_27[14] = pos_ids_13 == pos_29__q;
+        pos_below_29[14] = pos_ids_14 < pos_29__q;
+        at_pos_29[14] = pos_ids_14 == pos_29__q;
+        pos_below_29[15] = pos_ids_15 < pos_29__q;
+        at_pos_31[14] = pos_ids_15 == pos_29__q;
+        pos_below_29[16] = pos_ids_16 < pos_29__q;
+        at_pos_33[14] = pos_ids_16 == pos_29__q;
+        pos_below_29[17] = pos_ids_17 < pos_29__q;
+        at_pos_35[14] = pos_ids_17 == pos_29__q;
+        pos_below_29[18] = pos_ids_18 < pos_29__q;
+        at_pos_37[14] = pos_ids_18 == pos_29__q;
+        pos_below_29[19] = pos_ids_19 < pos_29__q;
+        at_pos_39[14] = pos_ids_19 == pos_29__q;
+        pos_below_29[20] = pos_ids_20 < pos_29__q;
+        at_pos_41[14] = pos_ids_20 == pos_29__q;
+        pos_below_29[21] = pos_ids_21 < pos_29__q;
+        at_pos_43[14] = pos_ids_21 == pos_29__q;
+        pos_below_29[22] = pos_ids_22 < pos_29__q;
+        at_pos_45[14] = pos_ids_22 == pos_29__q;
+        pos_below_29[23] = pos_ids_23 < pos_29__q;
+        at_pos_47[14] = pos_ids_23 == pos_29__q;
+        pos_below_31[0] = pos_ids_0 < pos_31__q;
+        at_pos_1[15] = pos_ids_0 == pos_31__q;
+        pos_below_31[1] = pos_ids_1 < pos_31__q;
+        at_pos_3[15] = pos_ids_1 == pos_31__q;
+        pos_below_31[2] = pos_ids_2 < pos_31__q;
+        at_pos_5[15] = pos_ids_2 == pos_31__q;
+        pos_below_31[3] = pos_ids_3 < pos_31__q;
+        at_pos_7[15] = pos_ids_3 == pos_31__q;
+        pos_below_31[4] = pos_ids_4 < pos_31__q;
+        at_pos_9[15] = pos_ids_4 == pos_31__q;
+        pos_below_31[5] = pos_ids_5 < pos_31__q;
+        at_pos_11[15] = pos_ids_5 == pos_31__q;
+        pos_below_31[6] = pos_ids_6 < pos_31__q;
+        at_pos_13[15] = pos_ids_6 == pos_31__q;
+        pos_below_31[7] = pos_ids_7 < pos_31__q;
+        at_pos_15[15] = pos_ids_7 == pos_31__q;
+        pos_below_31[8] = pos_ids_8 < pos_31__q;
+        at_pos_17[15] = pos_ids_8 == pos_31__q;
+        pos_below_31[9] = pos_ids_9 < pos_31__q;
+        at_pos_19[15] = pos_ids_9 == pos_31__q;
+        pos_below_31[10] = pos_ids_10 < pos_31__q;
+        at_pos_21[15] = pos_ids_10 == pos_31__q;
+        pos_below_31[11] = pos_ids_11 < pos_31__q;
+        at_pos_23[15] = pos_ids_11 == pos_31__q;
+        pos_below_31[12] = pos_ids_12 < pos_31__q;
+        at_pos_25[15] = pos_ids_12 == pos_31__q;
+        pos_below_31[13] = pos_ids_13 < pos_31__q;
+        at_pos_27[15] = pos_ids_13 == pos_31__q;
+        pos_below_31[14] = pos_ids_14 < pos_31__q;
+        at_pos_29[15] = pos_ids_14 == pos_31__q;
+        pos_below_31[15] = pos_ids_15 < pos_31__q;
+        at_pos_31[15] = pos_ids_15 == pos_31__q;
+        pos_below_31[16] = pos_ids_16 < pos_31__q;
+        at_pos_33[15] = pos_ids_16 == pos_31__q;
+        pos_below_31[17] = pos_ids_17 < pos_31__q;
+        at_pos_35[15] = pos_ids_17 == pos_31__q;
+        pos_below_31[18] = pos_ids_18 < pos_31__q;
+        at_pos_37[15] = pos_ids_18 == pos_31__q;
+        pos_below_31[19] = pos_ids_19 < pos_31__q;
+        at_pos_39[15] = pos_ids_19 == pos_31__q;
+        pos_below_31[20] = pos_ids_20 < pos_31__q;
+        at_pos_41[15] = pos_ids_20 == pos_31__q;
+        pos_below_31[21] = pos_ids_21 < pos_31__q;
+        at_pos_43[15] = pos_ids_21 == pos_31__q;
+        pos_below_31[22] = pos_ids_22 < pos_31__q;
+        at_pos_45[15] = pos_ids_22 == pos_31__q;
+        pos_below_31[23] = pos_ids_23 < pos_31__q;
+        at_pos_47[15] = pos_ids_23 == pos_31__q;
+        pos_below_33[0] = pos_ids_0 < pos_33__q;
+        at_pos_1[16] = pos_ids_0 == pos_33__q;
+        pos_below_33[1] = pos_ids_1 < pos_33__q;
+        at_pos_3[16] = pos_ids_1 == pos_33__q;
+        pos_below_33[2] = pos_ids_2 < pos_33__q;
+        at_pos_5[16] = pos_ids_2 == pos_33__q;
+        pos_below_33[3] = pos_ids_3 < pos_33__q;
+        at_pos_7[16] = pos_ids_3 == pos_33__q;
+        pos_below_33[4] = pos_ids_4 < pos_33__q;
+        at_pos_9[16] = pos_ids_4 == pos_33__q;
+        pos_below_33[5] = pos_ids_5 < pos_33__q;
+        at_pos_11[16] = pos_ids_5 == pos_33__q;
+        pos_below_33[6] = pos_ids_6 < pos_33__q;
+        at_pos_13[16] = pos_ids_6 == pos_33__q;
+        pos_below_33[7] = pos_ids_7 < pos_33__q;
+        at_pos_15[16] = pos_ids_7 == pos_33__q;
+        pos_below_33[8] = pos_ids_8 < pos_33__q;
+        at_pos_17[16] = pos_ids_8 == pos_33__q;
+        pos_below_33[9] = pos_ids_9 < pos_33__q;
+        at_pos_19[16] = pos_ids_9 == pos_33__q;
+        pos_below_33[10] = pos_ids_10 < pos_33__q;
+        at_pos_21[16] = pos_ids_10 == pos_33__q;
+        pos_below_33[11] = pos_ids_11 < pos_33__q;
+        at_pos_23[16] = pos_ids_11 == pos_33__q;
+        pos_below_33[12] = pos_ids_12 < pos_33__q;
+        at_pos_25[16] = pos_ids_12 == pos_33__q;
+        pos_below_33[13] = pos_ids_13 < pos_33__q;
+        at_pos_27[16] = pos_ids_13 == pos_33__q;
+        pos_below_33[14] = pos_ids_14 < pos_33__q;
+        at_pos_29[16] = pos_ids_14 == pos_33__q;
+        pos_below_33[15] = pos_ids_15 < pos_33__q;
+        at_pos_31[16] = pos_ids_15 == pos_33__q;
+        pos_below_33[16] = pos_ids_16 < pos_33__q;
+        at_pos_33[16] = pos_ids_16 == pos_33__q;
+        pos_below_33[17] = pos_ids_17 < pos_33__q;
+        at_pos_35[16] = pos_ids_17 == pos_33__q;
+        pos_below_33[18] = pos_ids_18 < pos_33__q;
+        at_pos_37[16] = pos_ids_18 == pos_33__q;
+        pos_below_33[19] = pos_ids_19 < pos_33__q;
+        at_pos_39[16] = pos_ids_19 == pos_33__q;
+        pos_below_33[20] = pos_ids_20 < pos_33__q;
+        at_pos_41[16] = pos_ids_20 == pos_33__q;
+        pos_below_33[21] = pos_ids_21 < pos_33__q;
+        at_pos_43[16] = pos_ids_21 == pos_33__q;
+        pos_below_33[22] = pos_ids_22 < pos_33__q;
+        at_pos_45[16] = pos_ids_22 == pos_33__q;
+        pos_below_33[23] = pos_ids_23 < pos_33__q;
+        at_pos_47[16] = pos_ids_23 == pos_33__q;
+        pos_below_35[0] = pos_ids_0 < pos_35__q;
+        at_pos_1[17] = pos_ids_0 == pos_35__q;
+        pos_below_35[1] = pos_ids_1 < pos_35__q;
+        at_pos_3[17] = pos_ids_1 == pos_35__q;
+        pos_below_35[2] = pos_ids_2 < pos_35__q;
+        at_pos_5[17] = pos_ids_2 == pos_35__q;
+        pos_below_35[3] = pos_ids_3 < pos_35__q;
+        at_pos_7[17] = pos_ids_3 == pos_35__q;
+        pos_below_35[4] = pos_ids_4 < pos_35__q;
+        at_pos_9[17] = pos_ids_4 == pos_35__q;
+        pos_below_35[5] = pos_ids_5 < pos_35__q;
+        at_pos_11[17] = pos_ids_5 == pos_35__q;
+        pos_below_35[6] = pos_ids_6 < pos_35__q;
+        at_pos_13[17] = pos_ids_6 == pos_35__q;
+        pos_below_35[7] = pos_ids_7 < pos_35__q;
+        at_pos_15[17] = pos_ids_7 == pos_35__q;
+        pos_below_35[8] = pos_ids_8 < pos_35__q;
+        at_pos_17[17] = pos_ids_8 == pos_35__q;
+        pos_below_35[9] = pos_ids_9 < pos_35__q;
+        at_pos_19[17] = pos_ids_9 == pos_35__q;
+        pos_below_35[10] = pos_ids_10 < pos_35__q;
+        at_pos_21[17] = pos_ids_10 == pos_35__q;
+        pos_below_35[11] = pos_ids_11 < pos_35__q;
+        at_pos_23[17] = pos_ids_11 == pos_35__q;
+        pos_below_35[12] = pos_ids_12 < pos_35__q;
+        at_pos_25[17] = pos_ids_12 == pos_35__q;
+        pos_below_35[13] = pos_ids_13 < pos_35__q;
+        at_pos_27[17] = pos_ids_13 == pos_35__q;
+        pos_below_35[14] = pos_ids_14 < pos_35__q;
+        at_pos_29[17] = pos_ids_14 == pos_35__q;
+        pos_below_35[15] = pos_ids_15 < pos_35__q;
+        at_pos_31[17] = pos_ids_15 == pos_35__q;
+        pos_below_35[16] = pos_ids_16 < pos_35__q;
+        at_pos_33[17] = pos_ids_16 == pos_35__q;
+        pos_below_35[17] = pos_ids_17 < pos_35__q;
+        at_pos_35[17] = pos_ids_17 == pos_35__q;
+        pos_below_35[18] = pos_ids_18 < pos_35__q;
+        at_pos_37[17] = pos_ids_18 == pos_35__q;
+        pos_below_35[19] = pos_ids_19 < pos_35__q;
+        at_pos_39[17] = pos_ids_19 == pos_35__q;
+        pos_below_35[20] = pos_ids_20 < pos_35__q;
+        at_pos_41[17] = pos_ids_20 == pos_35__q;
+        pos_below_35[21] = pos_ids_21 < pos_35__q;
+        at_pos_43[17] = pos_ids_21 == pos_35__q;
+        pos_below_35[22] = pos_ids_22 < pos_35__q;
+        at_pos_45[17] = pos_ids_22 == pos_35__q;
+        pos_below_35[23] = pos_ids_23 < pos_35__q;
+        at_pos_47[17] = pos_ids_23 == pos_35__q;
+        pos_below_37[0] = pos_ids_0 < pos_37__q;
+        at_pos_1[18] = pos_ids_0 == pos_37__q;
+        pos_below_37[1] = pos_ids_1 < pos_37__q;
+        at_pos_3[18] = pos_ids_1 == pos_37__q;
+        pos_below_37[2] = pos_ids_2 < pos_37__q;
+        at_pos_5[18] = pos_ids_2 == pos_37__q;
+        pos_below_37[3] = pos_ids_3 < pos_37__q;
+        at_pos_7[18] = pos_ids_3 == pos_37__q;
+        pos_below_37[4] = pos_ids_4 < pos_37__q;
+        at_pos_9[18] = pos_ids_4 == pos_37__q;
+        pos_below_37[5] = pos_ids_5 < pos_37__q;
+        at_pos_11[18] = pos_ids_5 == pos_37__q;
+        pos_below_37[6] = pos_ids_6 < pos_37__q;
+        at_pos_13[18] = pos_ids_6 == pos_37__q;
+        pos_below_37[7] = pos_ids_7 < pos_37__q;
+        at_pos_15[18] = pos_ids_7 == pos_37__q;
+        pos_below_37[8] = pos_ids_8 < pos_37__q;
+        at_pos_17[18] = pos_ids_8 == pos_37__q;
+        pos_below_37[9] = pos_ids_9 < pos_37__q;
+        at_pos_19[18] = pos_ids_9 == pos_37__q;
+        pos_below_37[10] = pos_ids_10 < pos_37__q;
+        at_pos_21[18] = pos_ids_10 == pos_37__q;
+        pos_below_37[11] = pos_ids_11 < pos_37__q;
+        at_pos_23[18] = pos_ids_11 == pos_37__q;
+        pos_below_37[12] = pos_ids_12 < pos_37__q;
+        at_pos_25[18] = pos_ids_12 == pos_37__q;
+        pos_below_37[13] = pos_ids_13 < pos_37__q;
+        at_pos_27[18] = pos_ids_13 == pos_37__q;
+        pos_below_37[14] = pos_ids_14 < pos_37__q;
+        at_pos_29[18] = pos_ids_14 == pos_37__q;
+        pos_below_37[15] = pos_ids_15 < pos_37__q;
+        at_pos_31[18] = pos_ids_15 == pos_37__q;
+        pos_below_37[16] = pos_ids_16 < pos_37__q;
+        at_pos_33[18] = pos_ids_16 == pos_37__q;
+        pos_below_37[17] = pos_ids_17 < pos_37__q;
+        at_pos_35[18] = pos_ids_17 == pos_37__q;
+        pos_below_37[18] = pos_ids_18 < pos_37__q;
+        at_pos_37[18] = pos_ids_18 == pos_37__q;
+        pos_below_37[19] = pos_ids_19 < pos_37__q;
+        at_pos_39[18] = pos_ids_19 == pos_37__q;
+        pos_below_37[20] = pos_ids_20 < pos_37__q;
+        at_pos_41[18] = pos_ids_20 == pos_37__q;
+        pos_below_37[21] = pos_ids_21 < pos_37__q;
+        at_pos_43[18] = pos_ids_21 == pos_37__q;
+        pos_below_37[22] = pos_ids_22 < pos_37__q;
+        at_pos_45[18] = pos_ids_22 == pos_37__q;
+        pos_below_37[23] = pos_ids_23 < pos_37__q;
+        at_pos_47[18] = pos_ids_23 == pos_37__q;
+        pos_below_39[0] = pos_ids_0 < pos_39__q;
+        at_pos_1[19] = pos_ids_0 == pos_39__q;
+        pos_below_39[1] = pos_ids_1 < pos_39__q;
+        at_pos_3[19] = pos_ids_1 == pos_39__q;
+        pos_below_39[2] = pos_ids_2 < pos_39__q;
+        at_pos_5[19] = pos_ids_2 == pos_39__q;
+        pos_below_39[3] = pos_ids_3 < pos_39__q;
+        at_pos_7[19] = pos_ids_3 == pos_39__q;
+        pos_below_39[4] = pos_ids_4 < pos_39__q;
+        at_pos_9[19] = pos_ids_4 == pos_39__q;
+        pos_below_39[5] = pos_ids_5 < pos_39__q;
+        at_pos_11[19] = pos_ids_5 == pos_39__q;
+        pos_below_39[6] = pos_ids_6 < pos_39__q;
+        at_pos_13[19] = pos_ids_6 == pos_39__q;
+        pos_below_39[7] = pos_ids_7 < pos_39__q;
+        at_pos_15[19] = pos_ids_7 == pos_39__q;
+        pos_below_39[8] = pos_ids_8 < pos_39__q;
+        at_pos_17[19] = pos_ids_8 == pos_39__q;
+        pos_below_39[9] = pos_ids_9 < pos_39__q;
+        at_pos_19[19] = pos_ids_9 == pos_39__q;
+        pos_below_39[10] = pos_ids_10 < pos_39__q;
+        at_pos_21[19] = pos_ids_10 == pos_39__q;
+        pos_below_39[11] = pos_ids_11 < pos_39__q;
+        at_pos_23[19] = pos_ids_11 == pos_39__q;
+        pos_below_39[12] = pos_ids_12 < pos_39__q;
+        at_pos_25[19] = pos_ids_12 == pos_39__q;
+        pos_below_39[13] = pos_ids_13 < pos_39__q;
+        at_pos_27[19] = pos_ids_13 == pos_39__q;
+        pos_below_39[14] = pos_ids_14 < pos_39__q;
+        at_pos_29[19] = pos_ids_14 == pos_39__q;
+        pos_below_39[15] = pos_ids_15 < pos_39__q;
+        at_pos_31[19] = pos_ids_15 == pos_39__q;
+        pos_below_39[16] = pos_ids_16 < pos_39__q;
+        at_pos_33[19] = pos_ids_16 == pos_39__q;
+        pos_below_39[17] = pos_ids_17 < pos_39__q;
+        at_pos_35[19] = pos_ids_17 == pos_39__q;
+        pos_below_39[18] = pos_ids_18 < pos_39__q;
+        at_pos_37[19] = pos_ids_18 == pos_39__q;
+        pos_below_39[19] = pos_ids_19 < pos_39__q;
+        at_pos_39[19] = pos_ids_19 == pos_39__q;
+        pos_below_39[20] = pos_ids_20 < pos_39__q;
+        at_pos_41[19] = pos_ids_20 == pos_39__q;
+        pos_below_39[21] = pos_ids_21 < pos_39__q;
+        at_pos_43[19] = pos_ids_21 == pos_39__q;
+        pos_below_39[22] = pos_ids_22 < pos_39__q;
+        at_pos_45[19] = pos_ids_22 == pos_39__q;
+        pos_below_39[23] = pos_ids_23 < pos_39__q;
+        at_pos_47[19] = pos_ids_23 == pos_39__q;
+        pos_below_41[0] = pos_ids_0 < pos_41__q;
+        at_pos_1[20] = pos_ids_0 == pos_41__q;
+        pos_below_41[1] = pos_ids_1 < pos_41__q;
+        at_pos_3[20] = pos_ids_1 == pos_41__q;
+        pos_below_41[2] = pos_ids_2 < pos_41__q;
+        at_pos_5[20] = pos_ids_2 == pos_41__q;
+        pos_below_41[3] = pos_ids_3 < pos_41__q;
+        at_pos_7[20] = pos_ids_3 == pos_41__q;
+        pos_below_41[4] = pos_ids_4 < pos_41__q;
+        at_pos_9[20] = pos_ids_4 == pos_41__q;
+        pos_below_41[5] = pos_ids_5 < pos_41__q;
+        at_pos_11[20] = pos_ids_5 == pos_41__q;
+        pos_below_41[6] = pos_ids_6 < pos_41__q;
+        at_pos_13[20] = pos_ids_6 == pos_41__q;
+        pos_below_41[7] = pos_ids_7 < pos_41__q;
+        at_pos_15[20] = pos_ids_7 == pos_41__q;
+        pos_below_41[8] = pos_ids_8 < pos_41__q;
+        at_pos_17[20] = pos_ids_8 == pos_41__q;
+        pos_below_41[9] = pos_ids_9 < pos_41__q;
+        at_pos_19[20] = pos_ids_9 == pos_41__q;
+        pos_below_41[10] = pos_ids_10 < pos_41__q;
+        at_pos_21[20] = pos_ids_10 == pos_41__q;
+        pos_below_41[11] = pos_ids_11 < pos_41__q;
+        at_pos_23[20] = pos_ids_11 == pos_41__q;
+        pos_below_41[12] = pos_ids_12 < pos_41__q;
+        at_pos_25[20] = pos_ids_12 == pos_41__q;
+        pos_below_41[13] = pos_ids_13 < pos_41__q;
+        at_pos_27[20] = pos_ids_13 == pos_41__q;
+        pos_below_41[14] = pos_ids_14 < pos_41__q;
+        at_pos_29[20] = pos_ids_14 == pos_41__q;
+        pos_below_41[15] = pos_ids_15 < pos_41__q;
+        at_pos_31[20] = pos_ids_15 == pos_41__q;
+        pos_below_41[16] = pos_ids_16 < pos_41__q;
+        at_pos_33[20] = pos_ids_16 == pos_41__q;
+        pos_below_41[17] = pos_ids_17 < pos_41__q;
+        at_pos_35[20] = pos_ids_17 == pos_41__q;
+        pos_below_41[18] = pos_ids_18 < pos_41__q;
+        at_pos_37[20] = pos_ids_18 == pos_41__q;
+        pos_below_41[19] = pos_ids_19 < pos_41__q;
+        at_pos_39[20] = pos_ids_19 == pos_41__q;
+        pos_below_41[20] = pos_ids_20 < pos_41__q;
+        at_pos_41[20] = pos_ids_20 == pos_41__q;
+        pos_below_41[21] = pos_ids_21 < pos_41__q;
+        at_pos_43[20] = pos_ids_21 == pos_41__q;
+        pos_below_41[22] = pos_ids_22 < pos_41__q;
+        at_pos_45[20] = pos_ids_22 == pos_41__q;
+        pos_below_41[23] = pos_ids_23 < pos_41__q;
+        at_pos_47[20] = pos_ids_23 == pos_41__q;
+        pos_below_43[0] = pos_ids_0 < pos_43__q;
+        at_pos_1[21] = pos_ids_0 == pos_43__q;
+        pos_below_43[1] = pos_ids_1 < pos_43__q;
+        at_pos_3[21] = pos_ids_1 == pos_43__q;
+        pos_below_43[2] = pos_ids_2 < pos_43__q;
+        at_pos_5[21] = pos_ids_2 == pos_43__q;
+        pos_below_43[3] = pos_ids_3 < pos_43__q;
+        at_pos_7[21] = pos_ids_3 == pos_43__q;
+        pos_below_43[4] = pos_ids_4 < pos_43__q;
+        at_pos_9[21] = pos_ids_4 == pos_43__q;
+        pos_below_43[5] = pos_ids_5 < pos_43__q;
+        at_pos_11[21] = pos_ids_5 == pos_43__q;
+        pos_below_43[6] = pos_ids_6 < pos_43__q;
+        at_pos_13[21] = pos_ids_6 == pos_43__q;
+        pos_below_43[7] = pos_ids_7 < pos_43__q;
+        at_pos_15[21] = pos_ids_7 == pos_43__q;
+        pos_below_43[8] = pos_ids_8 < pos_43__q;
+        at_pos_17[21] = pos_ids_8 == pos_43__q;
+        pos_below_43[9] = pos_ids_9 < pos_43__q;
+        at_pos_19[21] = pos_ids_9 == pos_43__q;
+        pos_below_43[10] = pos_ids_10 < pos_43__q;
+        at_pos_21[21] = pos_ids_10 == pos_43__q;
+        pos_below_43[11] = pos_ids_11 < pos_43__q;
+        at_pos_23[21] = pos_ids_11 == pos_43__q;
+        pos_below_43[12] = pos_ids_12 < pos_43__q;
+        at_pos_25[21] = pos_ids_12 == pos_43__q;
+        pos_below_43[13] = pos_ids_13 < pos_43__q;
+        at_pos_27[21] = pos_ids_13 == pos_43__q;
+        pos_below_43[14] = pos_ids_14 < pos_43__q;
+        at_pos_29[21] = pos_ids_14 == pos_43__q;
+        pos_below_43[15] = pos_ids_15 < pos_43__q;
+        at_pos_31[21] = pos_ids_15 == pos_43__q;
+        pos_below_43[16] = pos_ids_16 < pos_43__q;
+        at_pos_33[21] = pos_ids_16 == pos_43__q;
+        pos_below_43[17] = pos_ids_17 < pos_43__q;
+        at_pos_35[21] = pos_ids_17 == pos_43__q;
+        pos_below_43[18] = pos_ids_18 < pos_43__q;
+        at_pos_37[21] = pos_ids_18 == pos_43__q;
+        pos_below_43[19] = pos_ids_19 < pos_43__q;
+        at_pos_39[21] = pos_ids_19 == pos_43__q;
+        pos_below_43[20] = pos_ids_20 < pos_43__q;
+        at_pos_41[21] = pos_ids_20 == pos_43__q;
+        pos_below_43[21] = pos_ids_21 < pos_43__q;
+        at_pos_43[21] = pos_ids_21 == pos_43__q;
+        pos_below_43[22] = pos_ids_22 < pos_43__q;
+        at_pos_45[21] = pos_ids_22 == pos_43__q;
+        pos_below_43[23] = pos_ids_23 < pos_43__q;
+        at_pos_47[21] = pos_ids_23 == pos_43__q;
+        pos_below_45[0] = pos_ids_0 < pos_45__q;
+        at_pos_1[22] = pos_ids_0 == pos_45__q;
+        pos_below_45[1] = pos_ids_1 < pos_45__q;
+        at_pos_3[22] = pos_ids_1 == pos_45__q;
+        pos_below_45[2] = pos_ids_2 < pos_45__q;
+        at_pos_5[22] = pos_ids_2 == pos_45__q;
+        pos_below_45[3] = pos_ids_3 < pos_45__q;
+        at_pos_7[22] = pos_ids_3 == pos_45__q;
+        pos_below_45[4] = pos_ids_4 < pos_45__q;
+        at_pos_9[22] = pos_ids_4 == pos_45__q;
+        pos_below_45[5] = pos_ids_5 < pos_45__q;
+        at_pos_11[22] = pos_ids_5 == pos_45__q;
+        pos_below_45[6] = pos_ids_6 < pos_45__q;
+        at_pos_13[22] = pos_ids_6 == pos_45__q;
+        pos_below_45[7] = pos_ids_7 < pos_45__q;
+        at_pos_15[22] = pos_ids_7 == pos_45__q;
+        pos_below_45[8] = pos_ids_8 < pos_45__q;
+        at_pos_17[22] = pos_ids_8 == pos_45__q;
+        pos_below_45[9] = pos_ids_9 < pos_45__q;
+        at_pos_19[22] = pos_ids_9 == pos_45__q;
+        pos_below_45[10] = pos_ids_10 < pos_45__q;
+        at_pos_21[22] = pos_ids_10 == pos_45__q;
+        pos_below_45[11] = pos_ids_11 < pos_45__q;
+        at_pos_23[22] = pos_ids_11 == pos_45__q;
+        pos_below_45[12] = pos_ids_12 < pos_45__q;
+        at_pos_25[22] = pos_ids_12 == pos_45__q;
+        pos_below_45[13] = pos_ids_13 < pos_45__q;
+        at_pos_27[22] = pos_ids_13 == pos_45__q;
+        pos_below_45[14] = pos_ids_14 < pos_45__q;
+        at_pos_29[22] = pos_ids_14 == pos_45__q;
+        pos_below_45[15] = pos_ids_15 < pos_45__q;
+        at_pos_31[22] = pos_ids_15 == pos_45__q;
+        pos_below_45[16] = pos_ids_16 < pos_45__q;
+        at_pos_33[22] = pos_ids_16 == pos_45__q;
+        pos_below_45[17] = pos_ids_17 < pos_45__q;
+        at_pos_35[22] = pos_ids_17 == pos_45__q;
+        pos_below_45[18] = pos_ids_18 < pos_45__q;
+        at_pos_37[22] = pos_ids_18 == pos_45__q;
+        pos_below_45[19] = pos_ids_19 < pos_45__q;
+        at_pos_39[22] = pos_ids_19 == pos_45__q;
+        pos_below_45[20] = pos_ids_20 < pos_45__q;
+        at_pos_41[22] = pos_ids_20 == pos_45__q;
+        pos_below_45[21] = pos_ids_21 < pos_45__q;
+        at_pos_43[22] = pos_ids_21 == pos_45__q;
+        pos_below_45[22] = pos_ids_22 < pos_45__q;
+        at_pos_45[22] = pos_ids_22 == pos_45__q;
+        pos_below_45[23] = pos_ids_23 < pos_45__q;
+        at_pos_47[22] = pos_ids_23 == pos_45__q;
+        pos_below_47[0] = pos_ids_0 < pos_47__q;
+        at_pos_1[23] = pos_ids_0 == pos_47__q;
+        pos_below_47[1] = pos_ids_1 < pos_47__q;
+        at_pos_3[23] = pos_ids_1 == pos_47__q;
+        pos_below_47[2] = pos_ids_2 < pos_47__q;
+        at_pos_5[23] = pos_ids_2 == pos_47__q;
+        pos_below_47[3] = pos_ids_3 < pos_47__q;
+        at_pos_7[23] = pos_ids_3 == pos_47__q;
+        pos_below_47[4] = pos_ids_4 < pos_47__q;
+        at_pos_9[23] = pos_ids_4 == pos_47__q;
+        pos_below_47[5] = pos_ids_5 < pos_47__q;
+        at_pos_11[23] = pos_ids_5 == pos_47__q;
+        pos_below_47[6] = pos_ids_6 < pos_47__q;
+        at_pos_13[23] = pos_ids_6 == pos_47__q;
+        pos_below_47[7] = pos_ids_7 < pos_47__q;
+        at_pos_15[23] = pos_ids_7 == pos_47__q;
+        pos_below_47[8] = pos_ids_8 < pos_47__q;
+        at_pos_17[23] = pos_ids_8 == pos_47__q;
+        pos_below_47[9] = pos_ids_9 < pos_47__q;
+        at_pos_19[23] = pos_ids_9 == pos_47__q;
+        pos_below_47[10] = pos_ids_10 < pos_47__q;
+        at_pos_21[23] = pos_ids_10 == pos_47__q;
+        pos_below_47[11] = pos_ids_11 < pos_47__q;
+        at_pos_23[23] = pos_ids_11 == pos_47__q;
+        pos_below_47[12] = pos_ids_12 < pos_47__q;
+        at_pos_25[23] = pos_ids_12 == pos_47__q;
+        pos_below_47[13] = pos_ids_13 < pos_47__q;
+        at_pos_27[23] = pos_ids_13 == pos_47__q;
+        pos_below_47[14] = pos_ids_14 < pos_47__q;
+        at_pos_29[23] = pos_ids_14 == pos_47__q;
+        pos_below_47[15] = pos_ids_15 < pos_47__q;
+        at_pos_31[23] = pos_ids_15 == pos_47__q;
+        pos_below_47[16] = pos_ids_16 < pos_47__q;
+        at_pos_33[23] = pos_ids_16 == pos_47__q;
+        pos_below_47[17] = pos_ids_17 < pos_47__q;
+        at_pos_35[23] = pos_ids_17 == pos_47__q;
+        pos_below_47[18] = pos_ids_18 < pos_47__q;
+        at_pos_37[23] = pos_ids_18 == pos_47__q;
+        pos_below_47[19] = pos_ids_19 < pos_47__q;
+        at_pos_39[23] = pos_ids_19 == pos_47__q;
+        pos_below_47[20] = pos_ids_20 < pos_47__q;
+        at_pos_41[23] = pos_ids_20 == pos_47__q;
+        pos_below_47[21] = pos_ids_21 < pos_47__q;
+        at_pos_43[23] = pos_ids_21 == pos_47__q;
+        pos_below_47[22] = pos_ids_22 < pos_47__q;
+        at_pos_45[23] = pos_ids_22 == pos_47__q;
+        pos_below_47[23] = pos_ids_23 < pos_47__q;
+        at_pos_47[23] = pos_ids_23 == pos_47__q;
         elig_deal__word = fetch_elig;
         on_grant_deal__word = fetch_on_grant;
-        wcount_0 = rk_lteo_0__q;
-        if (|(rel_eq_0__q & last_0__q & live_0__q & ~older_0__q & ~onehot_l_0)) begin
-            wcount_0 = rk_lteo_0__q + one6;
-        end
-        if (last_0__q[0]) begin
-            wcount_0 = rk_lt_0__q;
-        end
-        wcount_2 = rk_lteo_2__q;
-        if (|(rel_eq_2__q & last_0__q & live_0__q & ~older_2__q & ~onehot_l_1)) begin
-            wcount_2 = rk_lteo_2__q + one6;
-        end
-        if (last_0__q[1]) begin
-            wcount_2 = rk_lt_2__q;
-        end
-        wcount_4 = rk_lteo_4__q;
-        if (|(rel_eq_4__q & last_0__q & live_0__q & ~older_4__q & ~onehot_l_2)) begin
-            wcount_4 = rk_lteo_4__q + one6;
-        end
-        if (last_0__q[2]) begin
-            wcount_4 = rk_lt_4__q;
-        end
-        wcount_6 = rk_lteo_6__q;
-        if (|(rel_eq_6__q & last_0__q & live_0__q & ~older_6__q & ~onehot_l_3)) begin
-            wcount_6 = rk_lteo_6__q + one6;
-        end
-        if (last_0__q[3]) begin
-            wcount_6 = rk_lt_6__q;
-        end
-        wcount_8 = rk_lteo_8__q;
-        if (|(rel_eq_8__q & last_0__q & live_0__q & ~older_8__q & ~onehot_l_4)) begin
-            wcount_8 = rk_lteo_8__q + one6;
-        end
-        if (last_0__q[4]) begin
-            wcount_8 = rk_lt_8__q;
-        end
-        wcount_10 = rk_lteo_10__q;
-        if (|(rel_eq_10__q & last_0__q & live_0__q & ~older_10__q & ~onehot_l_5)) begin
-            wcount_10 = rk_lteo_10__q + one6;
-        end
-        if (last_0__q[5]) begin
-            wcount_10 = rk_lt_10__q;
-        end
-        wcount_12 = rk_lteo_12__q;
-        if (|(rel_eq_12__q & last_0__q & live_0__q & ~older_12__q & ~onehot_l_6)) begin
-            wcount_12 = rk_lteo_12__q + one6;
-        end
-        if (last_0__q[6]) begin
-            wcount_12 = rk_lt_12__q;
-        end
-        wcount_14 = rk_lteo_14__q;
-        if (|(rel_eq_14__q & last_0__q & live_0__q & ~older_14__q & ~onehot_l_7)) begin
-            wcount_14 = rk_lteo_14__q + one6;
-        end
-        if (last_0__q[7]) begin
-            wcount_14 = rk_lt_14__q;
-        end
-        wcount_16 = rk_lteo_16__q;
-        if (|(rel_eq_16__q & last_0__q & live_0__q & ~older_16__q & ~onehot_l_8)) begin
-            wcount_16 = rk_lteo_16__q + one6;
-        end
-        if (last_0__q[8]) begin
-            wcount_16 = rk_lt_16__q;
-        end
-        wcount_18 = rk_lteo_18__q;
-        if (|(rel_eq_18__q & last_0__q & live_0__q & ~older_18__q & ~onehot_l_9)) begin
-            wcount_18 = rk_lteo_18__q + one6;
-        end
-        if (last_0__q[9]) begin
-            wcount_18 = rk_lt_18__q;
-        end
-        wcount_20 = rk_lteo_20__q;
-        if (|(rel_eq_20__q & last_0__q & live_0__q & ~older_20__q & ~onehot_l_10)) begin
-            wcount_20 = rk_lteo_20__q + one6;
-        end
-        if (last_0__q[10]) begin
-            wcount_20 = rk_lt_20__q;
-        end
-        wcount_22 = rk_lteo_22__q;
-        if (|(rel_eq_22__q & last_0__q & live_0__q & ~older_22__q & ~onehot_l_11)) begin
-            wcount_22 = rk_lteo_22__q + one6;
-        end
-        if (last_0__q[11]) begin
-            wcount_22 = rk_lt_22__q;
-        end
-        wcount_24 = rk_lteo_24__q;
-        if (|(rel_eq_24__q & last_0__q & live_0__q & ~older_24__q & ~onehot_l_12)) begin
-            wcount_24 = rk_lteo_24__q + one6;
-        end
-        if (last_0__q[12]) begin
-            wcount_24 = rk_lt_24__q;
-        end
-        wcount_26 = rk_lteo_26__q;
-        if (|(rel_eq_26__q & last_0__q & live_0__q & ~older_26__q & ~onehot_l_13)) begin
-            wcount_26 = rk_lteo_26__q + one6;
-        end
-        if (last_0__q[13]) begin
-            wcount_26 = rk_lt_26__q;
-        end
-        wcount_28 = rk_lteo_28__q;
-        if (|(rel_eq_28__q & last_0__q & live_0__q & ~older_28__q & ~onehot_l_14)) begin
-            wcount_28 = rk_lteo_28__q + one6;
-        end
-        if (last_0__q[14]) begin
-            wcount_28 = rk_lt_28__q;
-        end
-        wcount_30 = rk_lteo_30__q;
-        if (|(rel_eq_30__q & last_0__q & live_0__q & ~older_30__q & ~onehot_l_15)) begin
-            wcount_30 = rk_lteo_30__q + one6;
-        end
-        if (last_0__q[15]) begin
-            wcount_30 = rk_lt_30__q;
-        end
-        wcount_32 = rk_lteo_32__q;
-        if (|(rel_eq_32__q & last_0__q & live_0__q & ~older_32__q & ~onehot_l_16)) begin
-            wcount_32 = rk_lteo_32__q + one6;
-        end
-        if (last_0__q[16]) begin
-            wcount_32 = rk_lt_32__q;
-        end
-        wcount_34 = rk_lteo_34__q;
-        if (|(rel_eq_34__q & last_0__q & live_0__q & ~older_34__q & ~onehot_l_17)) begin
-            wcount_34 = rk_lteo_34__q + one6;
-        end
-        if (last_0__q[17]) begin
-            wcount_34 = rk_lt_34__q;
-        end
-        wcount_36 = rk_lteo_36__q;
-        if (|(rel_eq_36__q & last_0__q & live_0__q & ~older_36__q & ~onehot_l_18)) begin
-            wcount_36 = rk_lteo_36__q + one6;
-        end
-        if (last_0__q[18]) begin
-            wcount_36 = rk_lt_36__q;
-        end
-        wcount_38 = rk_lteo_38__q;
-        if (|(rel_eq_38__q & last_0__q & live_0__q & ~older_38__q & ~onehot_l_19)) begin
-            wcount_38 = rk_lteo_38__q + one6;
-        end
-        if (last_0__q[19]) begin
-            wcount_38 = rk_lt_38__q;
-        end
-        wcount_40 = rk_lteo_40__q;
-        if (|(rel_eq_40__q & last_0__q & live_0__q & ~older_40__q & ~onehot_l_20)) begin
-            wcount_40 = rk_lteo_40__q + one6;
-        end
-        if (last_0__q[20]) begin
-            wcount_40 = rk_lt_40__q;
-        end
-        wcount_42 = rk_lteo_42__q;
-        if (|(rel_eq_42__q & last_0__q & live_0__q & ~older_42__q & ~onehot_l_21)) begin
-            wcount_42 = rk_lteo_42__q + one6;
-        end
-        if (last_0__q[21]) begin
-            wcount_42 = rk_lt_42__q;
-        end
-        wcount_44 = rk_lteo_44__q;
-        if (|(rel_eq_44__q & last_0__q & live_0__q & ~older_44__q & ~onehot_l_22)) begin
-            wcount_44 = rk_lteo_44__q + one6;
-        end
-        if (last_0__q[22]) begin
-            wcount_44 = rk_lt_44__q;
-        end
-        wcount_46 = rk_lteo_46__q;
-        if (|(rel_eq_46__q & last_0__q & live_0__q & ~older_46__q & ~onehot_l_23)) begin
-            wcount_46 = rk_lteo_46__q + one6;
-        end
-        if (last_0__q[23]) begin
-            wcount_46 = rk_lt_46__q;
-        end
-        wcount_1 = rk_lteo_1__q;
-        if (|(rel_eq_1__q & last_1__q & live_1__q & ~older_1__q & ~onehot_l_0)) begin
-            wcount_1 = rk_lteo_1__q + one6;
-        end
-        if (last_1__q[0]) begin
-            wcount_1 = rk_lt_1__q;
-        end
-        wcount_3 = rk_lteo_3__q;
-        if (|(rel_eq_3__q & last_1__q & live_1__q & ~older_3__q & ~onehot_l_1)) begin
-            wcount_3 = rk_lteo_3__q + one6;
-        end
-        if (last_1__q[1]) begin
-            wcount_3 = rk_lt_3__q;
-        end
-        wcount_5 = rk_lteo_5__q;
-        if (|(rel_eq_5__q & last_1__q & live_1__q & ~older_5__q & ~onehot_l_2)) begin
-            wcount_5 = rk_lteo_5__q + one6;
-        end
-        if (last_1__q[2]) begin
-            wcount_5 = rk_lt_5__q;
-        end
-        wcount_7 = rk_lteo_7__q;
-        if (|(rel_eq_7__q & last_1__q & live_1__q & ~older_7__q & ~onehot_l_3)) begin
-            wcount_7 = rk_lteo_7__q + one6;
-        end
-        if (last_1__q[3]) begin
-            wcount_7 = rk_lt_7__q;
-        end
-        wcount_9 = rk_lteo_9__q;
-        if (|(rel_eq_9__q & last_1__q & live_1__q & ~older_9__q & ~onehot_l_4)) begin
-            wcount_9 = rk_lteo_9__q + one6;
-        end
-        if (last_1__q[4]) begin
-            wcount_9 = rk_lt_9__q;
-        end
-        wcount_11 = rk_lteo_11__q;
-        if (|(rel_eq_11__q & last_1__q & live_1__q & ~older_11__q & ~onehot_l_5)) begin
-            wcount_11 = rk_lteo_11__q + one6;
-        end
-        if (last_1__q[5]) begin
-            wcount_11 = rk_lt_11__q;
-        end
-        wcount_13 = rk_lteo_13__q;
-        if (|(rel_eq_13__q & last_1__q & live_1__q & ~older_13__q & ~onehot_l_6)) begin
-            wcount_13 = rk_lteo_13__q + one6;
-        end
-        if (last_1__q[6]) begin
-            wcount_13 = rk_lt_13__q;
-        end
-        wcount_15 = rk_lteo_15__q;
-        if (|(rel_eq_15__q & last_1__q & live_1__q & ~older_15__q & ~onehot_l_7)) begin
-            wcount_15 = rk_lteo_15__q + one6;
-        end
-        if (last_1__q[7]) begin
-            wcount_15 = rk_lt_15__q;
-        end
-        wcount_17 = rk_lteo_17__q;
-        if (|(rel_eq_17__q & last_1__q & live_1__q & ~older_17__q & ~onehot_l_8)) begin
-            wcount_17 = rk_lteo_17__q + one6;
-        end
-        if (last_1__q[8]) begin
-            wcount_17 = rk_lt_17__q;
-        end
-        wcount_19 = rk_lteo_19__q;
-        if (|(rel_eq_19__q & last_1__q & live_1__q & ~older_19__q & ~onehot_l_9)) begin
-            wcount_19 = rk_lteo_19__q + one6;
-        end
-        if (last_1__q[9]) begin
-            wcount_19 = rk_lt_19__q;
-        end
-        wcount_21 = rk_lteo_21__q;
-        if (|(rel_eq_21__q & last_1__q & live_1__q & ~older_21__q & ~onehot_l_10)) begin
-            wcount_21 = rk_lteo_21__q + one6;
-        end
-        if (last_1__q[10]) begin
-            wcount_21 = rk_lt_21__q;
-        end
-        wcount_23 = rk_lteo_23__q;
-        if (|(rel_eq_23__q & last_1__q & live_1__q & ~older_23__q & ~onehot_l_11)) begin
-            wcount_23 = rk_lteo_23__q + one6;
-        end
-        if (last_1__q[11]) begin
-            wcount_23 = rk_lt_23__q;
-        end
-        wcount_25 = rk_lteo_25__q;
-        if (|(rel_eq_25__q & last_1__q & live_1__q & ~older_25__q & ~onehot_l_12)) begin
-            wcount_25 = rk_lteo_25__q + one6;
-        end
-        if (last_1__q[12]) begin
-            wcount_25 = rk_lt_25__q;
-        end
-        wcount_27 = rk_lteo_27__q;
-        if (|(rel_eq_27__q & last_1__q & live_1__q & ~older_27__q & ~onehot_l_13)) begin
-            wcount_27 = rk_lteo_27__q + one6;
-        end
-        if (last_1__q[13]) begin
-            wcount_27 = rk_lt_27__q;
-        end
-        wcount_29 = rk_lteo_29__q;
-        if (|(rel_eq_29__q & last_1__q & live_1__q & ~older_29__q & ~onehot_l_14)) begin
-            wcount_29 = rk_lteo_29__q + one6;
-        end
-        if (last_1__q[14]) begin
-            wcount_29 = rk_lt_29__q;
-        end
-        wcount_31 = rk_lteo_31__q;
-        if (|(rel_eq_31__q & last_1__q & live_1__q & ~older_31__q & ~onehot_l_15)) begin
-            wcount_31 = rk_lteo_31__q + one6;
-        end
-        if (last_1__q[15]) begin
-            wcount_31 = rk_lt_31__q;
-        end
-        wcount_33 = rk_lteo_33__q;
-        if (|(rel_eq_33__q & last_1__q & live_1__q & ~older_33__q & ~onehot_l_16)) begin
-            wcount_33 = rk_lteo_33__q + one6;
-        end
-        if (last_1__q[16]) begin
-            wcount_33 = rk_lt_33__q;
-        end
-        wcount_35 = rk_lteo_35__q;
-        if (|(rel_eq_35__q & last_1__q & live_1__q & ~older_35__q & ~onehot_l_17)) begin
-            wcount_35 = rk_lteo_35__q + one6;
-        end
-        if (last_1__q[17]) begin
-            wcount_35 = rk_lt_35__q;
-        end
-        wcount_37 = rk_lteo_37__q;
-        if (|(rel_eq_37__q & last_1__q & live_1__q & ~older_37__q & ~onehot_l_18)) begin
-            wcount_37 = rk_lteo_37__q + one6;
-        end
-        if (last_1__q[18]) begin
-            wcount_37 = rk_lt_37__q;
-        end
-        wcount_39 = rk_lteo_39__q;
-        if (|(rel_eq_39__q & last_1__q & live_1__q & ~older_39__q & ~onehot_l_19)) begin
-            wcount_39 = rk_lteo_39__q + one6;
-        end
-        if (last_1__q[19]) begin
-            wcount_39 = rk_lt_39__q;
-        end
-        wcount_41 = rk_lteo_41__q;
-        if (|(rel_eq_41__q & last_1__q & live_1__q & ~older_41__q & ~onehot_l_20)) begin
-            wcount_41 = rk_lteo_41__q + one6;
-        end
-        if (last_1__q[20]) begin
-            wcount_41 = rk_lt_41__q;
-        end
-        wcount_43 = rk_lteo_43__q;
-        if (|(rel_eq_43__q & last_1__q & live_1__q & ~older_43__q & ~onehot_l_21)) begin
-            wcount_43 = rk_lteo_43__q + one6;
-        end
-        if (last_1__q[21]) begin
-            wcount_43 = rk_lt_43__q;
-        end
-        wcount_45 = rk_lteo_45__q;
-        if (|(rel_eq_45__q & last_1__q & live_1__q & ~older_45__q & ~onehot_l_22)) begin
-            wcount_45 = rk_lteo_45__q + one6;
-        end
-        if (last_1__q[22]) begin
-            wcount_45 = rk_lt_45__q;
-        end
-        wcount_47 = rk_lteo_47__q;
-        if (|(rel_eq_47__q & last_1__q & live_1__q & ~older_47__q & ~onehot_l_23)) begin
-            wcount_47 = rk_lteo_47__q + one6;
-        end
-        if (last_1__q[23]) begin
-            wcount_47 = rk_lt_47__q;
-        end
+        pos_plane_0 = zero_l;
+        pos_plane_0[0] = pos_0__q[0];
+        pos_plane_0[1] = pos_2__q[0];
+        pos_plane_0[2] = pos_4__q[0];
+        pos_plane_0[3] = pos_6__q[0];
+        pos_plane_0[4] = pos_8__q[0];
+        pos_plane_0[5] = pos_10__q[0];
+        pos_plane_0[6] = pos_12__q[0];
+        pos_plane_0[7] = pos_14__q[0];
+        pos_plane_0[8] = pos_16__q[0];
+        pos_plane_0[9] = pos_18__q[0];
+        pos_plane_0[10] = pos_20__q[0];
+        pos_plane_0[11] = pos_22__q[0];
+        pos_plane_0[12] = pos_24__q[0];
+        pos_plane_0[13] = pos_26__q[0];
+        pos_plane_0[14] = pos_28__q[0];
+        pos_plane_0[15] = pos_30__q[0];
+        pos_plane_0[16] = pos_32__q[0];
+        pos_plane_0[17] = pos_34__q[0];
+        pos_plane_0[18] = pos_36__q[0];
+        pos_plane_0[19] = pos_38__q[0];
+        pos_plane_0[20] = pos_40__q[0];
+        pos_plane_0[21] = pos_42__q[0];
+        pos_plane_0[22] = pos_44__q[0];
+        pos_plane_0[23] = pos_46__q[0];
+        pos_plane_1 = zero_l;
+        pos_plane_1[0] = pos_0__q[1];
+        pos_plane_1[1] = pos_2__q[1];
+        pos_plane_1[2] = pos_4__q[1];
+        pos_plane_1[3] = pos_6__q[1];
+        pos_plane_1[4] = pos_8__q[1];
+        pos_plane_1[5] = pos_10__q[1];
+        pos_plane_1[6] = pos_12__q[1];
+        pos_plane_1[7] = pos_14__q[1];
+        pos_plane_1[8] = pos_16__q[1];
+        pos_plane_1[9] = pos_18__q[1];
+        pos_plane_1[10] = pos_20__q[1];
+        pos_plane_1[11] = pos_22__q[1];
+        pos_plane_1[12] = pos_24__q[1];
+        pos_plane_1[13] = pos_26__q[1];
+        pos_plane_1[14] = pos_28__q[1];
+        pos_plane_1[15] = pos_30__q[1];
+        pos_plane_1[16] = pos_32__q[1];
+        pos_plane_1[17] = pos_34__q[1];
+        pos_plane_1[18] = pos_36__q[1];
+        pos_plane_1[19] = pos_38__q[1];
+        pos_plane_1[20] = pos_40__q[1];
+        pos_plane_1[21] = pos_42__q[1];
+        pos_plane_1[22] = pos_44__q[1];
+        pos_plane_1[23] = pos_46__q[1];
+        pos_plane_2 = zero_l;
+        pos_plane_2[0] = pos_0__q[2];
+        pos_plane_2[1] = pos_2__q[2];
+        pos_plane_2[2] = pos_4__q[2];
+        pos_plane_2[3] = pos_6__q[2];
+        pos_plane_2[4] = pos_8__q[2];
+        pos_plane_2[5] = pos_10__q[2];
+        pos_plane_2[6] = pos_12__q[2];
+        pos_plane_2[7] = pos_14__q[2];
+        pos_plane_2[8] = pos_16__q[2];
+        pos_plane_2[9] = pos_18__q[2];
+        pos_plane_2[10] = pos_20__q[2];
+        pos_plane_2[11] = pos_22__q[2];
+        pos_plane_2[12] = pos_24__q[2];
+        pos_plane_2[13] = pos_26__q[2];
+        pos_plane_2[14] = pos_28__q[2];
+        pos_plane_2[15] = pos_30__q[2];
+        pos_plane_2[16] = pos_32__q[2];
+        pos_plane_2[17] = pos_34__q[2];
+        pos_plane_2[18] = pos_36__q[2];
+        pos_plane_2[19] = pos_38__q[2];
+        pos_plane_2[20] = pos_40__q[2];
+        pos_plane_2[21] = pos_42__q[2];
+        pos_plane_2[22] = pos_44__q[2];
+        pos_plane_2[23] = pos_46__q[2];
+        pos_plane_3 = zero_l;
+        pos_plane_3[0] = pos_0__q[3];
+        pos_plane_3[1] = pos_2__q[3];
+        pos_plane_3[2] = pos_4__q[3];
+        pos_plane_3[3] = pos_6__q[3];
+        pos_plane_3[4] = pos_8__q[3];
+        pos_plane_3[5] = pos_10__q[3];
+        pos_plane_3[6] = pos_12__q[3];
+        pos_plane_3[7] = pos_14__q[3];
+        pos_plane_3[8] = pos_16__q[3];
+        pos_plane_3[9] = pos_18__q[3];
+        pos_plane_3[10] = pos_20__q[3];
+        pos_plane_3[11] = pos_22__q[3];
+        pos_plane_3[12] = pos_24__q[3];
+        pos_plane_3[13] = pos_26__q[3];
+        pos_plane_3[14] = pos_28__q[3];
+        pos_plane_3[15] = pos_30__q[3];
+        pos_plane_3[16] = pos_32__q[3];
+        pos_plane_3[17] = pos_34__q[3];
+        pos_plane_3[18] = pos_36__q[3];
+        pos_plane_3[19] = pos_38__q[3];
+        pos_plane_3[20] = pos_40__q[3];
+        pos_plane_3[21] = pos_42__q[3];
+        pos_plane_3[22] = pos_44__q[3];
+        pos_plane_3[23] = pos_46__q[3];
+        pos_plane_4 = zero_l;
+        pos_plane_4[0] = pos_0__q[4];
+        pos_plane_4[1] = pos_2__q[4];
+        pos_plane_4[2] = pos_4__q[4];
+        pos_plane_4[3] = pos_6__q[4];
+        pos_plane_4[4] = pos_8__q[4];
+        pos_plane_4[5] = pos_10__q[4];
+        pos_plane_4[6] = pos_12__q[4];
+        pos_plane_4[7] = pos_14__q[4];
+        pos_plane_4[8] = pos_16__q[4];
+        pos_plane_4[9] = pos_18__q[4];
+        pos_plane_4[10] = pos_20__q[4];
+        pos_plane_4[11] = pos_22__q[4];
+        pos_plane_4[12] = pos_24__q[4];
+        pos_plane_4[13] = pos_26__q[4];
+        pos_plane_4[14] = pos_28__q[4];
+        pos_plane_4[15] = pos_30__q[4];
+        pos_plane_4[16] = pos_32__q[4];
+        pos_plane_4[17] = pos_34__q[4];
+        pos_plane_4[18] = pos_36__q[4];
+        pos_plane_4[19] = pos_38__q[4];
+        pos_plane_4[20] = pos_40__q[4];
+        pos_plane_4[21] = pos_42__q[4];
+        pos_plane_4[22] = pos_44__q[4];
+        pos_plane_4[23] = pos_46__q[4];
         a_elig = elig_deal__lanes_0 & live_0__q;
+        a_ok_0 = |a_elig;
+        held = zero_l;
+        held[0] = |(at_pos_0 & a_elig);
+        held[1] = |(at_pos_2 & a_elig);
+        held[2] = |(at_pos_4 & a_elig);
+        held[3] = |(at_pos_6 & a_elig);
+        held[4] = |(at_pos_8 & a_elig);
+        held[5] = |(at_pos_10 & a_elig);
+        held[6] = |(at_pos_12 & a_elig);
+        held[7] = |(at_pos_14 & a_elig);
+        held[8] = |(at_pos_16 & a_elig);
+        held[9] = |(at_pos_18 & a_elig);
+        held[10] = |(at_pos_20 & a_elig);
+        held[11] = |(at_pos_22 & a_elig);
+        held[12] = |(at_pos_24 & a_elig);
+        held[13] = |(at_pos_26 & a_elig);
+        held[14] = |(at_pos_28 & a_elig);
+        held[15] = |(at_pos_30 & a_elig);
+        held[16] = |(at_pos_32 & a_elig);
+        held[17] = |(at_pos_34 & a_elig);
+        held[18] = |(at_pos_36 & a_elig);
+        held[19] = |(at_pos_38 & a_elig);
+        held[20] = |(at_pos_40 & a_elig);
+        held[21] = |(at_pos_42 & a_elig);
+        held[22] = |(at_pos_44 & a_elig);
+        held[23] = |(at_pos_46 & a_elig);
         a_win_0 = zero_l;
-        a_win_0[0] = a_elig[0] & &(beats_0 | ~a_elig | onehot_l_0);
-        a_win_0[1] = a_elig[1] & &(beats_2 | ~a_elig | onehot_l_1);
-        a_win_0[2] = a_elig[2] & &(beats_4 | ~a_elig | onehot_l_2);
-        a_win_0[3] = a_elig[3] & &(beats_6 | ~a_elig | onehot_l_3);
-        a_win_0[4] = a_elig[4] & &(beats_8 | ~a_elig | onehot_l_4);
-        a_win_0[5] = a_elig[5] & &(beats_10 | ~a_elig | onehot_l_5);
-        a_win_0[6] = a_elig[6] & &(beats_12 | ~a_elig | onehot_l_6);
-        a_win_0[7] = a_elig[7] & &(beats_14 | ~a_elig | onehot_l_7);
-        a_win_0[8] = a_elig[8] & &(beats_16 | ~a_elig | onehot_l_8);
-        a_win_0[9] = a_elig[9] & &(beats_18 | ~a_elig | onehot_l_9);
-        a_win_0[10] = a_elig[10] & &(beats_20 | ~a_elig | onehot_l_10);
-        a_win_0[11] = a_elig[11] & &(beats_22 | ~a_elig | onehot_l_11);
-        a_win_0[12] = a_elig[12] & &(beats_24 | ~a_elig | onehot_l_12);
-        a_win_0[13] = a_elig[13] & &(beats_26 | ~a_elig | onehot_l_13);
-        a_win_0[14] = a_elig[14] & &(beats_28 | ~a_elig | onehot_l_14);
-        a_win_0[15] = a_elig[15] & &(beats_30 | ~a_elig | onehot_l_15);
-        a_win_0[16] = a_elig[16] & &(beats_32 | ~a_elig | onehot_l_16);
-        a_win_0[17] = a_elig[17] & &(beats_34 | ~a_elig | onehot_l_17);
-        a_win_0[18] = a_elig[18] & &(beats_36 | ~a_elig | onehot_l_18);
-        a_win_0[19] = a_elig[19] & &(beats_38 | ~a_elig | onehot_l_19);
-        a_win_0[20] = a_elig[20] & &(beats_40 | ~a_elig | onehot_l_20);
-        a_win_0[21] = a_elig[21] & &(beats_42 | ~a_elig | onehot_l_21);
-        a_win_0[22] = a_elig[22] & &(beats_44 | ~a_elig | onehot_l_22);
-        a_win_0[23] = a_elig[23] & &(beats_46 | ~a_elig | onehot_l_23);
-        a_rank_0 = zero6;
-        rank_plane_0 = zero_l;
-        rank_plane_0[0] = wcount_0[0];
-        rank_plane_0[1] = wcount_2[0];
-        rank_plane_0[2] = wcount_4[0];
-        rank_plane_0[3] = wcount_6[0];
-        rank_plane_0[4] = wcount_8[0];
-        rank_plane_0[5] = wcount_10[0];
-        rank_plane_0[6] = wcount_12[0];
-        rank_plane_0[7] = wcount_14[0];
-        rank_plane_0[8] = wcount_16[0];
-        rank_plane_0[9] = wcount_18[0];
-        rank_plane_0[10] = wcount_20[0];
-        rank_plane_0[11] = wcount_22[0];
-        rank_plane_0[12] = wcount_24[0];
-        rank_plane_0[13] = wcount_26[0];
-        rank_plane_0[14] = wcount_28[0];
-        rank_plane_0[15] = wcount_30[0];
-        rank_plane_0[16] = wcount_32[0];
-        rank_plane_0[17] = wcount_34[0];
-        rank_plane_0[18] = wcount_36[0];
-        rank_plane_0[19] = wcount_38[0];
-        rank_plane_0[20] = wcount_40[0];
-        rank_plane_0[21] = wcount_42[0];
-        rank_plane_0[22] = wcount_44[0];
-        rank_plane_0[23] = wcount_46[0];
-        a_rank_0[0] = |(rank_plane_0 & a_win_0);
-        rank_plane_1 = zero_l;
-        rank_plane_1[0] = wcount_0[1];
-        rank_plane_1[1] = wcount_2[1];
-        rank_plane_1[2] = wcount_4[1];
-        rank_plane_1[3] = wcount_6[1];
-        rank_plane_1[4] = wcount_8[1];
-        rank_plane_1[5] = wcount_10[1];
-        rank_plane_1[6] = wcount_12[1];
-        rank_plane_1[7] = wcount_14[1];
-        rank_plane_1[8] = wcount_16[1];
-        rank_plane_1[9] = wcount_18[1];
-        rank_plane_1[10] = wcount_20[1];
-        rank_plane_1[11] = wcount_22[1];
-        rank_plane_1[12] = wcount_24[1];
-        rank_plane_1[13] = wcount_26[1];
-        rank_plane_1[14] = wcount_28[1];
-        rank_plane_1[15] = wcount_30[1];
-        rank_plane_1[16] = wcount_32[1];
-        rank_plane_1[17] = wcount_34[1];
-        rank_plane_1[18] = wcount_36[1];
-        rank_plane_1[19] = wcount_38[1];
-        rank_plane_1[20] = wcount_40[1];
-        rank_plane_1[21] = wcount_42[1];
-        rank_plane_1[22] = wcount_44[1];
-        rank_plane_1[23] = wcount_46[1];
-        a_rank_0[1] = |(rank_plane_1 & a_win_0);
-        rank_plane_2 = zero_l;
-        rank_plane_2[0] = wcount_0[2];
-        rank_plane_2[1] = wcount_2[2];
-        rank_plane_2[2] = wcount_4[2];
-        rank_plane_2[3] = wcount_6[2];
-        rank_plane_2[4] = wcount_8[2];
-        rank_plane_2[5] = wcount_10[2];
-        rank_plane_2[6] = wcount_12[2];
-        rank_plane_2[7] = wcount_14[2];
-        rank_plane_2[8] = wcount_16[2];
-        rank_plane_2[9] = wcount_18[2];
-        rank_plane_2[10] = wcount_20[2];
-        rank_plane_2[11] = wcount_22[2];
-        rank_plane_2[12] = wcount_24[2];
-        rank_plane_2[13] = wcount_26[2];
-        rank_plane_2[14] = wcount_28[2];
-        rank_plane_2[15] = wcount_30[2];
-        rank_plane_2[16] = wcount_32[2];
-        rank_plane_2[17] = wcount_34[2];
-        rank_plane_2[18] = wcount_36[2];
-        rank_plane_2[19] = wcount_38[2];
-        rank_plane_2[20] = wcount_40[2];
-        rank_plane_2[21] = wcount_42[2];
-        rank_plane_2[22] = wcount_44[2];
-        rank_plane_2[23] = wcount_46[2];
-        a_rank_0[2] = |(rank_plane_2 & a_win_0);
-        rank_plane_3 = zero_l;
-        rank_plane_3[0] = wcount_0[3];
-        rank_plane_3[1] = wcount_2[3];
-        rank_plane_3[2] = wcount_4[3];
-        rank_plane_3[3] = wcount_6[3];
-        rank_plane_3[4] = wcount_8[3];
-        rank_plane_3[5] = wcount_10[3];
-        rank_plane_3[6] = wcount_12[3];
-        rank_plane_3[7] = wcount_14[3];
-        rank_plane_3[8] = wcount_16[3];
-        rank_plane_3[9] = wcount_18[3];
-        rank_plane_3[10] = wcount_20[3];
-        rank_plane_3[11] = wcount_22[3];
-        rank_plane_3[12] = wcount_24[3];
-        rank_plane_3[13] = wcount_26[3];
-        rank_plane_3[14] = wcount_28[3];
-        rank_plane_3[15] = wcount_30[3];
-        rank_plane_3[16] = wcount_32[3];
-        rank_plane_3[17] = wcount_34[3];
-        rank_plane_3[18] = wcount_36[3];
-        rank_plane_3[19] = wcount_38[3];
-        rank_plane_3[20] = wcount_40[3];
-        rank_plane_3[21] = wcount_42[3];
-        rank_plane_3[22] = wcount_44[3];
-        rank_plane_3[23] = wcount_46[3];
-        a_rank_0[3] = |(rank_plane_3 & a_win_0);
-        rank_plane_4 = zero_l;
-        rank_plane_4[0] = wcount_0[4];
-        rank_plane_4[1] = wcount_2[4];
-        rank_plane_4[2] = wcount_4[4];
-        rank_plane_4[3] = wcount_6[4];
-        rank_plane_4[4] = wcount_8[4];
-        rank_plane_4[5] = wcount_10[4];
-        rank_plane_4[6] = wcount_12[4];
-        rank_plane_4[7] = wcount_14[4];
-        rank_plane_4[8] = wcount_16[4];
-        rank_plane_4[9] = wcount_18[4];
-        rank_plane_4[10] = wcount_20[4];
-        rank_plane_4[11] = wcount_22[4];
-        rank_plane_4[12] = wcount_24[4];
-        rank_plane_4[13] = wcount_26[4];
-        rank_plane_4[14] = wcount_28[4];
-        rank_plane_4[15] = wcount_30[4];
-        rank_plane_4[16] = wcount_32[4];
-        rank_plane_4[17] = wcount_34[4];
-        rank_plane_4[18] = wcount_36[4];
-        rank_plane_4[19] = wcount_38[4];
-        rank_plane_4[20] = wcount_40[4];
-        rank_plane_4[21] = wcount_42[4];
-        rank_plane_4[22] = wcount_44[4];
-        rank_plane_4[23] = wcount_46[4];
-        a_rank_0[4] = |(rank_plane_4 & a_win_0);
-        rank_plane_5 = zero_l;
-        rank_plane_5[0] = wcount_0[5];
-        rank_plane_5[1] = wcount_2[5];
-        rank_plane_5[2] = wcount_4[5];
-        rank_plane_5[3] = wcount_6[5];
-        rank_plane_5[4] = wcount_8[5];
-        rank_plane_5[5] = wcount_10[5];
-        rank_plane_5[6] = wcount_12[5];
-        rank_plane_5[7] = wcount_14[5];
-        rank_plane_5[8] = wcount_16[5];
-        rank_plane_5[9] = wcount_18[5];
-        rank_plane_5[10] = wcount_20[5];
-        rank_plane_5[11] = wcount_22[5];
-        rank_plane_5[12] = wcount_24[5];
-        rank_plane_5[13] = wcount_26[5];
-        rank_plane_5[14] = wcount_28[5];
-        rank_plane_5[15] = wcount_30[5];
-        rank_plane_5[16] = wcount_32[5];
-        rank_plane_5[17] = wcount_34[5];
-        rank_plane_5[18] = wcount_36[5];
-        rank_plane_5[19] = wcount_38[5];
-        rank_plane_5[20] = wcount_40[5];
-        rank_plane_5[21] = wcount_42[5];
-        rank_plane_5[22] = wcount_44[5];
-        rank_plane_5[23] = wcount_46[5];
-        a_rank_0[5] = |(rank_plane_5 & a_win_0);
+        a_win_0[0] = a_elig[0] & ~|(held & pos_below_0);
+        a_win_0[1] = a_elig[1] & ~|(held & pos_below_2);
+        a_win_0[2] = a_elig[2] & ~|(held & pos_below_4);
+        a_win_0[3] = a_elig[3] & ~|(held & pos_below_6);
+        a_win_0[4] = a_elig[4] & ~|(held & pos_below_8);
+        a_win_0[5] = a_elig[5] & ~|(held & pos_below_10);
+        a_win_0[6] = a_elig[6] & ~|(held & pos_below_12);
+        a_win_0[7] = a_elig[7] & ~|(held & pos_below_14);
+        a_win_0[8] = a_elig[8] & ~|(held & pos_below_16);
+        a_win_0[9] = a_elig[9] & ~|(held & pos_below_18);
+        a_win_0[10] = a_elig[10] & ~|(held & pos_below_20);
+        a_win_0[11] = a_elig[11] & ~|(held & pos_below_22);
+        a_win_0[12] = a_elig[12] & ~|(held & pos_below_24);
+        a_win_0[13] = a_elig[13] & ~|(held & pos_below_26);
+        a_win_0[14] = a_elig[14] & ~|(held & pos_below_28);
+        a_win_0[15] = a_elig[15] & ~|(held & pos_below_30);
+        a_win_0[16] = a_elig[16] & ~|(held & pos_below_32);
+        a_win_0[17] = a_elig[17] & ~|(held & pos_below_34);
+        a_win_0[18] = a_elig[18] & ~|(held & pos_below_36);
+        a_win_0[19] = a_elig[19] & ~|(held & pos_below_38);
+        a_win_0[20] = a_elig[20] & ~|(held & pos_below_40);
+        a_win_0[21] = a_elig[21] & ~|(held & pos_below_42);
+        a_win_0[22] = a_elig[22] & ~|(held & pos_below_44);
+        a_win_0[23] = a_elig[23] & ~|(held & pos_below_46);
+        a_rank_0 = zero_rb;
+        a_rank_0[0] = |(pos_plane_0 & a_win_0);
+        a_rank_0[1] = |(pos_plane_1 & a_win_0);
+        a_rank_0[2] = |(pos_plane_2 & a_win_0);
+        a_rank_0[3] = |(pos_plane_3 & a_win_0);
+        a_rank_0[4] = |(pos_plane_4 & a_win_0);
         fpos_0 = sched_ids_0 - fetch_lead;
         a_id_0 = sched_gid_0;
         if (|(a_win_0 & local_id_bit_0)) begin
@@ -8122,189 +7322,189 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (|(a_win_0 & local_id_bit_4)) begin
             a_id_0 = a_id_0 | bit_hi_4;
         end
+        pos_plane_0 = zero_l;
+        pos_plane_0[0] = pos_1__q[0];
+        pos_plane_0[1] = pos_3__q[0];
+        pos_plane_0[2] = pos_5__q[0];
+        pos_plane_0[3] = pos_7__q[0];
+        pos_plane_0[4] = pos_9__q[0];
+        pos_plane_0[5] = pos_11__q[0];
+        pos_plane_0[6] = pos_13__q[0];
+        pos_plane_0[7] = pos_15__q[0];
+        pos_plane_0[8] = pos_17__q[0];
+        pos_plane_0[9] = pos_19__q[0];
+        pos_plane_0[10] = pos_21__q[0];
+        pos_plane_0[11] = pos_23__q[0];
+        pos_plane_0[12] = pos_25__q[0];
+        pos_plane_0[13] = pos_27__q[0];
+        pos_plane_0[14] = pos_29__q[0];
+        pos_plane_0[15] = pos_31__q[0];
+        pos_plane_0[16] = pos_33__q[0];
+        pos_plane_0[17] = pos_35__q[0];
+        pos_plane_0[18] = pos_37__q[0];
+        pos_plane_0[19] = pos_39__q[0];
+        pos_plane_0[20] = pos_41__q[0];
+        pos_plane_0[21] = pos_43__q[0];
+        pos_plane_0[22] = pos_45__q[0];
+        pos_plane_0[23] = pos_47__q[0];
+        pos_plane_1 = zero_l;
+        pos_plane_1[0] = pos_1__q[1];
+        pos_plane_1[1] = pos_3__q[1];
+        pos_plane_1[2] = pos_5__q[1];
+        pos_plane_1[3] = pos_7__q[1];
+        pos_plane_1[4] = pos_9__q[1];
+        pos_plane_1[5] = pos_11__q[1];
+        pos_plane_1[6] = pos_13__q[1];
+        pos_plane_1[7] = pos_15__q[1];
+        pos_plane_1[8] = pos_17__q[1];
+        pos_plane_1[9] = pos_19__q[1];
+        pos_plane_1[10] = pos_21__q[1];
+        pos_plane_1[11] = pos_23__q[1];
+        pos_plane_1[12] = pos_25__q[1];
+        pos_plane_1[13] = pos_27__q[1];
+        pos_plane_1[14] = pos_29__q[1];
+        pos_plane_1[15] = pos_31__q[1];
+        pos_plane_1[16] = pos_33__q[1];
+        pos_plane_1[17] = pos_35__q[1];
+        pos_plane_1[18] = pos_37__q[1];
+        pos_plane_1[19] = pos_39__q[1];
+        pos_plane_1[20] = pos_41__q[1];
+        pos_plane_1[21] = pos_43__q[1];
+        pos_plane_1[22] = pos_45__q[1];
+        pos_plane_1[23] = pos_47__q[1];
+        pos_plane_2 = zero_l;
+        pos_plane_2[0] = pos_1__q[2];
+        pos_plane_2[1] = pos_3__q[2];
+        pos_plane_2[2] = pos_5__q[2];
+        pos_plane_2[3] = pos_7__q[2];
+        pos_plane_2[4] = pos_9__q[2];
+        pos_plane_2[5] = pos_11__q[2];
+        pos_plane_2[6] = pos_13__q[2];
+        pos_plane_2[7] = pos_15__q[2];
+        pos_plane_2[8] = pos_17__q[2];
+        pos_plane_2[9] = pos_19__q[2];
+        pos_plane_2[10] = pos_21__q[2];
+        pos_plane_2[11] = pos_23__q[2];
+        pos_plane_2[12] = pos_25__q[2];
+        pos_plane_2[13] = pos_27__q[2];
+        pos_plane_2[14] = pos_29__q[2];
+        pos_plane_2[15] = pos_31__q[2];
+        pos_plane_2[16] = pos_33__q[2];
+        pos_plane_2[17] = pos_35__q[2];
+        pos_plane_2[18] = pos_37__q[2];
+        pos_plane_2[19] = pos_39__q[2];
+        pos_plane_2[20] = pos_41__q[2];
+        pos_plane_2[21] = pos_43__q[2];
+        pos_plane_2[22] = pos_45__q[2];
+        pos_plane_2[23] = pos_47__q[2];
+        pos_plane_3 = zero_l;
+        pos_plane_3[0] = pos_1__q[3];
+        pos_plane_3[1] = pos_3__q[3];
+        pos_plane_3[2] = pos_5__q[3];
+        pos_plane_3[3] = pos_7__q[3];
+        pos_plane_3[4] = pos_9__q[3];
+        pos_plane_3[5] = pos_11__q[3];
+        pos_plane_3[6] = pos_13__q[3];
+        pos_plane_3[7] = pos_15__q[3];
+        pos_plane_3[8] = pos_17__q[3];
+        pos_plane_3[9] = pos_19__q[3];
+        pos_plane_3[10] = pos_21__q[3];
+        pos_plane_3[11] = pos_23__q[3];
+        pos_plane_3[12] = pos_25__q[3];
+        pos_plane_3[13] = pos_27__q[3];
+        pos_plane_3[14] = pos_29__q[3];
+        pos_plane_3[15] = pos_31__q[3];
+        pos_plane_3[16] = pos_33__q[3];
+        pos_plane_3[17] = pos_35__q[3];
+        pos_plane_3[18] = pos_37__q[3];
+        pos_plane_3[19] = pos_39__q[3];
+        pos_plane_3[20] = pos_41__q[3];
+        pos_plane_3[21] = pos_43__q[3];
+        pos_plane_3[22] = pos_45__q[3];
+        pos_plane_3[23] = pos_47__q[3];
+        pos_plane_4 = zero_l;
+        pos_plane_4[0] = pos_1__q[4];
+        pos_plane_4[1] = pos_3__q[4];
+        pos_plane_4[2] = pos_5__q[4];
+        pos_plane_4[3] = pos_7__q[4];
+        pos_plane_4[4] = pos_9__q[4];
+        pos_plane_4[5] = pos_11__q[4];
+        pos_plane_4[6] = pos_13__q[4];
+        pos_plane_4[7] = pos_15__q[4];
+        pos_plane_4[8] = pos_17__q[4];
+        pos_plane_4[9] = pos_19__q[4];
+        pos_plane_4[10] = pos_21__q[4];
+        pos_plane_4[11] = pos_23__q[4];
+        pos_plane_4[12] = pos_25__q[4];
+        pos_plane_4[13] = pos_27__q[4];
+        pos_plane_4[14] = pos_29__q[4];
+        pos_plane_4[15] = pos_31__q[4];
+        pos_plane_4[16] = pos_33__q[4];
+        pos_plane_4[17] = pos_35__q[4];
+        pos_plane_4[18] = pos_37__q[4];
+        pos_plane_4[19] = pos_39__q[4];
+        pos_plane_4[20] = pos_41__q[4];
+        pos_plane_4[21] = pos_43__q[4];
+        pos_plane_4[22] = pos_45__q[4];
+        pos_plane_4[23] = pos_47__q[4];
         a_elig = elig_deal__lanes_1 & live_1__q;
+        a_ok_1 = |a_elig;
+        held = zero_l;
+        held[0] = |(at_pos_1 & a_elig);
+        held[1] = |(at_pos_3 & a_elig);
+        held[2] = |(at_pos_5 & a_elig);
+        held[3] = |(at_pos_7 & a_elig);
+        held[4] = |(at_pos_9 & a_elig);
+        held[5] = |(at_pos_11 & a_elig);
+        held[6] = |(at_pos_13 & a_elig);
+        held[7] = |(at_pos_15 & a_elig);
+        held[8] = |(at_pos_17 & a_elig);
+        held[9] = |(at_pos_19 & a_elig);
+        held[10] = |(at_pos_21 & a_elig);
+        held[11] = |(at_pos_23 & a_elig);
+        held[12] = |(at_pos_25 & a_elig);
+        held[13] = |(at_pos_27 & a_elig);
+        held[14] = |(at_pos_29 & a_elig);
+        held[15] = |(at_pos_31 & a_elig);
+        held[16] = |(at_pos_33 & a_elig);
+        held[17] = |(at_pos_35 & a_elig);
+        held[18] = |(at_pos_37 & a_elig);
+        held[19] = |(at_pos_39 & a_elig);
+        held[20] = |(at_pos_41 & a_elig);
+        held[21] = |(at_pos_43 & a_elig);
+        held[22] = |(at_pos_45 & a_elig);
+        held[23] = |(at_pos_47 & a_elig);
         a_win_1 = zero_l;
-        a_win_1[0] = a_elig[0] & &(beats_1 | ~a_elig | onehot_l_0);
-        a_win_1[1] = a_elig[1] & &(beats_3 | ~a_elig | onehot_l_1);
-        a_win_1[2] = a_elig[2] & &(beats_5 | ~a_elig | onehot_l_2);
-        a_win_1[3] = a_elig[3] & &(beats_7 | ~a_elig | onehot_l_3);
-        a_win_1[4] = a_elig[4] & &(beats_9 | ~a_elig | onehot_l_4);
-        a_win_1[5] = a_elig[5] & &(beats_11 | ~a_elig | onehot_l_5);
-        a_win_1[6] = a_elig[6] & &(beats_13 | ~a_elig | onehot_l_6);
-        a_win_1[7] = a_elig[7] & &(beats_15 | ~a_elig | onehot_l_7);
-        a_win_1[8] = a_elig[8] & &(beats_17 | ~a_elig | onehot_l_8);
-        a_win_1[9] = a_elig[9] & &(beats_19 | ~a_elig | onehot_l_9);
-        a_win_1[10] = a_elig[10] & &(beats_21 | ~a_elig | onehot_l_10);
-        a_win_1[11] = a_elig[11] & &(beats_23 | ~a_elig | onehot_l_11);
-        a_win_1[12] = a_elig[12] & &(beats_25 | ~a_elig | onehot_l_12);
-        a_win_1[13] = a_elig[13] & &(beats_27 | ~a_elig | onehot_l_13);
-        a_win_1[14] = a_elig[14] & &(beats_29 | ~a_elig | onehot_l_14);
-        a_win_1[15] = a_elig[15] & &(beats_31 | ~a_elig | onehot_l_15);
-        a_win_1[16] = a_elig[16] & &(beats_33 | ~a_elig | onehot_l_16);
-        a_win_1[17] = a_elig[17] & &(beats_35 | ~a_elig | onehot_l_17);
-        a_win_1[18] = a_elig[18] & &(beats_37 | ~a_elig | onehot_l_18);
-        a_win_1[19] = a_elig[19] & &(beats_39 | ~a_elig | onehot_l_19);
-        a_win_1[20] = a_elig[20] & &(beats_41 | ~a_elig | onehot_l_20);
-        a_win_1[21] = a_elig[21] & &(beats_43 | ~a_elig | onehot_l_21);
-        a_win_1[22] = a_elig[22] & &(beats_45 | ~a_elig | onehot_l_22);
-        a_win_1[23] = a_elig[23] & &(beats_47 | ~a_elig | onehot_l_23);
-        a_rank_1 = zero6;
-        rank_plane_0 = zero_l;
-        rank_plane_0[0] = wcount_1[0];
-        rank_plane_0[1] = wcount_3[0];
-        rank_plane_0[2] = wcount_5[0];
-        rank_plane_0[3] = wcount_7[0];
-        rank_plane_0[4] = wcount_9[0];
-        rank_plane_0[5] = wcount_11[0];
-        rank_plane_0[6] = wcount_13[0];
-        rank_plane_0[7] = wcount_15[0];
-        rank_plane_0[8] = wcount_17[0];
-        rank_plane_0[9] = wcount_19[0];
-        rank_plane_0[10] = wcount_21[0];
-        rank_plane_0[11] = wcount_23[0];
-        rank_plane_0[12] = wcount_25[0];
-        rank_plane_0[13] = wcount_27[0];
-        rank_plane_0[14] = wcount_29[0];
-        rank_plane_0[15] = wcount_31[0];
-        rank_plane_0[16] = wcount_33[0];
-        rank_plane_0[17] = wcount_35[0];
-        rank_plane_0[18] = wcount_37[0];
-        rank_plane_0[19] = wcount_39[0];
-        rank_plane_0[20] = wcount_41[0];
-        rank_plane_0[21] = wcount_43[0];
-        rank_plane_0[22] = wcount_45[0];
-        rank_plane_0[23] = wcount_47[0];
-        a_rank_1[0] = |(rank_plane_0 & a_win_1);
-        rank_plane_1 = zero_l;
-        rank_plane_1[0] = wcount_1[1];
-        rank_plane_1[1] = wcount_3[1];
-        rank_plane_1[2] = wcount_5[1];
-        rank_plane_1[3] = wcount_7[1];
-        rank_plane_1[4] = wcount_9[1];
-        rank_plane_1[5] = wcount_11[1];
-        rank_plane_1[6] = wcount_13[1];
-        rank_plane_1[7] = wcount_15[1];
-        rank_plane_1[8] = wcount_17[1];
-        rank_plane_1[9] = wcount_19[1];
-        rank_plane_1[10] = wcount_21[1];
-        rank_plane_1[11] = wcount_23[1];
-        rank_plane_1[12] = wcount_25[1];
-        rank_plane_1[13] = wcount_27[1];
-        rank_plane_1[14] = wcount_29[1];
-        rank_plane_1[15] = wcount_31[1];
-        rank_plane_1[16] = wcount_33[1];
-        rank_plane_1[17] = wcount_35[1];
-        rank_plane_1[18] = wcount_37[1];
-        rank_plane_1[19] = wcount_39[1];
-        rank_plane_1[20] = wcount_41[1];
-        rank_plane_1[21] = wcount_43[1];
-        rank_plane_1[22] = wcount_45[1];
-        rank_plane_1[23] = wcount_47[1];
-        a_rank_1[1] = |(rank_plane_1 & a_win_1);
-        rank_plane_2 = zero_l;
-        rank_plane_2[0] = wcount_1[2];
-        rank_plane_2[1] = wcount_3[2];
-        rank_plane_2[2] = wcount_5[2];
-        rank_plane_2[3] = wcount_7[2];
-        rank_plane_2[4] = wcount_9[2];
-        rank_plane_2[5] = wcount_11[2];
-        rank_plane_2[6] = wcount_13[2];
-        rank_plane_2[7] = wcount_15[2];
-        rank_plane_2[8] = wcount_17[2];
-        rank_plane_2[9] = wcount_19[2];
-        rank_plane_2[10] = wcount_21[2];
-        rank_plane_2[11] = wcount_23[2];
-        rank_plane_2[12] = wcount_25[2];
-        rank_plane_2[13] = wcount_27[2];
-        rank_plane_2[14] = wcount_29[2];
-        rank_plane_2[15] = wcount_31[2];
-        rank_plane_2[16] = wcount_33[2];
-        rank_plane_2[17] = wcount_35[2];
-        rank_plane_2[18] = wcount_37[2];
-        rank_plane_2[19] = wcount_39[2];
-        rank_plane_2[20] = wcount_41[2];
-        rank_plane_2[21] = wcount_43[2];
-        rank_plane_2[22] = wcount_45[2];
-        rank_plane_2[23] = wcount_47[2];
-        a_rank_1[2] = |(rank_plane_2 & a_win_1);
-        rank_plane_3 = zero_l;
-        rank_plane_3[0] = wcount_1[3];
-        rank_plane_3[1] = wcount_3[3];
-        rank_plane_3[2] = wcount_5[3];
-        rank_plane_3[3] = wcount_7[3];
-        rank_plane_3[4] = wcount_9[3];
-        rank_plane_3[5] = wcount_11[3];
-        rank_plane_3[6] = wcount_13[3];
-        rank_plane_3[7] = wcount_15[3];
-        rank_plane_3[8] = wcount_17[3];
-        rank_plane_3[9] = wcount_19[3];
-        rank_plane_3[10] = wcount_21[3];
-        rank_plane_3[11] = wcount_23[3];
-        rank_plane_3[12] = wcount_25[3];
-        rank_plane_3[13] = wcount_27[3];
-        rank_plane_3[14] = wcount_29[3];
-        rank_plane_3[15] = wcount_31[3];
-        rank_plane_3[16] = wcount_33[3];
-        rank_plane_3[17] = wcount_35[3];
-        rank_plane_3[18] = wcount_37[3];
-        rank_plane_3[19] = wcount_39[3];
-        rank_plane_3[20] = wcount_41[3];
-        rank_plane_3[21] = wcount_43[3];
-        rank_plane_3[22] = wcount_45[3];
-        rank_plane_3[23] = wcount_47[3];
-        a_rank_1[3] = |(rank_plane_3 & a_win_1);
-        rank_plane_4 = zero_l;
-        rank_plane_4[0] = wcount_1[4];
-        rank_plane_4[1] = wcount_3[4];
-        rank_plane_4[2] = wcount_5[4];
-        rank_plane_4[3] = wcount_7[4];
-        rank_plane_4[4] = wcount_9[4];
-        rank_plane_4[5] = wcount_11[4];
-        rank_plane_4[6] = wcount_13[4];
-        rank_plane_4[7] = wcount_15[4];
-        rank_plane_4[8] = wcount_17[4];
-        rank_plane_4[9] = wcount_19[4];
-        rank_plane_4[10] = wcount_21[4];
-        rank_plane_4[11] = wcount_23[4];
-        rank_plane_4[12] = wcount_25[4];
-        rank_plane_4[13] = wcount_27[4];
-        rank_plane_4[14] = wcount_29[4];
-        rank_plane_4[15] = wcount_31[4];
-        rank_plane_4[16] = wcount_33[4];
-        rank_plane_4[17] = wcount_35[4];
-        rank_plane_4[18] = wcount_37[4];
-        rank_plane_4[19] = wcount_39[4];
-        rank_plane_4[20] = wcount_41[4];
-        rank_plane_4[21] = wcount_43[4];
-        rank_plane_4[22] = wcount_45[4];
-        rank_plane_4[23] = wcount_47[4];
-        a_rank_1[4] = |(rank_plane_4 & a_win_1);
-        rank_plane_5 = zero_l;
-        rank_plane_5[0] = wcount_1[5];
-        rank_plane_5[1] = wcount_3[5];
-        rank_plane_5[2] = wcount_5[5];
-        rank_plane_5[3] = wcount_7[5];
-        rank_plane_5[4] = wcount_9[5];
-        rank_plane_5[5] = wcount_11[5];
-        rank_plane_5[6] = wcount_13[5];
-        rank_plane_5[7] = wcount_15[5];
-        rank_plane_5[8] = wcount_17[5];
-        rank_plane_5[9] = wcount_19[5];
-        rank_plane_5[10] = wcount_21[5];
-        rank_plane_5[11] = wcount_23[5];
-        rank_plane_5[12] = wcount_25[5];
-        rank_plane_5[13] = wcount_27[5];
-        rank_plane_5[14] = wcount_29[5];
-        rank_plane_5[15] = wcount_31[5];
-        rank_plane_5[16] = wcount_33[5];
-        rank_plane_5[17] = wcount_35[5];
-        rank_plane_5[18] = wcount_37[5];
-        rank_plane_5[19] = wcount_39[5];
-        rank_plane_5[20] = wcount_41[5];
-        rank_plane_5[21] = wcount_43[5];
-        rank_plane_5[22] = wcount_45[5];
-        rank_plane_5[23] = wcount_47[5];
-        a_rank_1[5] = |(rank_plane_5 & a_win_1);
+        a_win_1[0] = a_elig[0] & ~|(held & pos_below_1);
+        a_win_1[1] = a_elig[1] & ~|(held & pos_below_3);
+        a_win_1[2] = a_elig[2] & ~|(held & pos_below_5);
+        a_win_1[3] = a_elig[3] & ~|(held & pos_below_7);
+        a_win_1[4] = a_elig[4] & ~|(held & pos_below_9);
+        a_win_1[5] = a_elig[5] & ~|(held & pos_below_11);
+        a_win_1[6] = a_elig[6] & ~|(held & pos_below_13);
+        a_win_1[7] = a_elig[7] & ~|(held & pos_below_15);
+        a_win_1[8] = a_elig[8] & ~|(held & pos_below_17);
+        a_win_1[9] = a_elig[9] & ~|(held & pos_below_19);
+        a_win_1[10] = a_elig[10] & ~|(held & pos_below_21);
+        a_win_1[11] = a_elig[11] & ~|(held & pos_below_23);
+        a_win_1[12] = a_elig[12] & ~|(held & pos_below_25);
+        a_win_1[13] = a_elig[13] & ~|(held & pos_below_27);
+        a_win_1[14] = a_elig[14] & ~|(held & pos_below_29);
+        a_win_1[15] = a_elig[15] & ~|(held & pos_below_31);
+        a_win_1[16] = a_elig[16] & ~|(held & pos_below_33);
+        a_win_1[17] = a_elig[17] & ~|(held & pos_below_35);
+        a_win_1[18] = a_elig[18] & ~|(held & pos_below_37);
+        a_win_1[19] = a_elig[19] & ~|(held & pos_below_39);
+        a_win_1[20] = a_elig[20] & ~|(held & pos_below_41);
+        a_win_1[21] = a_elig[21] & ~|(held & pos_below_43);
+        a_win_1[22] = a_elig[22] & ~|(held & pos_below_45);
+        a_win_1[23] = a_elig[23] & ~|(held & pos_below_47);
+        a_rank_1 = zero_rb;
+        a_rank_1[0] = |(pos_plane_0 & a_win_1);
+        a_rank_1[1] = |(pos_plane_1 & a_win_1);
+        a_rank_1[2] = |(pos_plane_2 & a_win_1);
+        a_rank_1[3] = |(pos_plane_3 & a_win_1);
+        a_rank_1[4] = |(pos_plane_4 & a_win_1);
         fpos_1 = sched_ids_1 - fetch_lead;
         a_id_1 = sched_gid_1;
         if (|(a_win_1 & local_id_bit_0)) begin
@@ -8370,159 +7570,106 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (taken_3[32'h2]) begin
             room_lsu_3 = free_2 > one_fb;
         end
-        umask_0 = unit_sp_0;
-        umask_1 = unit_sfu_0;
-        umask_2 = unit_lsu_0;
-        rank_plane_0 = zero_l;
-        rank_plane_0[0] = wcount_0[0];
-        rank_plane_0[1] = wcount_2[0];
-        rank_plane_0[2] = wcount_4[0];
-        rank_plane_0[3] = wcount_6[0];
-        rank_plane_0[4] = wcount_8[0];
-        rank_plane_0[5] = wcount_10[0];
-        rank_plane_0[6] = wcount_12[0];
-        rank_plane_0[7] = wcount_14[0];
-        rank_plane_0[8] = wcount_16[0];
-        rank_plane_0[9] = wcount_18[0];
-        rank_plane_0[10] = wcount_20[0];
-        rank_plane_0[11] = wcount_22[0];
-        rank_plane_0[12] = wcount_24[0];
-        rank_plane_0[13] = wcount_26[0];
-        rank_plane_0[14] = wcount_28[0];
-        rank_plane_0[15] = wcount_30[0];
-        rank_plane_0[16] = wcount_32[0];
-        rank_plane_0[17] = wcount_34[0];
-        rank_plane_0[18] = wcount_36[0];
-        rank_plane_0[19] = wcount_38[0];
-        rank_plane_0[20] = wcount_40[0];
-        rank_plane_0[21] = wcount_42[0];
-        rank_plane_0[22] = wcount_44[0];
-        rank_plane_0[23] = wcount_46[0];
-        rank_plane_1 = zero_l;
-        rank_plane_1[0] = wcount_0[1];
-        rank_plane_1[1] = wcount_2[1];
-        rank_plane_1[2] = wcount_4[1];
-        rank_plane_1[3] = wcount_6[1];
-        rank_plane_1[4] = wcount_8[1];
-        rank_plane_1[5] = wcount_10[1];
-        rank_plane_1[6] = wcount_12[1];
-        rank_plane_1[7] = wcount_14[1];
-        rank_plane_1[8] = wcount_16[1];
-        rank_plane_1[9] = wcount_18[1];
-        rank_plane_1[10] = wcount_20[1];
-        rank_plane_1[11] = wcount_22[1];
-        rank_plane_1[12] = wcount_24[1];
-        rank_plane_1[13] = wcount_26[1];
-        rank_plane_1[14] = wcount_28[1];
-        rank_plane_1[15] = wcount_30[1];
-        rank_plane_1[16] = wcount_32[1];
-        rank_plane_1[17] = wcount_34[1];
-        rank_plane_1[18] = wcount_36[1];
-        rank_plane_1[19] = wcount_38[1];
-        rank_plane_1[20] = wcount_40[1];
-        rank_plane_1[21] = wcount_42[1];
-        rank_plane_1[22] = wcount_44[1];
-        rank_plane_1[23] = wcount_46[1];
-        rank_plane_2 = zero_l;
-        rank_plane_2[0] = wcount_0[2];
-        rank_plane_2[1] = wcount_2[2];
-        rank_plane_2[2] = wcount_4[2];
-        rank_plane_2[3] = wcount_6[2];
-        rank_plane_2[4] = wcount_8[2];
-        rank_plane_2[5] = wcount_10[2];
-        rank_plane_2[6] = wcount_12[2];
-        rank_plane_2[7] = wcount_14[2];
-        rank_plane_2[8] = wcount_16[2];
-        rank_plane_2[9] = wcount_18[2];
-        rank_plane_2[10] = wcount_20[2];
-        rank_plane_2[11] = wcount_22[2];
-        rank_plane_2[12] = wcount_24[2];
-        rank_plane_2[13] = wcount_26[2];
-        rank_plane_2[14] = wcount_28[2];
-        rank_plane_2[15] = wcount_30[2];
-        rank_plane_2[16] = wcount_32[2];
-        rank_plane_2[17] = wcount_34[2];
-        rank_plane_2[18] = wcount_36[2];
-        rank_plane_2[19] = wcount_38[2];
-        rank_plane_2[20] = wcount_40[2];
-        rank_plane_2[21] = wcount_42[2];
-        rank_plane_2[22] = wcount_44[2];
-        rank_plane_2[23] = wcount_46[2];
-        rank_plane_3 = zero_l;
-        rank_plane_3[0] = wcount_0[3];
-        rank_plane_3[1] = wcount_2[3];
-        rank_plane_3[2] = wcount_4[3];
-        rank_plane_3[3] = wcount_6[3];
-        rank_plane_3[4] = wcount_8[3];
-        rank_plane_3[5] = wcount_10[3];
-        rank_plane_3[6] = wcount_12[3];
-        rank_plane_3[7] = wcount_14[3];
-        rank_plane_3[8] = wcount_16[3];
-        rank_plane_3[9] = wcount_18[3];
-        rank_plane_3[10] = wcount_20[3];
-        rank_plane_3[11] = wcount_22[3];
-        rank_plane_3[12] = wcount_24[3];
-        rank_plane_3[13] = wcount_26[3];
-        rank_plane_3[14] = wcount_28[3];
-        rank_plane_3[15] = wcount_30[3];
-        rank_plane_3[16] = wcount_32[3];
-        rank_plane_3[17] = wcount_34[3];
-        rank_plane_3[18] = wcount_36[3];
-        rank_plane_3[19] = wcount_38[3];
-        rank_plane_3[20] = wcount_40[3];
-        rank_plane_3[21] = wcount_42[3];
-        rank_plane_3[22] = wcount_44[3];
-        rank_plane_3[23] = wcount_46[3];
-        rank_plane_4 = zero_l;
-        rank_plane_4[0] = wcount_0[4];
-        rank_plane_4[1] = wcount_2[4];
-        rank_plane_4[2] = wcount_4[4];
-        rank_plane_4[3] = wcount_6[4];
-        rank_plane_4[4] = wcount_8[4];
-        rank_plane_4[5] = wcount_10[4];
-        rank_plane_4[6] = wcount_12[4];
-        rank_plane_4[7] = wcount_14[4];
-        rank_plane_4[8] = wcount_16[4];
-        rank_plane_4[9] = wcount_18[4];
-        rank_plane_4[10] = wcount_20[4];
-        rank_plane_4[11] = wcount_22[4];
-        rank_plane_4[12] = wcount_24[4];
-        rank_plane_4[13] = wcount_26[4];
-        rank_plane_4[14] = wcount_28[4];
-        rank_plane_4[15] = wcount_30[4];
-        rank_plane_4[16] = wcount_32[4];
-        rank_plane_4[17] = wcount_34[4];
-        rank_plane_4[18] = wcount_36[4];
-        rank_plane_4[19] = wcount_38[4];
-        rank_plane_4[20] = wcount_40[4];
-        rank_plane_4[21] = wcount_42[4];
-        rank_plane_4[22] = wcount_44[4];
-        rank_plane_4[23] = wcount_46[4];
-        rank_plane_5 = zero_l;
-        rank_plane_5[0] = wcount_0[5];
-        rank_plane_5[1] = wcount_2[5];
-        rank_plane_5[2] = wcount_4[5];
-        rank_plane_5[3] = wcount_6[5];
-        rank_plane_5[4] = wcount_8[5];
-        rank_plane_5[5] = wcount_10[5];
-        rank_plane_5[6] = wcount_12[5];
-        rank_plane_5[7] = wcount_14[5];
-        rank_plane_5[8] = wcount_16[5];
-        rank_plane_5[9] = wcount_18[5];
-        rank_plane_5[10] = wcount_20[5];
-        rank_plane_5[11] = wcount_22[5];
-        rank_plane_5[12] = wcount_24[5];
-        rank_plane_5[13] = wcount_26[5];
-        rank_plane_5[14] = wcount_28[5];
-        rank_plane_5[15] = wcount_30[5];
-        rank_plane_5[16] = wcount_32[5];
-        rank_plane_5[17] = wcount_34[5];
-        rank_plane_5[18] = wcount_36[5];
-        rank_plane_5[19] = wcount_38[5];
-        rank_plane_5[20] = wcount_40[5];
-        rank_plane_5[21] = wcount_42[5];
-        rank_plane_5[22] = wcount_44[5];
-        rank_plane_5[23] = wcount_46[5];
+        held_class_0 = zero_l;
+        held_class_1 = zero_l;
+        held_class_2 = zero_l;
+        held_class_3 = zero_l;
+        held_class_0[0] = |(at_pos_0 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[0] = |(at_pos_0 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[0] = |(at_pos_0 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[0] = |(at_pos_0 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[1] = |(at_pos_2 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[1] = |(at_pos_2 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[1] = |(at_pos_2 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[1] = |(at_pos_2 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[2] = |(at_pos_4 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[2] = |(at_pos_4 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[2] = |(at_pos_4 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[2] = |(at_pos_4 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[3] = |(at_pos_6 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[3] = |(at_pos_6 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[3] = |(at_pos_6 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[3] = |(at_pos_6 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[4] = |(at_pos_8 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[4] = |(at_pos_8 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[4] = |(at_pos_8 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[4] = |(at_pos_8 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[5] = |(at_pos_10 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[5] = |(at_pos_10 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[5] = |(at_pos_10 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[5] = |(at_pos_10 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[6] = |(at_pos_12 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[6] = |(at_pos_12 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[6] = |(at_pos_12 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[6] = |(at_pos_12 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[7] = |(at_pos_14 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[7] = |(at_pos_14 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[7] = |(at_pos_14 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[7] = |(at_pos_14 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[8] = |(at_pos_16 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[8] = |(at_pos_16 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[8] = |(at_pos_16 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[8] = |(at_pos_16 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[9] = |(at_pos_18 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[9] = |(at_pos_18 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[9] = |(at_pos_18 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[9] = |(at_pos_18 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[10] = |(at_pos_20 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[10] = |(at_pos_20 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[10] = |(at_pos_20 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[10] = |(at_pos_20 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[11] = |(at_pos_22 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[11] = |(at_pos_22 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[11] = |(at_pos_22 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[11] = |(at_pos_22 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[12] = |(at_pos_24 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[12] = |(at_pos_24 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[12] = |(at_pos_24 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[12] = |(at_pos_24 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[13] = |(at_pos_26 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[13] = |(at_pos_26 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[13] = |(at_pos_26 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[13] = |(at_pos_26 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[14] = |(at_pos_28 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[14] = |(at_pos_28 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[14] = |(at_pos_28 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[14] = |(at_pos_28 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[15] = |(at_pos_30 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[15] = |(at_pos_30 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[15] = |(at_pos_30 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[15] = |(at_pos_30 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[16] = |(at_pos_32 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[16] = |(at_pos_32 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[16] = |(at_pos_32 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[16] = |(at_pos_32 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[17] = |(at_pos_34 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[17] = |(at_pos_34 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[17] = |(at_pos_34 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[17] = |(at_pos_34 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[18] = |(at_pos_36 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[18] = |(at_pos_36 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[18] = |(at_pos_36 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[18] = |(at_pos_36 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[19] = |(at_pos_38 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[19] = |(at_pos_38 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[19] = |(at_pos_38 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[19] = |(at_pos_38 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[20] = |(at_pos_40 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[20] = |(at_pos_40 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[20] = |(at_pos_40 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[20] = |(at_pos_40 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[21] = |(at_pos_42 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[21] = |(at_pos_42 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[21] = |(at_pos_42 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[21] = |(at_pos_42 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[22] = |(at_pos_44 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[22] = |(at_pos_44 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[22] = |(at_pos_44 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[22] = |(at_pos_44 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[23] = |(at_pos_46 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[23] = |(at_pos_46 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[23] = |(at_pos_46 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[23] = |(at_pos_46 & unit_lsu_0 & ready_0 & live_0__q);
         cand_elig = unit_none_0;
         if (room_sp_0) begin
             cand_elig = cand_elig | unit_sp_0;
@@ -8534,39 +7681,56 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_0;
         end
         cand_elig = cand_elig & ready_0 & live_0__q;
+        held = held_class_0;
+        if (room_sp_0) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_0) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_0) begin
+            held = held | held_class_3;
+        end
         cand_win_0 = zero_l;
-        cand_win_0[0] = cand_elig[0] & &(beats_0 | ~cand_elig | onehot_l_0);
-        cand_win_0[1] = cand_elig[1] & &(beats_2 | ~cand_elig | onehot_l_1);
-        cand_win_0[2] = cand_elig[2] & &(beats_4 | ~cand_elig | onehot_l_2);
-        cand_win_0[3] = cand_elig[3] & &(beats_6 | ~cand_elig | onehot_l_3);
-        cand_win_0[4] = cand_elig[4] & &(beats_8 | ~cand_elig | onehot_l_4);
-        cand_win_0[5] = cand_elig[5] & &(beats_10 | ~cand_elig | onehot_l_5);
-        cand_win_0[6] = cand_elig[6] & &(beats_12 | ~cand_elig | onehot_l_6);
-        cand_win_0[7] = cand_elig[7] & &(beats_14 | ~cand_elig | onehot_l_7);
-        cand_win_0[8] = cand_elig[8] & &(beats_16 | ~cand_elig | onehot_l_8);
-        cand_win_0[9] = cand_elig[9] & &(beats_18 | ~cand_elig | onehot_l_9);
-        cand_win_0[10] = cand_elig[10] & &(beats_20 | ~cand_elig | onehot_l_10);
-        cand_win_0[11] = cand_elig[11] & &(beats_22 | ~cand_elig | onehot_l_11);
-        cand_win_0[12] = cand_elig[12] & &(beats_24 | ~cand_elig | onehot_l_12);
-        cand_win_0[13] = cand_elig[13] & &(beats_26 | ~cand_elig | onehot_l_13);
-        cand_win_0[14] = cand_elig[14] & &(beats_28 | ~cand_elig | onehot_l_14);
-        cand_win_0[15] = cand_elig[15] & &(beats_30 | ~cand_elig | onehot_l_15);
-        cand_win_0[16] = cand_elig[16] & &(beats_32 | ~cand_elig | onehot_l_16);
-        cand_win_0[17] = cand_elig[17] & &(beats_34 | ~cand_elig | onehot_l_17);
-        cand_win_0[18] = cand_elig[18] & &(beats_36 | ~cand_elig | onehot_l_18);
-        cand_win_0[19] = cand_elig[19] & &(beats_38 | ~cand_elig | onehot_l_19);
-        cand_win_0[20] = cand_elig[20] & &(beats_40 | ~cand_elig | onehot_l_20);
-        cand_win_0[21] = cand_elig[21] & &(beats_42 | ~cand_elig | onehot_l_21);
-        cand_win_0[22] = cand_elig[22] & &(beats_44 | ~cand_elig | onehot_l_22);
-        cand_win_0[23] = cand_elig[23] & &(beats_46 | ~cand_elig | onehot_l_23);
+        cand_win_0[0] = cand_elig[0] & ~|(held & pos_below_0);
+        cand_win_0[1] = cand_elig[1] & ~|(held & pos_below_2);
+        cand_win_0[2] = cand_elig[2] & ~|(held & pos_below_4);
+        cand_win_0[3] = cand_elig[3] & ~|(held & pos_below_6);
+        cand_win_0[4] = cand_elig[4] & ~|(held & pos_below_8);
+        cand_win_0[5] = cand_elig[5] & ~|(held & pos_below_10);
+        cand_win_0[6] = cand_elig[6] & ~|(held & pos_below_12);
+        cand_win_0[7] = cand_elig[7] & ~|(held & pos_below_14);
+        cand_win_0[8] = cand_elig[8] & ~|(held & pos_below_16);
+        cand_win_0[9] = cand_elig[9] & ~|(held & pos_below_18);
+        cand_win_0[10] = cand_elig[10] & ~|(held & pos_below_20);
+        cand_win_0[11] = cand_elig[11] & ~|(held & pos_below_22);
+        cand_win_0[12] = cand_elig[12] & ~|(held & pos_below_24);
+        cand_win_0[13] = cand_elig[13] & ~|(held & pos_below_26);
+        cand_win_0[14] = cand_elig[14] & ~|(held & pos_below_28);
+        cand_win_0[15] = cand_elig[15] & ~|(held & pos_below_30);
+        cand_win_0[16] = cand_elig[16] & ~|(held & pos_below_32);
+        cand_win_0[17] = cand_elig[17] & ~|(held & pos_below_34);
+        cand_win_0[18] = cand_elig[18] & ~|(held & pos_below_36);
+        cand_win_0[19] = cand_elig[19] & ~|(held & pos_below_38);
+        cand_win_0[20] = cand_elig[20] & ~|(held & pos_below_40);
+        cand_win_0[21] = cand_elig[21] & ~|(held & pos_below_42);
+        cand_win_0[22] = cand_elig[22] & ~|(held & pos_below_44);
+        cand_win_0[23] = cand_elig[23] & ~|(held & pos_below_46);
+        cand_any_0 = |cand_elig;
         cand_fc_0 = |(cand_win_0 & on_grant_deal__lanes_0);
-        cand_rank_0 = zero6;
-        cand_rank_0[0] = |(cand_win_0 & rank_plane_0);
-        cand_rank_0[1] = |(cand_win_0 & rank_plane_1);
-        cand_rank_0[2] = |(cand_win_0 & rank_plane_2);
-        cand_rank_0[3] = |(cand_win_0 & rank_plane_3);
-        cand_rank_0[4] = |(cand_win_0 & rank_plane_4);
-        cand_rank_0[5] = |(cand_win_0 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        held_scan = held_scan | (held_scan << shift_3);
+        held_scan = held_scan | (held_scan << shift_4);
+        first_held_0 = held & ~(held_scan << shift_0);
+        cand_rank_0 = zero_rb;
+        cand_rank_0[0] = |(first_held_0 & pos_bit_0);
+        cand_rank_0[1] = |(first_held_0 & pos_bit_1);
+        cand_rank_0[2] = |(first_held_0 & pos_bit_2);
+        cand_rank_0[3] = |(first_held_0 & pos_bit_3);
+        cand_rank_0[4] = |(first_held_0 & pos_bit_4);
         cand_id_0 = zero_lb;
         cand_id_0[0] = |(cand_win_0 & local_id_bit_0);
         cand_id_0[1] = |(cand_win_0 & local_id_bit_1);
@@ -8593,39 +7757,56 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_0;
         end
         cand_elig = cand_elig & ready_0 & live_0__q;
+        held = held_class_0;
+        if (room_sp_1) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_1) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_1) begin
+            held = held | held_class_3;
+        end
         cand_win_1 = zero_l;
-        cand_win_1[0] = cand_elig[0] & &(beats_0 | ~cand_elig | onehot_l_0);
-        cand_win_1[1] = cand_elig[1] & &(beats_2 | ~cand_elig | onehot_l_1);
-        cand_win_1[2] = cand_elig[2] & &(beats_4 | ~cand_elig | onehot_l_2);
-        cand_win_1[3] = cand_elig[3] & &(beats_6 | ~cand_elig | onehot_l_3);
-        cand_win_1[4] = cand_elig[4] & &(beats_8 | ~cand_elig | onehot_l_4);
-        cand_win_1[5] = cand_elig[5] & &(beats_10 | ~cand_elig | onehot_l_5);
-        cand_win_1[6] = cand_elig[6] & &(beats_12 | ~cand_elig | onehot_l_6);
-        cand_win_1[7] = cand_elig[7] & &(beats_14 | ~cand_elig | onehot_l_7);
-        cand_win_1[8] = cand_elig[8] & &(beats_16 | ~cand_elig | onehot_l_8);
-        cand_win_1[9] = cand_elig[9] & &(beats_18 | ~cand_elig | onehot_l_9);
-        cand_win_1[10] = cand_elig[10] & &(beats_20 | ~cand_elig | onehot_l_10);
-        cand_win_1[11] = cand_elig[11] & &(beats_22 | ~cand_elig | onehot_l_11);
-        cand_win_1[12] = cand_elig[12] & &(beats_24 | ~cand_elig | onehot_l_12);
-        cand_win_1[13] = cand_elig[13] & &(beats_26 | ~cand_elig | onehot_l_13);
-        cand_win_1[14] = cand_elig[14] & &(beats_28 | ~cand_elig | onehot_l_14);
-        cand_win_1[15] = cand_elig[15] & &(beats_30 | ~cand_elig | onehot_l_15);
-        cand_win_1[16] = cand_elig[16] & &(beats_32 | ~cand_elig | onehot_l_16);
-        cand_win_1[17] = cand_elig[17] & &(beats_34 | ~cand_elig | onehot_l_17);
-        cand_win_1[18] = cand_elig[18] & &(beats_36 | ~cand_elig | onehot_l_18);
-        cand_win_1[19] = cand_elig[19] & &(beats_38 | ~cand_elig | onehot_l_19);
-        cand_win_1[20] = cand_elig[20] & &(beats_40 | ~cand_elig | onehot_l_20);
-        cand_win_1[21] = cand_elig[21] & &(beats_42 | ~cand_elig | onehot_l_21);
-        cand_win_1[22] = cand_elig[22] & &(beats_44 | ~cand_elig | onehot_l_22);
-        cand_win_1[23] = cand_elig[23] & &(beats_46 | ~cand_elig | onehot_l_23);
+        cand_win_1[0] = cand_elig[0] & ~|(held & pos_below_0);
+        cand_win_1[1] = cand_elig[1] & ~|(held & pos_below_2);
+        cand_win_1[2] = cand_elig[2] & ~|(held & pos_below_4);
+        cand_win_1[3] = cand_elig[3] & ~|(held & pos_below_6);
+        cand_win_1[4] = cand_elig[4] & ~|(held & pos_below_8);
+        cand_win_1[5] = cand_elig[5] & ~|(held & pos_below_10);
+        cand_win_1[6] = cand_elig[6] & ~|(held & pos_below_12);
+        cand_win_1[7] = cand_elig[7] & ~|(held & pos_below_14);
+        cand_win_1[8] = cand_elig[8] & ~|(held & pos_below_16);
+        cand_win_1[9] = cand_elig[9] & ~|(held & pos_below_18);
+        cand_win_1[10] = cand_elig[10] & ~|(held & pos_below_20);
+        cand_win_1[11] = cand_elig[11] & ~|(held & pos_below_22);
+        cand_win_1[12] = cand_elig[12] & ~|(held & pos_below_24);
+        cand_win_1[13] = cand_elig[13] & ~|(held & pos_below_26);
+        cand_win_1[14] = cand_elig[14] & ~|(held & pos_below_28);
+        cand_win_1[15] = cand_elig[15] & ~|(held & pos_below_30);
+        cand_win_1[16] = cand_elig[16] & ~|(held & pos_below_32);
+        cand_win_1[17] = cand_elig[17] & ~|(held & pos_below_34);
+        cand_win_1[18] = cand_elig[18] & ~|(held & pos_below_36);
+        cand_win_1[19] = cand_elig[19] & ~|(held & pos_below_38);
+        cand_win_1[20] = cand_elig[20] & ~|(held & pos_below_40);
+        cand_win_1[21] = cand_elig[21] & ~|(held & pos_below_42);
+        cand_win_1[22] = cand_elig[22] & ~|(held & pos_below_44);
+        cand_win_1[23] = cand_elig[23] & ~|(held & pos_below_46);
+        cand_any_1 = |cand_elig;
         cand_fc_1 = |(cand_win_1 & on_grant_deal__lanes_0);
-        cand_rank_1 = zero6;
-        cand_rank_1[0] = |(cand_win_1 & rank_plane_0);
-        cand_rank_1[1] = |(cand_win_1 & rank_plane_1);
-        cand_rank_1[2] = |(cand_win_1 & rank_plane_2);
-        cand_rank_1[3] = |(cand_win_1 & rank_plane_3);
-        cand_rank_1[4] = |(cand_win_1 & rank_plane_4);
-        cand_rank_1[5] = |(cand_win_1 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        held_scan = held_scan | (held_scan << shift_3);
+        held_scan = held_scan | (held_scan << shift_4);
+        first_held_1 = held & ~(held_scan << shift_0);
+        cand_rank_1 = zero_rb;
+        cand_rank_1[0] = |(first_held_1 & pos_bit_0);
+        cand_rank_1[1] = |(first_held_1 & pos_bit_1);
+        cand_rank_1[2] = |(first_held_1 & pos_bit_2);
+        cand_rank_1[3] = |(first_held_1 & pos_bit_3);
+        cand_rank_1[4] = |(first_held_1 & pos_bit_4);
         cand_id_1 = zero_lb;
         cand_id_1[0] = |(cand_win_1 & local_id_bit_0);
         cand_id_1[1] = |(cand_win_1 & local_id_bit_1);
@@ -8652,39 +7833,56 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_0;
         end
         cand_elig = cand_elig & ready_0 & live_0__q;
+        held = held_class_0;
+        if (room_sp_2) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_2) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_2) begin
+            held = held | held_class_3;
+        end
         cand_win_2 = zero_l;
-        cand_win_2[0] = cand_elig[0] & &(beats_0 | ~cand_elig | onehot_l_0);
-        cand_win_2[1] = cand_elig[1] & &(beats_2 | ~cand_elig | onehot_l_1);
-        cand_win_2[2] = cand_elig[2] & &(beats_4 | ~cand_elig | onehot_l_2);
-        cand_win_2[3] = cand_elig[3] & &(beats_6 | ~cand_elig | onehot_l_3);
-        cand_win_2[4] = cand_elig[4] & &(beats_8 | ~cand_elig | onehot_l_4);
-        cand_win_2[5] = cand_elig[5] & &(beats_10 | ~cand_elig | onehot_l_5);
-        cand_win_2[6] = cand_elig[6] & &(beats_12 | ~cand_elig | onehot_l_6);
-        cand_win_2[7] = cand_elig[7] & &(beats_14 | ~cand_elig | onehot_l_7);
-        cand_win_2[8] = cand_elig[8] & &(beats_16 | ~cand_elig | onehot_l_8);
-        cand_win_2[9] = cand_elig[9] & &(beats_18 | ~cand_elig | onehot_l_9);
-        cand_win_2[10] = cand_elig[10] & &(beats_20 | ~cand_elig | onehot_l_10);
-        cand_win_2[11] = cand_elig[11] & &(beats_22 | ~cand_elig | onehot_l_11);
-        cand_win_2[12] = cand_elig[12] & &(beats_24 | ~cand_elig | onehot_l_12);
-        cand_win_2[13] = cand_elig[13] & &(beats_26 | ~cand_elig | onehot_l_13);
-        cand_win_2[14] = cand_elig[14] & &(beats_28 | ~cand_elig | onehot_l_14);
-        cand_win_2[15] = cand_elig[15] & &(beats_30 | ~cand_elig | onehot_l_15);
-        cand_win_2[16] = cand_elig[16] & &(beats_32 | ~cand_elig | onehot_l_16);
-        cand_win_2[17] = cand_elig[17] & &(beats_34 | ~cand_elig | onehot_l_17);
-        cand_win_2[18] = cand_elig[18] & &(beats_36 | ~cand_elig | onehot_l_18);
-        cand_win_2[19] = cand_elig[19] & &(beats_38 | ~cand_elig | onehot_l_19);
-        cand_win_2[20] = cand_elig[20] & &(beats_40 | ~cand_elig | onehot_l_20);
-        cand_win_2[21] = cand_elig[21] & &(beats_42 | ~cand_elig | onehot_l_21);
-        cand_win_2[22] = cand_elig[22] & &(beats_44 | ~cand_elig | onehot_l_22);
-        cand_win_2[23] = cand_elig[23] & &(beats_46 | ~cand_elig | onehot_l_23);
+        cand_win_2[0] = cand_elig[0] & ~|(held & pos_below_0);
+        cand_win_2[1] = cand_elig[1] & ~|(held & pos_below_2);
+        cand_win_2[2] = cand_elig[2] & ~|(held & pos_below_4);
+        cand_win_2[3] = cand_elig[3] & ~|(held & pos_below_6);
+        cand_win_2[4] = cand_elig[4] & ~|(held & pos_below_8);
+        cand_win_2[5] = cand_elig[5] & ~|(held & pos_below_10);
+        cand_win_2[6] = cand_elig[6] & ~|(held & pos_below_12);
+        cand_win_2[7] = cand_elig[7] & ~|(held & pos_below_14);
+        cand_win_2[8] = cand_elig[8] & ~|(held & pos_below_16);
+        cand_win_2[9] = cand_elig[9] & ~|(held & pos_below_18);
+        cand_win_2[10] = cand_elig[10] & ~|(held & pos_below_20);
+        cand_win_2[11] = cand_elig[11] & ~|(held & pos_below_22);
+        cand_win_2[12] = cand_elig[12] & ~|(held & pos_below_24);
+        cand_win_2[13] = cand_elig[13] & ~|(held & pos_below_26);
+        cand_win_2[14] = cand_elig[14] & ~|(held & pos_below_28);
+        cand_win_2[15] = cand_elig[15] & ~|(held & pos_below_30);
+        cand_win_2[16] = cand_elig[16] & ~|(held & pos_below_32);
+        cand_win_2[17] = cand_elig[17] & ~|(held & pos_below_34);
+        cand_win_2[18] = cand_elig[18] & ~|(held & pos_below_36);
+        cand_win_2[19] = cand_elig[19] & ~|(held & pos_below_38);
+        cand_win_2[20] = cand_elig[20] & ~|(held & pos_below_40);
+        cand_win_2[21] = cand_elig[21] & ~|(held & pos_below_42);
+        cand_win_2[22] = cand_elig[22] & ~|(held & pos_below_44);
+        cand_win_2[23] = cand_elig[23] & ~|(held & pos_below_46);
+        cand_any_2 = |cand_elig;
         cand_fc_2 = |(cand_win_2 & on_grant_deal__lanes_0);
-        cand_rank_2 = zero6;
-        cand_rank_2[0] = |(cand_win_2 & rank_plane_0);
-        cand_rank_2[1] = |(cand_win_2 & rank_plane_1);
-        cand_rank_2[2] = |(cand_win_2 & rank_plane_2);
-        cand_rank_2[3] = |(cand_win_2 & rank_plane_3);
-        cand_rank_2[4] = |(cand_win_2 & rank_plane_4);
-        cand_rank_2[5] = |(cand_win_2 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        held_scan = held_scan | (held_scan << shift_3);
+        held_scan = held_scan | (held_scan << shift_4);
+        first_held_2 = held & ~(held_scan << shift_0);
+        cand_rank_2 = zero_rb;
+        cand_rank_2[0] = |(first_held_2 & pos_bit_0);
+        cand_rank_2[1] = |(first_held_2 & pos_bit_1);
+        cand_rank_2[2] = |(first_held_2 & pos_bit_2);
+        cand_rank_2[3] = |(first_held_2 & pos_bit_3);
+        cand_rank_2[4] = |(first_held_2 & pos_bit_4);
         cand_id_2 = zero_lb;
         cand_id_2[0] = |(cand_win_2 & local_id_bit_0);
         cand_id_2[1] = |(cand_win_2 & local_id_bit_1);
@@ -8711,39 +7909,56 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_0;
         end
         cand_elig = cand_elig & ready_0 & live_0__q;
+        held = held_class_0;
+        if (room_sp_3) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_3) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_3) begin
+            held = held | held_class_3;
+        end
         cand_win_3 = zero_l;
-        cand_win_3[0] = cand_elig[0] & &(beats_0 | ~cand_elig | onehot_l_0);
-        cand_win_3[1] = cand_elig[1] & &(beats_2 | ~cand_elig | onehot_l_1);
-        cand_win_3[2] = cand_elig[2] & &(beats_4 | ~cand_elig | onehot_l_2);
-        cand_win_3[3] = cand_elig[3] & &(beats_6 | ~cand_elig | onehot_l_3);
-        cand_win_3[4] = cand_elig[4] & &(beats_8 | ~cand_elig | onehot_l_4);
-        cand_win_3[5] = cand_elig[5] & &(beats_10 | ~cand_elig | onehot_l_5);
-        cand_win_3[6] = cand_elig[6] & &(beats_12 | ~cand_elig | onehot_l_6);
-        cand_win_3[7] = cand_elig[7] & &(beats_14 | ~cand_elig | onehot_l_7);
-        cand_win_3[8] = cand_elig[8] & &(beats_16 | ~cand_elig | onehot_l_8);
-        cand_win_3[9] = cand_elig[9] & &(beats_18 | ~cand_elig | onehot_l_9);
-        cand_win_3[10] = cand_elig[10] & &(beats_20 | ~cand_elig | onehot_l_10);
-        cand_win_3[11] = cand_elig[11] & &(beats_22 | ~cand_elig | onehot_l_11);
-        cand_win_3[12] = cand_elig[12] & &(beats_24 | ~cand_elig | onehot_l_12);
-        cand_win_3[13] = cand_elig[13] & &(beats_26 | ~cand_elig | onehot_l_13);
-        cand_win_3[14] = cand_elig[14] & &(beats_28 | ~cand_elig | onehot_l_14);
-        cand_win_3[15] = cand_elig[15] & &(beats_30 | ~cand_elig | onehot_l_15);
-        cand_win_3[16] = cand_elig[16] & &(beats_32 | ~cand_elig | onehot_l_16);
-        cand_win_3[17] = cand_elig[17] & &(beats_34 | ~cand_elig | onehot_l_17);
-        cand_win_3[18] = cand_elig[18] & &(beats_36 | ~cand_elig | onehot_l_18);
-        cand_win_3[19] = cand_elig[19] & &(beats_38 | ~cand_elig | onehot_l_19);
-        cand_win_3[20] = cand_elig[20] & &(beats_40 | ~cand_elig | onehot_l_20);
-        cand_win_3[21] = cand_elig[21] & &(beats_42 | ~cand_elig | onehot_l_21);
-        cand_win_3[22] = cand_elig[22] & &(beats_44 | ~cand_elig | onehot_l_22);
-        cand_win_3[23] = cand_elig[23] & &(beats_46 | ~cand_elig | onehot_l_23);
+        cand_win_3[0] = cand_elig[0] & ~|(held & pos_below_0);
+        cand_win_3[1] = cand_elig[1] & ~|(held & pos_below_2);
+        cand_win_3[2] = cand_elig[2] & ~|(held & pos_below_4);
+        cand_win_3[3] = cand_elig[3] & ~|(held & pos_below_6);
+        cand_win_3[4] = cand_elig[4] & ~|(held & pos_below_8);
+        cand_win_3[5] = cand_elig[5] & ~|(held & pos_below_10);
+        cand_win_3[6] = cand_elig[6] & ~|(held & pos_below_12);
+        cand_win_3[7] = cand_elig[7] & ~|(held & pos_below_14);
+        cand_win_3[8] = cand_elig[8] & ~|(held & pos_below_16);
+        cand_win_3[9] = cand_elig[9] & ~|(held & pos_below_18);
+        cand_win_3[10] = cand_elig[10] & ~|(held & pos_below_20);
+        cand_win_3[11] = cand_elig[11] & ~|(held & pos_below_22);
+        cand_win_3[12] = cand_elig[12] & ~|(held & pos_below_24);
+        cand_win_3[13] = cand_elig[13] & ~|(held & pos_below_26);
+        cand_win_3[14] = cand_elig[14] & ~|(held & pos_below_28);
+        cand_win_3[15] = cand_elig[15] & ~|(held & pos_below_30);
+        cand_win_3[16] = cand_elig[16] & ~|(held & pos_below_32);
+        cand_win_3[17] = cand_elig[17] & ~|(held & pos_below_34);
+        cand_win_3[18] = cand_elig[18] & ~|(held & pos_below_36);
+        cand_win_3[19] = cand_elig[19] & ~|(held & pos_below_38);
+        cand_win_3[20] = cand_elig[20] & ~|(held & pos_below_40);
+        cand_win_3[21] = cand_elig[21] & ~|(held & pos_below_42);
+        cand_win_3[22] = cand_elig[22] & ~|(held & pos_below_44);
+        cand_win_3[23] = cand_elig[23] & ~|(held & pos_below_46);
+        cand_any_3 = |cand_elig;
         cand_fc_3 = |(cand_win_3 & on_grant_deal__lanes_0);
-        cand_rank_3 = zero6;
-        cand_rank_3[0] = |(cand_win_3 & rank_plane_0);
-        cand_rank_3[1] = |(cand_win_3 & rank_plane_1);
-        cand_rank_3[2] = |(cand_win_3 & rank_plane_2);
-        cand_rank_3[3] = |(cand_win_3 & rank_plane_3);
-        cand_rank_3[4] = |(cand_win_3 & rank_plane_4);
-        cand_rank_3[5] = |(cand_win_3 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        held_scan = held_scan | (held_scan << shift_3);
+        held_scan = held_scan | (held_scan << shift_4);
+        first_held_3 = held & ~(held_scan << shift_0);
+        cand_rank_3 = zero_rb;
+        cand_rank_3[0] = |(first_held_3 & pos_bit_0);
+        cand_rank_3[1] = |(first_held_3 & pos_bit_1);
+        cand_rank_3[2] = |(first_held_3 & pos_bit_2);
+        cand_rank_3[3] = |(first_held_3 & pos_bit_3);
+        cand_rank_3[4] = |(first_held_3 & pos_bit_4);
         cand_id_3 = zero_lb;
         cand_id_3[0] = |(cand_win_3 & local_id_bit_0);
         cand_id_3[1] = |(cand_win_3 & local_id_bit_1);
@@ -8760,162 +7975,109 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         cand_prio_3[6] = |(cand_win_3 & wpt_6__q);
         cand_prio_3[7] = |(cand_win_3 & wpt_7__q);
         lead_unit_0 = zero3;
-        lead_unit_0[0] = |(cand_win_0 & umask_0);
-        lead_unit_0[1] = |(cand_win_0 & umask_1);
-        lead_unit_0[2] = |(cand_win_0 & umask_2);
-        umask_0 = unit_sp_1;
-        umask_1 = unit_sfu_1;
-        umask_2 = unit_lsu_1;
-        rank_plane_0 = zero_l;
-        rank_plane_0[0] = wcount_1[0];
-        rank_plane_0[1] = wcount_3[0];
-        rank_plane_0[2] = wcount_5[0];
-        rank_plane_0[3] = wcount_7[0];
-        rank_plane_0[4] = wcount_9[0];
-        rank_plane_0[5] = wcount_11[0];
-        rank_plane_0[6] = wcount_13[0];
-        rank_plane_0[7] = wcount_15[0];
-        rank_plane_0[8] = wcount_17[0];
-        rank_plane_0[9] = wcount_19[0];
-        rank_plane_0[10] = wcount_21[0];
-        rank_plane_0[11] = wcount_23[0];
-        rank_plane_0[12] = wcount_25[0];
-        rank_plane_0[13] = wcount_27[0];
-        rank_plane_0[14] = wcount_29[0];
-        rank_plane_0[15] = wcount_31[0];
-        rank_plane_0[16] = wcount_33[0];
-        rank_plane_0[17] = wcount_35[0];
-        rank_plane_0[18] = wcount_37[0];
-        rank_plane_0[19] = wcount_39[0];
-        rank_plane_0[20] = wcount_41[0];
-        rank_plane_0[21] = wcount_43[0];
-        rank_plane_0[22] = wcount_45[0];
-        rank_plane_0[23] = wcount_47[0];
-        rank_plane_1 = zero_l;
-        rank_plane_1[0] = wcount_1[1];
-        rank_plane_1[1] = wcount_3[1];
-        rank_plane_1[2] = wcount_5[1];
-        rank_plane_1[3] = wcount_7[1];
-        rank_plane_1[4] = wcount_9[1];
-        rank_plane_1[5] = wcount_11[1];
-        rank_plane_1[6] = wcount_13[1];
-        rank_plane_1[7] = wcount_15[1];
-        rank_plane_1[8] = wcount_17[1];
-        rank_plane_1[9] = wcount_19[1];
-        rank_plane_1[10] = wcount_21[1];
-        rank_plane_1[11] = wcount_23[1];
-        rank_plane_1[12] = wcount_25[1];
-        rank_plane_1[13] = wcount_27[1];
-        rank_plane_1[14] = wcount_29[1];
-        rank_plane_1[15] = wcount_31[1];
-        rank_plane_1[16] = wcount_33[1];
-        rank_plane_1[17] = wcount_35[1];
-        rank_plane_1[18] = wcount_37[1];
-        rank_plane_1[19] = wcount_39[1];
-        rank_plane_1[20] = wcount_41[1];
-        rank_plane_1[21] = wcount_43[1];
-        rank_plane_1[22] = wcount_45[1];
-        rank_plane_1[23] = wcount_47[1];
-        rank_plane_2 = zero_l;
-        rank_plane_2[0] = wcount_1[2];
-        rank_plane_2[1] = wcount_3[2];
-        rank_plane_2[2] = wcount_5[2];
-        rank_plane_2[3] = wcount_7[2];
-        rank_plane_2[4] = wcount_9[2];
-        rank_plane_2[5] = wcount_11[2];
-        rank_plane_2[6] = wcount_13[2];
-        rank_plane_2[7] = wcount_15[2];
-        rank_plane_2[8] = wcount_17[2];
-        rank_plane_2[9] = wcount_19[2];
-        rank_plane_2[10] = wcount_21[2];
-        rank_plane_2[11] = wcount_23[2];
-        rank_plane_2[12] = wcount_25[2];
-        rank_plane_2[13] = wcount_27[2];
-        rank_plane_2[14] = wcount_29[2];
-        rank_plane_2[15] = wcount_31[2];
-        rank_plane_2[16] = wcount_33[2];
-        rank_plane_2[17] = wcount_35[2];
-        rank_plane_2[18] = wcount_37[2];
-        rank_plane_2[19] = wcount_39[2];
-        rank_plane_2[20] = wcount_41[2];
-        rank_plane_2[21] = wcount_43[2];
-        rank_plane_2[22] = wcount_45[2];
-        rank_plane_2[23] = wcount_47[2];
-        rank_plane_3 = zero_l;
-        rank_plane_3[0] = wcount_1[3];
-        rank_plane_3[1] = wcount_3[3];
-        rank_plane_3[2] = wcount_5[3];
-        rank_plane_3[3] = wcount_7[3];
-        rank_plane_3[4] = wcount_9[3];
-        rank_plane_3[5] = wcount_11[3];
-        rank_plane_3[6] = wcount_13[3];
-        rank_plane_3[7] = wcount_15[3];
-        rank_plane_3[8] = wcount_17[3];
-        rank_plane_3[9] = wcount_19[3];
-        rank_plane_3[10] = wcount_21[3];
-        rank_plane_3[11] = wcount_23[3];
-        rank_plane_3[12] = wcount_25[3];
-        rank_plane_3[13] = wcount_27[3];
-        rank_plane_3[14] = wcount_29[3];
-        rank_plane_3[15] = wcount_31[3];
-        rank_plane_3[16] = wcount_33[3];
-        rank_plane_3[17] = wcount_35[3];
-        rank_plane_3[18] = wcount_37[3];
-        rank_plane_3[19] = wcount_39[3];
-        rank_plane_3[20] = wcount_41[3];
-        rank_plane_3[21] = wcount_43[3];
-        rank_plane_3[22] = wcount_45[3];
-        rank_plane_3[23] = wcount_47[3];
-        rank_plane_4 = zero_l;
-        rank_plane_4[0] = wcount_1[4];
-        rank_plane_4[1] = wcount_3[4];
-        rank_plane_4[2] = wcount_5[4];
-        rank_plane_4[3] = wcount_7[4];
-        rank_plane_4[4] = wcount_9[4];
-        rank_plane_4[5] = wcount_11[4];
-        rank_plane_4[6] = wcount_13[4];
-        rank_plane_4[7] = wcount_15[4];
-        rank_plane_4[8] = wcount_17[4];
-        rank_plane_4[9] = wcount_19[4];
-        rank_plane_4[10] = wcount_21[4];
-        rank_plane_4[11] = wcount_23[4];
-        rank_plane_4[12] = wcount_25[4];
-        rank_plane_4[13] = wcount_27[4];
-        rank_plane_4[14] = wcount_29[4];
-        rank_plane_4[15] = wcount_31[4];
-        rank_plane_4[16] = wcount_33[4];
-        rank_plane_4[17] = wcount_35[4];
-        rank_plane_4[18] = wcount_37[4];
-        rank_plane_4[19] = wcount_39[4];
-        rank_plane_4[20] = wcount_41[4];
-        rank_plane_4[21] = wcount_43[4];
-        rank_plane_4[22] = wcount_45[4];
-        rank_plane_4[23] = wcount_47[4];
-        rank_plane_5 = zero_l;
-        rank_plane_5[0] = wcount_1[5];
-        rank_plane_5[1] = wcount_3[5];
-        rank_plane_5[2] = wcount_5[5];
-        rank_plane_5[3] = wcount_7[5];
-        rank_plane_5[4] = wcount_9[5];
-        rank_plane_5[5] = wcount_11[5];
-        rank_plane_5[6] = wcount_13[5];
-        rank_plane_5[7] = wcount_15[5];
-        rank_plane_5[8] = wcount_17[5];
-        rank_plane_5[9] = wcount_19[5];
-        rank_plane_5[10] = wcount_21[5];
-        rank_plane_5[11] = wcount_23[5];
-        rank_plane_5[12] = wcount_25[5];
-        rank_plane_5[13] = wcount_27[5];
-        rank_plane_5[14] = wcount_29[5];
-        rank_plane_5[15] = wcount_31[5];
-        rank_plane_5[16] = wcount_33[5];
-        rank_plane_5[17] = wcount_35[5];
-        rank_plane_5[18] = wcount_37[5];
-        rank_plane_5[19] = wcount_39[5];
-        rank_plane_5[20] = wcount_41[5];
-        rank_plane_5[21] = wcount_43[5];
-        rank_plane_5[22] = wcount_45[5];
-        rank_plane_5[23] = wcount_47[5];
+        lead_unit_0[0] = |(first_held_0 & held_class_1);
+        lead_unit_0[1] = |(first_held_0 & held_class_2);
+        lead_unit_0[2] = |(first_held_0 & held_class_3);
+        held_class_0 = zero_l;
+        held_class_1 = zero_l;
+        held_class_2 = zero_l;
+        held_class_3 = zero_l;
+        held_class_0[0] = |(at_pos_1 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[0] = |(at_pos_1 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[0] = |(at_pos_1 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[0] = |(at_pos_1 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[1] = |(at_pos_3 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[1] = |(at_pos_3 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[1] = |(at_pos_3 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[1] = |(at_pos_3 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[2] = |(at_pos_5 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[2] = |(at_pos_5 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[2] = |(at_pos_5 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[2] = |(at_pos_5 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[3] = |(at_pos_7 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[3] = |(at_pos_7 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[3] = |(at_pos_7 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[3] = |(at_pos_7 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[4] = |(at_pos_9 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[4] = |(at_pos_9 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[4] = |(at_pos_9 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[4] = |(at_pos_9 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[5] = |(at_pos_11 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[5] = |(at_pos_11 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[5] = |(at_pos_11 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[5] = |(at_pos_11 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[6] = |(at_pos_13 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[6] = |(at_pos_13 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[6] = |(at_pos_13 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[6] = |(at_pos_13 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[7] = |(at_pos_15 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[7] = |(at_pos_15 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[7] = |(at_pos_15 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[7] = |(at_pos_15 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[8] = |(at_pos_17 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[8] = |(at_pos_17 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[8] = |(at_pos_17 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[8] = |(at_pos_17 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[9] = |(at_pos_19 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[9] = |(at_pos_19 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[9] = |(at_pos_19 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[9] = |(at_pos_19 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[10] = |(at_pos_21 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[10] = |(at_pos_21 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[10] = |(at_pos_21 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[10] = |(at_pos_21 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[11] = |(at_pos_23 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[11] = |(at_pos_23 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[11] = |(at_pos_23 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[11] = |(at_pos_23 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[12] = |(at_pos_25 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[12] = |(at_pos_25 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[12] = |(at_pos_25 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[12] = |(at_pos_25 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[13] = |(at_pos_27 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[13] = |(at_pos_27 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[13] = |(at_pos_27 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[13] = |(at_pos_27 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[14] = |(at_pos_29 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[14] = |(at_pos_29 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[14] = |(at_pos_29 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[14] = |(at_pos_29 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[15] = |(at_pos_31 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[15] = |(at_pos_31 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[15] = |(at_pos_31 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[15] = |(at_pos_31 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[16] = |(at_pos_33 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[16] = |(at_pos_33 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[16] = |(at_pos_33 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[16] = |(at_pos_33 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[17] = |(at_pos_35 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[17] = |(at_pos_35 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[17] = |(at_pos_35 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[17] = |(at_pos_35 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[18] = |(at_pos_37 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[18] = |(at_pos_37 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[18] = |(at_pos_37 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[18] = |(at_pos_37 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[19] = |(at_pos_39 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[19] = |(at_pos_39 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[19] = |(at_pos_39 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[19] = |(at_pos_39 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[20] = |(at_pos_41 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[20] = |(at_pos_41 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[20] = |(at_pos_41 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[20] = |(at_pos_41 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[21] = |(at_pos_43 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[21] = |(at_pos_43 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[21] = |(at_pos_43 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[21] = |(at_pos_43 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[22] = |(at_pos_45 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[22] = |(at_pos_45 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[22] = |(at_pos_45 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[22] = |(at_pos_45 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[23] = |(at_pos_47 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[23] = |(at_pos_47 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[23] = |(at_pos_47 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[23] = |(at_pos_47 & unit_lsu_1 & ready_1 & live_1__q);
         cand_elig = unit_none_1;
         if (room_sp_0) begin
             cand_elig = cand_elig | unit_sp_1;
@@ -8927,39 +8089,56 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_1;
         end
         cand_elig = cand_elig & ready_1 & live_1__q;
+        held = held_class_0;
+        if (room_sp_0) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_0) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_0) begin
+            held = held | held_class_3;
+        end
         cand_win_4 = zero_l;
-        cand_win_4[0] = cand_elig[0] & &(beats_1 | ~cand_elig | onehot_l_0);
-        cand_win_4[1] = cand_elig[1] & &(beats_3 | ~cand_elig | onehot_l_1);
-        cand_win_4[2] = cand_elig[2] & &(beats_5 | ~cand_elig | onehot_l_2);
-        cand_win_4[3] = cand_elig[3] & &(beats_7 | ~cand_elig | onehot_l_3);
-        cand_win_4[4] = cand_elig[4] & &(beats_9 | ~cand_elig | onehot_l_4);
-        cand_win_4[5] = cand_elig[5] & &(beats_11 | ~cand_elig | onehot_l_5);
-        cand_win_4[6] = cand_elig[6] & &(beats_13 | ~cand_elig | onehot_l_6);
-        cand_win_4[7] = cand_elig[7] & &(beats_15 | ~cand_elig | onehot_l_7);
-        cand_win_4[8] = cand_elig[8] & &(beats_17 | ~cand_elig | onehot_l_8);
-        cand_win_4[9] = cand_elig[9] & &(beats_19 | ~cand_elig | onehot_l_9);
-        cand_win_4[10] = cand_elig[10] & &(beats_21 | ~cand_elig | onehot_l_10);
-        cand_win_4[11] = cand_elig[11] & &(beats_23 | ~cand_elig | onehot_l_11);
-        cand_win_4[12] = cand_elig[12] & &(beats_25 | ~cand_elig | onehot_l_12);
-        cand_win_4[13] = cand_elig[13] & &(beats_27 | ~cand_elig | onehot_l_13);
-        cand_win_4[14] = cand_elig[14] & &(beats_29 | ~cand_elig | onehot_l_14);
-        cand_win_4[15] = cand_elig[15] & &(beats_31 | ~cand_elig | onehot_l_15);
-        cand_win_4[16] = cand_elig[16] & &(beats_33 | ~cand_elig | onehot_l_16);
-        cand_win_4[17] = cand_elig[17] & &(beats_35 | ~cand_elig | onehot_l_17);
-        cand_win_4[18] = cand_elig[18] & &(beats_37 | ~cand_elig | onehot_l_18);
-        cand_win_4[19] = cand_elig[19] & &(beats_39 | ~cand_elig | onehot_l_19);
-        cand_win_4[20] = cand_elig[20] & &(beats_41 | ~cand_elig | onehot_l_20);
-        cand_win_4[21] = cand_elig[21] & &(beats_43 | ~cand_elig | onehot_l_21);
-        cand_win_4[22] = cand_elig[22] & &(beats_45 | ~cand_elig | onehot_l_22);
-        cand_win_4[23] = cand_elig[23] & &(beats_47 | ~cand_elig | onehot_l_23);
+        cand_win_4[0] = cand_elig[0] & ~|(held & pos_below_1);
+        cand_win_4[1] = cand_elig[1] & ~|(held & pos_below_3);
+        cand_win_4[2] = cand_elig[2] & ~|(held & pos_below_5);
+        cand_win_4[3] = cand_elig[3] & ~|(held & pos_below_7);
+        cand_win_4[4] = cand_elig[4] & ~|(held & pos_below_9);
+        cand_win_4[5] = cand_elig[5] & ~|(held & pos_below_11);
+        cand_win_4[6] = cand_elig[6] & ~|(held & pos_below_13);
+        cand_win_4[7] = cand_elig[7] & ~|(held & pos_below_15);
+        cand_win_4[8] = cand_elig[8] & ~|(held & pos_below_17);
+        cand_win_4[9] = cand_elig[9] & ~|(held & pos_below_19);
+        cand_win_4[10] = cand_elig[10] & ~|(held & pos_below_21);
+        cand_win_4[11] = cand_elig[11] & ~|(held & pos_below_23);
+        cand_win_4[12] = cand_elig[12] & ~|(held & pos_below_25);
+        cand_win_4[13] = cand_elig[13] & ~|(held & pos_below_27);
+        cand_win_4[14] = cand_elig[14] & ~|(held & pos_below_29);
+        cand_win_4[15] = cand_elig[15] & ~|(held & pos_below_31);
+        cand_win_4[16] = cand_elig[16] & ~|(held & pos_below_33);
+        cand_win_4[17] = cand_elig[17] & ~|(held & pos_below_35);
+        cand_win_4[18] = cand_elig[18] & ~|(held & pos_below_37);
+        cand_win_4[19] = cand_elig[19] & ~|(held & pos_below_39);
+        cand_win_4[20] = cand_elig[20] & ~|(held & pos_below_41);
+        cand_win_4[21] = cand_elig[21] & ~|(held & pos_below_43);
+        cand_win_4[22] = cand_elig[22] & ~|(held & pos_below_45);
+        cand_win_4[23] = cand_elig[23] & ~|(held & pos_below_47);
+        cand_any_4 = |cand_elig;
         cand_fc_4 = |(cand_win_4 & on_grant_deal__lanes_1);
-        cand_rank_4 = zero6;
-        cand_rank_4[0] = |(cand_win_4 & rank_plane_0);
-        cand_rank_4[1] = |(cand_win_4 & rank_plane_1);
-        cand_rank_4[2] = |(cand_win_4 & rank_plane_2);
-        cand_rank_4[3] = |(cand_win_4 & rank_plane_3);
-        cand_rank_4[4] = |(cand_win_4 & rank_plane_4);
-        cand_rank_4[5] = |(cand_win_4 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        held_scan = held_scan | (held_scan << shift_3);
+        held_scan = held_scan | (held_scan << shift_4);
+        first_held_4 = held & ~(held_scan << shift_0);
+        cand_rank_4 = zero_rb;
+        cand_rank_4[0] = |(first_held_4 & pos_bit_0);
+        cand_rank_4[1] = |(first_held_4 & pos_bit_1);
+        cand_rank_4[2] = |(first_held_4 & pos_bit_2);
+        cand_rank_4[3] = |(first_held_4 & pos_bit_3);
+        cand_rank_4[4] = |(first_held_4 & pos_bit_4);
         cand_id_4 = zero_lb;
         cand_id_4[0] = |(cand_win_4 & local_id_bit_0);
         cand_id_4[1] = |(cand_win_4 & local_id_bit_1);
@@ -8986,39 +8165,56 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_1;
         end
         cand_elig = cand_elig & ready_1 & live_1__q;
+        held = held_class_0;
+        if (room_sp_1) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_1) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_1) begin
+            held = held | held_class_3;
+        end
         cand_win_5 = zero_l;
-        cand_win_5[0] = cand_elig[0] & &(beats_1 | ~cand_elig | onehot_l_0);
-        cand_win_5[1] = cand_elig[1] & &(beats_3 | ~cand_elig | onehot_l_1);
-        cand_win_5[2] = cand_elig[2] & &(beats_5 | ~cand_elig | onehot_l_2);
-        cand_win_5[3] = cand_elig[3] & &(beats_7 | ~cand_elig | onehot_l_3);
-        cand_win_5[4] = cand_elig[4] & &(beats_9 | ~cand_elig | onehot_l_4);
-        cand_win_5[5] = cand_elig[5] & &(beats_11 | ~cand_elig | onehot_l_5);
-        cand_win_5[6] = cand_elig[6] & &(beats_13 | ~cand_elig | onehot_l_6);
-        cand_win_5[7] = cand_elig[7] & &(beats_15 | ~cand_elig | onehot_l_7);
-        cand_win_5[8] = cand_elig[8] & &(beats_17 | ~cand_elig | onehot_l_8);
-        cand_win_5[9] = cand_elig[9] & &(beats_19 | ~cand_elig | onehot_l_9);
-        cand_win_5[10] = cand_elig[10] & &(beats_21 | ~cand_elig | onehot_l_10);
-        cand_win_5[11] = cand_elig[11] & &(beats_23 | ~cand_elig | onehot_l_11);
-        cand_win_5[12] = cand_elig[12] & &(beats_25 | ~cand_elig | onehot_l_12);
-        cand_win_5[13] = cand_elig[13] & &(beats_27 | ~cand_elig | onehot_l_13);
-        cand_win_5[14] = cand_elig[14] & &(beats_29 | ~cand_elig | onehot_l_14);
-        cand_win_5[15] = cand_elig[15] & &(beats_31 | ~cand_elig | onehot_l_15);
-        cand_win_5[16] = cand_elig[16] & &(beats_33 | ~cand_elig | onehot_l_16);
-        cand_win_5[17] = cand_elig[17] & &(beats_35 | ~cand_elig | onehot_l_17);
-        cand_win_5[18] = cand_elig[18] & &(beats_37 | ~cand_elig | onehot_l_18);
-        cand_win_5[19] = cand_elig[19] & &(beats_39 | ~cand_elig | onehot_l_19);
-        cand_win_5[20] = cand_elig[20] & &(beats_41 | ~cand_elig | onehot_l_20);
-        cand_win_5[21] = cand_elig[21] & &(beats_43 | ~cand_elig | onehot_l_21);
-        cand_win_5[22] = cand_elig[22] & &(beats_45 | ~cand_elig | onehot_l_22);
-        cand_win_5[23] = cand_elig[23] & &(beats_47 | ~cand_elig | onehot_l_23);
+        cand_win_5[0] = cand_elig[0] & ~|(held & pos_below_1);
+        cand_win_5[1] = cand_elig[1] & ~|(held & pos_below_3);
+        cand_win_5[2] = cand_elig[2] & ~|(held & pos_below_5);
+        cand_win_5[3] = cand_elig[3] & ~|(held & pos_below_7);
+        cand_win_5[4] = cand_elig[4] & ~|(held & pos_below_9);
+        cand_win_5[5] = cand_elig[5] & ~|(held & pos_below_11);
+        cand_win_5[6] = cand_elig[6] & ~|(held & pos_below_13);
+        cand_win_5[7] = cand_elig[7] & ~|(held & pos_below_15);
+        cand_win_5[8] = cand_elig[8] & ~|(held & pos_below_17);
+        cand_win_5[9] = cand_elig[9] & ~|(held & pos_below_19);
+        cand_win_5[10] = cand_elig[10] & ~|(held & pos_below_21);
+        cand_win_5[11] = cand_elig[11] & ~|(held & pos_below_23);
+        cand_win_5[12] = cand_elig[12] & ~|(held & pos_below_25);
+        cand_win_5[13] = cand_elig[13] & ~|(held & pos_below_27);
+        cand_win_5[14] = cand_elig[14] & ~|(held & pos_below_29);
+        cand_win_5[15] = cand_elig[15] & ~|(held & pos_below_31);
+        cand_win_5[16] = cand_elig[16] & ~|(held & pos_below_33);
+        cand_win_5[17] = cand_elig[17] & ~|(held & pos_below_35);
+        cand_win_5[18] = cand_elig[18] & ~|(held & pos_below_37);
+        cand_win_5[19] = cand_elig[19] & ~|(held & pos_below_39);
+        cand_win_5[20] = cand_elig[20] & ~|(held & pos_below_41);
+        cand_win_5[21] = cand_elig[21] & ~|(held & pos_below_43);
+        cand_win_5[22] = cand_elig[22] & ~|(held & pos_below_45);
+        cand_win_5[23] = cand_elig[23] & ~|(held & pos_below_47);
+        cand_any_5 = |cand_elig;
         cand_fc_5 = |(cand_win_5 & on_grant_deal__lanes_1);
-        cand_rank_5 = zero6;
-        cand_rank_5[0] = |(cand_win_5 & rank_plane_0);
-        cand_rank_5[1] = |(cand_win_5 & rank_plane_1);
-        cand_rank_5[2] = |(cand_win_5 & rank_plane_2);
-        cand_rank_5[3] = |(cand_win_5 & rank_plane_3);
-        cand_rank_5[4] = |(cand_win_5 & rank_plane_4);
-        cand_rank_5[5] = |(cand_win_5 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        held_scan = held_scan | (held_scan << shift_3);
+        held_scan = held_scan | (held_scan << shift_4);
+        first_held_5 = held & ~(held_scan << shift_0);
+        cand_rank_5 = zero_rb;
+        cand_rank_5[0] = |(first_held_5 & pos_bit_0);
+        cand_rank_5[1] = |(first_held_5 & pos_bit_1);
+        cand_rank_5[2] = |(first_held_5 & pos_bit_2);
+        cand_rank_5[3] = |(first_held_5 & pos_bit_3);
+        cand_rank_5[4] = |(first_held_5 & pos_bit_4);
         cand_id_5 = zero_lb;
         cand_id_5[0] = |(cand_win_5 & local_id_bit_0);
         cand_id_5[1] = |(cand_win_5 & local_id_bit_1);
@@ -9045,39 +8241,56 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_1;
         end
         cand_elig = cand_elig & ready_1 & live_1__q;
+        held = held_class_0;
+        if (room_sp_2) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_2) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_2) begin
+            held = held | held_class_3;
+        end
         cand_win_6 = zero_l;
-        cand_win_6[0] = cand_elig[0] & &(beats_1 | ~cand_elig | onehot_l_0);
-        cand_win_6[1] = cand_elig[1] & &(beats_3 | ~cand_elig | onehot_l_1);
-        cand_win_6[2] = cand_elig[2] & &(beats_5 | ~cand_elig | onehot_l_2);
-        cand_win_6[3] = cand_elig[3] & &(beats_7 | ~cand_elig | onehot_l_3);
-        cand_win_6[4] = cand_elig[4] & &(beats_9 | ~cand_elig | onehot_l_4);
-        cand_win_6[5] = cand_elig[5] & &(beats_11 | ~cand_elig | onehot_l_5);
-        cand_win_6[6] = cand_elig[6] & &(beats_13 | ~cand_elig | onehot_l_6);
-        cand_win_6[7] = cand_elig[7] & &(beats_15 | ~cand_elig | onehot_l_7);
-        cand_win_6[8] = cand_elig[8] & &(beats_17 | ~cand_elig | onehot_l_8);
-        cand_win_6[9] = cand_elig[9] & &(beats_19 | ~cand_elig | onehot_l_9);
-        cand_win_6[10] = cand_elig[10] & &(beats_21 | ~cand_elig | onehot_l_10);
-        cand_win_6[11] = cand_elig[11] & &(beats_23 | ~cand_elig | onehot_l_11);
-        cand_win_6[12] = cand_elig[12] & &(beats_25 | ~cand_elig | onehot_l_12);
-        cand_win_6[13] = cand_elig[13] & &(beats_27 | ~cand_elig | onehot_l_13);
-        cand_win_6[14] = cand_elig[14] & &(beats_29 | ~cand_elig | onehot_l_14);
-        cand_win_6[15] = cand_elig[15] & &(beats_31 | ~cand_elig | onehot_l_15);
-        cand_win_6[16] = cand_elig[16] & &(beats_33 | ~cand_elig | onehot_l_16);
-        cand_win_6[17] = cand_elig[17] & &(beats_35 | ~cand_elig | onehot_l_17);
-        cand_win_6[18] = cand_elig[18] & &(beats_37 | ~cand_elig | onehot_l_18);
-        cand_win_6[19] = cand_elig[19] & &(beats_39 | ~cand_elig | onehot_l_19);
-        cand_win_6[20] = cand_elig[20] & &(beats_41 | ~cand_elig | onehot_l_20);
-        cand_win_6[21] = cand_elig[21] & &(beats_43 | ~cand_elig | onehot_l_21);
-        cand_win_6[22] = cand_elig[22] & &(beats_45 | ~cand_elig | onehot_l_22);
-        cand_win_6[23] = cand_elig[23] & &(beats_47 | ~cand_elig | onehot_l_23);
+        cand_win_6[0] = cand_elig[0] & ~|(held & pos_below_1);
+        cand_win_6[1] = cand_elig[1] & ~|(held & pos_below_3);
+        cand_win_6[2] = cand_elig[2] & ~|(held & pos_below_5);
+        cand_win_6[3] = cand_elig[3] & ~|(held & pos_below_7);
+        cand_win_6[4] = cand_elig[4] & ~|(held & pos_below_9);
+        cand_win_6[5] = cand_elig[5] & ~|(held & pos_below_11);
+        cand_win_6[6] = cand_elig[6] & ~|(held & pos_below_13);
+        cand_win_6[7] = cand_elig[7] & ~|(held & pos_below_15);
+        cand_win_6[8] = cand_elig[8] & ~|(held & pos_below_17);
+        cand_win_6[9] = cand_elig[9] & ~|(held & pos_below_19);
+        cand_win_6[10] = cand_elig[10] & ~|(held & pos_below_21);
+        cand_win_6[11] = cand_elig[11] & ~|(held & pos_below_23);
+        cand_win_6[12] = cand_elig[12] & ~|(held & pos_below_25);
+        cand_win_6[13] = cand_elig[13] & ~|(held & pos_below_27);
+        cand_win_6[14] = cand_elig[14] & ~|(held & pos_below_29);
+        cand_win_6[15] = cand_elig[15] & ~|(held & pos_below_31);
+        cand_win_6[16] = cand_elig[16] & ~|(held & pos_below_33);
+        cand_win_6[17] = cand_elig[17] & ~|(held & pos_below_35);
+        cand_win_6[18] = cand_elig[18] & ~|(held & pos_below_37);
+        cand_win_6[19] = cand_elig[19] & ~|(held & pos_below_39);
+        cand_win_6[20] = cand_elig[20] & ~|(held & pos_below_41);
+        cand_win_6[21] = cand_elig[21] & ~|(held & pos_below_43);
+        cand_win_6[22] = cand_elig[22] & ~|(held & pos_below_45);
+        cand_win_6[23] = cand_elig[23] & ~|(held & pos_below_47);
+        cand_any_6 = |cand_elig;
         cand_fc_6 = |(cand_win_6 & on_grant_deal__lanes_1);
-        cand_rank_6 = zero6;
-        cand_rank_6[0] = |(cand_win_6 & rank_plane_0);
-        cand_rank_6[1] = |(cand_win_6 & rank_plane_1);
-        cand_rank_6[2] = |(cand_win_6 & rank_plane_2);
-        cand_rank_6[3] = |(cand_win_6 & rank_plane_3);
-        cand_rank_6[4] = |(cand_win_6 & rank_plane_4);
-        cand_rank_6[5] = |(cand_win_6 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        held_scan = held_scan | (held_scan << shift_3);
+        held_scan = held_scan | (held_scan << shift_4);
+        first_held_6 = held & ~(held_scan << shift_0);
+        cand_rank_6 = zero_rb;
+        cand_rank_6[0] = |(first_held_6 & pos_bit_0);
+        cand_rank_6[1] = |(first_held_6 & pos_bit_1);
+        cand_rank_6[2] = |(first_held_6 & pos_bit_2);
+        cand_rank_6[3] = |(first_held_6 & pos_bit_3);
+        cand_rank_6[4] = |(first_held_6 & pos_bit_4);
         cand_id_6 = zero_lb;
         cand_id_6[0] = |(cand_win_6 & local_id_bit_0);
         cand_id_6[1] = |(cand_win_6 & local_id_bit_1);
@@ -9104,39 +8317,56 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_1;
         end
         cand_elig = cand_elig & ready_1 & live_1__q;
+        held = held_class_0;
+        if (room_sp_3) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_3) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_3) begin
+            held = held | held_class_3;
+        end
         cand_win_7 = zero_l;
-        cand_win_7[0] = cand_elig[0] & &(beats_1 | ~cand_elig | onehot_l_0);
-        cand_win_7[1] = cand_elig[1] & &(beats_3 | ~cand_elig | onehot_l_1);
-        cand_win_7[2] = cand_elig[2] & &(beats_5 | ~cand_elig | onehot_l_2);
-        cand_win_7[3] = cand_elig[3] & &(beats_7 | ~cand_elig | onehot_l_3);
-        cand_win_7[4] = cand_elig[4] & &(beats_9 | ~cand_elig | onehot_l_4);
-        cand_win_7[5] = cand_elig[5] & &(beats_11 | ~cand_elig | onehot_l_5);
-        cand_win_7[6] = cand_elig[6] & &(beats_13 | ~cand_elig | onehot_l_6);
-        cand_win_7[7] = cand_elig[7] & &(beats_15 | ~cand_elig | onehot_l_7);
-        cand_win_7[8] = cand_elig[8] & &(beats_17 | ~cand_elig | onehot_l_8);
-        cand_win_7[9] = cand_elig[9] & &(beats_19 | ~cand_elig | onehot_l_9);
-        cand_win_7[10] = cand_elig[10] & &(beats_21 | ~cand_elig | onehot_l_10);
-        cand_win_7[11] = cand_elig[11] & &(beats_23 | ~cand_elig | onehot_l_11);
-        cand_win_7[12] = cand_elig[12] & &(beats_25 | ~cand_elig | onehot_l_12);
-        cand_win_7[13] = cand_elig[13] & &(beats_27 | ~cand_elig | onehot_l_13);
-        cand_win_7[14] = cand_elig[14] & &(beats_29 | ~cand_elig | onehot_l_14);
-        cand_win_7[15] = cand_elig[15] & &(beats_31 | ~cand_elig | onehot_l_15);
-        cand_win_7[16] = cand_elig[16] & &(beats_33 | ~cand_elig | onehot_l_16);
-        cand_win_7[17] = cand_elig[17] & &(beats_35 | ~cand_elig | onehot_l_17);
-        cand_win_7[18] = cand_elig[18] & &(beats_37 | ~cand_elig | onehot_l_18);
-        cand_win_7[19] = cand_elig[19] & &(beats_39 | ~cand_elig | onehot_l_19);
-        cand_win_7[20] = cand_elig[20] & &(beats_41 | ~cand_elig | onehot_l_20);
-        cand_win_7[21] = cand_elig[21] & &(beats_43 | ~cand_elig | onehot_l_21);
-        cand_win_7[22] = cand_elig[22] & &(beats_45 | ~cand_elig | onehot_l_22);
-        cand_win_7[23] = cand_elig[23] & &(beats_47 | ~cand_elig | onehot_l_23);
+        cand_win_7[0] = cand_elig[0] & ~|(held & pos_below_1);
+        cand_win_7[1] = cand_elig[1] & ~|(held & pos_below_3);
+        cand_win_7[2] = cand_elig[2] & ~|(held & pos_below_5);
+        cand_win_7[3] = cand_elig[3] & ~|(held & pos_below_7);
+        cand_win_7[4] = cand_elig[4] & ~|(held & pos_below_9);
+        cand_win_7[5] = cand_elig[5] & ~|(held & pos_below_11);
+        cand_win_7[6] = cand_elig[6] & ~|(held & pos_below_13);
+        cand_win_7[7] = cand_elig[7] & ~|(held & pos_below_15);
+        cand_win_7[8] = cand_elig[8] & ~|(held & pos_below_17);
+        cand_win_7[9] = cand_elig[9] & ~|(held & pos_below_19);
+        cand_win_7[10] = cand_elig[10] & ~|(held & pos_below_21);
+        cand_win_7[11] = cand_elig[11] & ~|(held & pos_below_23);
+        cand_win_7[12] = cand_elig[12] & ~|(held & pos_below_25);
+        cand_win_7[13] = cand_elig[13] & ~|(held & pos_below_27);
+        cand_win_7[14] = cand_elig[14] & ~|(held & pos_below_29);
+        cand_win_7[15] = cand_elig[15] & ~|(held & pos_below_31);
+        cand_win_7[16] = cand_elig[16] & ~|(held & pos_below_33);
+        cand_win_7[17] = cand_elig[17] & ~|(held & pos_below_35);
+        cand_win_7[18] = cand_elig[18] & ~|(held & pos_below_37);
+        cand_win_7[19] = cand_elig[19] & ~|(held & pos_below_39);
+        cand_win_7[20] = cand_elig[20] & ~|(held & pos_below_41);
+        cand_win_7[21] = cand_elig[21] & ~|(held & pos_below_43);
+        cand_win_7[22] = cand_elig[22] & ~|(held & pos_below_45);
+        cand_win_7[23] = cand_elig[23] & ~|(held & pos_below_47);
+        cand_any_7 = |cand_elig;
         cand_fc_7 = |(cand_win_7 & on_grant_deal__lanes_1);
-        cand_rank_7 = zero6;
-        cand_rank_7[0] = |(cand_win_7 & rank_plane_0);
-        cand_rank_7[1] = |(cand_win_7 & rank_plane_1);
-        cand_rank_7[2] = |(cand_win_7 & rank_plane_2);
-        cand_rank_7[3] = |(cand_win_7 & rank_plane_3);
-        cand_rank_7[4] = |(cand_win_7 & rank_plane_4);
-        cand_rank_7[5] = |(cand_win_7 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        held_scan = held_scan | (held_scan << shift_3);
+        held_scan = held_scan | (held_scan << shift_4);
+        first_held_7 = held & ~(held_scan << shift_0);
+        cand_rank_7 = zero_rb;
+        cand_rank_7[0] = |(first_held_7 & pos_bit_0);
+        cand_rank_7[1] = |(first_held_7 & pos_bit_1);
+        cand_rank_7[2] = |(first_held_7 & pos_bit_2);
+        cand_rank_7[3] = |(first_held_7 & pos_bit_3);
+        cand_rank_7[4] = |(first_held_7 & pos_bit_4);
         cand_id_7 = zero_lb;
         cand_id_7[0] = |(cand_win_7 & local_id_bit_0);
         cand_id_7[1] = |(cand_win_7 & local_id_bit_1);
@@ -9153,14 +8383,16 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         cand_prio_7[6] = |(cand_win_7 & wpt_14__q);
         cand_prio_7[7] = |(cand_win_7 & wpt_15__q);
         lead_unit_1 = zero3;
-        lead_unit_1[0] = |(cand_win_4 & umask_0);
-        lead_unit_1[1] = |(cand_win_4 & umask_1);
-        lead_unit_1[2] = |(cand_win_4 & umask_2);
+        lead_unit_1[0] = |(first_held_4 & held_class_1);
+        lead_unit_1[1] = |(first_held_4 & held_class_2);
+        lead_unit_1[2] = |(first_held_4 & held_class_3);
         grant_0 = cand_win_0;
         grant_id_0 = cand_id_0;
         grant_prio_0 = cand_prio_0;
         g_fc_0 = cand_fc_0;
         g_rank_0 = cand_rank_0;
+        g_any_0 = cand_any_0;
+        choice_0 = choice_bit_0;
         if (issue_lead != sched_ids_0) begin
             if (sched_ids_0 != sched_ids_0) begin
                 if (lead_unit_0[0]) begin
@@ -9169,6 +8401,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_1;
                     g_fc_0 = cand_fc_1;
                     g_rank_0 = cand_rank_1;
+                    g_any_0 = cand_any_1;
+                    choice_0 = choice_bit_1;
                 end
                 if (lead_unit_0[1]) begin
                     grant_0 = cand_win_2;
@@ -9176,6 +8410,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_2;
                     g_fc_0 = cand_fc_2;
                     g_rank_0 = cand_rank_2;
+                    g_any_0 = cand_any_2;
+                    choice_0 = choice_bit_2;
                 end
                 if (lead_unit_0[2]) begin
                     grant_0 = cand_win_3;
@@ -9183,6 +8419,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_3;
                     g_fc_0 = cand_fc_3;
                     g_rank_0 = cand_rank_3;
+                    g_any_0 = cand_any_3;
+                    choice_0 = choice_bit_3;
                 end
             end
             if (sched_ids_1 != sched_ids_0) begin
@@ -9192,6 +8430,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_1;
                     g_fc_0 = cand_fc_1;
                     g_rank_0 = cand_rank_1;
+                    g_any_0 = cand_any_1;
+                    choice_0 = choice_bit_1;
                 end
                 if (lead_unit_1[1]) begin
                     grant_0 = cand_win_2;
@@ -9199,6 +8439,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_2;
                     g_fc_0 = cand_fc_2;
                     g_rank_0 = cand_rank_2;
+                    g_any_0 = cand_any_2;
+                    choice_0 = choice_bit_2;
                 end
                 if (lead_unit_1[2]) begin
                     grant_0 = cand_win_3;
@@ -9206,6 +8448,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_3;
                     g_fc_0 = cand_fc_3;
                     g_rank_0 = cand_rank_3;
+                    g_any_0 = cand_any_3;
+                    choice_0 = choice_bit_3;
                 end
             end
         end
@@ -9230,6 +8474,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         grant_prio_1 = cand_prio_4;
         g_fc_1 = cand_fc_4;
         g_rank_1 = cand_rank_4;
+        g_any_1 = cand_any_4;
+        choice_1 = choice_bit_0;
         if (issue_lead != sched_ids_1) begin
             if (sched_ids_0 != sched_ids_1) begin
                 if (lead_unit_0[0]) begin
@@ -9238,6 +8484,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_5;
                     g_fc_1 = cand_fc_5;
                     g_rank_1 = cand_rank_5;
+                    g_any_1 = cand_any_5;
+                    choice_1 = choice_bit_1;
                 end
                 if (lead_unit_0[1]) begin
                     grant_1 = cand_win_6;
@@ -9245,6 +8493,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_6;
                     g_fc_1 = cand_fc_6;
                     g_rank_1 = cand_rank_6;
+                    g_any_1 = cand_any_6;
+                    choice_1 = choice_bit_2;
                 end
                 if (lead_unit_0[2]) begin
                     grant_1 = cand_win_7;
@@ -9252,6 +8502,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_7;
                     g_fc_1 = cand_fc_7;
                     g_rank_1 = cand_rank_7;
+                    g_any_1 = cand_any_7;
+                    choice_1 = choice_bit_3;
                 end
             end
             if (sched_ids_1 != sched_ids_1) begin
@@ -9261,6 +8513,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_5;
                     g_fc_1 = cand_fc_5;
                     g_rank_1 = cand_rank_5;
+                    g_any_1 = cand_any_5;
+                    choice_1 = choice_bit_1;
                 end
                 if (lead_unit_1[1]) begin
                     grant_1 = cand_win_6;
@@ -9268,6 +8522,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_6;
                     g_fc_1 = cand_fc_6;
                     g_rank_1 = cand_rank_6;
+                    g_any_1 = cand_any_6;
+                    choice_1 = choice_bit_2;
                 end
                 if (lead_unit_1[2]) begin
                     grant_1 = cand_win_7;
@@ -9275,6 +8531,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_7;
                     g_fc_1 = cand_fc_7;
                     g_rank_1 = cand_rank_7;
+                    g_any_1 = cand_any_7;
+                    choice_1 = choice_bit_3;
                 end
             end
         end
@@ -9299,10 +8557,8 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         live_all = live_gather__word;
         fetch_any = 1'b0;
         fetch_pick = zero_nb;
-        a_ok_0 = |a_win_0;
         g_ok_0 = g_fc_0;
         fetch_any = fetch_any | a_ok_0 | g_ok_0;
-        a_ok_1 = |a_win_1;
         g_ok_1 = g_fc_1;
         fetch_any = fetch_any | a_ok_1 | g_ok_1;
         a_first = a_ok_0;
@@ -9392,818 +8648,17 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         fresh = fetch_elig & launch & ~live_all;
         fresh_first__req = fresh;
         fetch_valid = fetch_any | fresh_first__valid;
-        fetch_warp = fresh_first__index;
+        fresh_pick = fresh_first__index;
         if (fetch_any) begin
-            fetch_warp = fetch_pick;
+            fresh_pick = zero_nb;
         end
-        grant_valid_0 = |grant_0;
+        fetch_warp = fetch_pick | fresh_pick;
+        grant_valid_0 = g_any_0;
         grant_warp_0 = grant_id_0;
         prio_0 = grant_prio_0;
-        grant_valid_1 = |grant_1;
+        grant_valid_1 = g_any_1;
         grant_warp_1 = grant_id_1;
         prio_1 = grant_prio_1;
-        cmp_lt_0 = zero_l;
-        cmp_gt_0 = ~wcur_0;
-        if (~st_lval_0[0]) begin
-            cmp_lt_0 = wcur_0;
-            cmp_gt_0 = zero_l;
-        end
-        cmp_lt_1 = zero_l;
-        cmp_gt_1 = ~wcur_1;
-        if (~st_lval_0[1]) begin
-            cmp_lt_1 = wcur_1;
-            cmp_gt_1 = zero_l;
-        end
-        cmp_lt_2 = zero_l;
-        cmp_gt_2 = ~wcur_2;
-        if (~st_lval_0[2]) begin
-            cmp_lt_2 = wcur_2;
-            cmp_gt_2 = zero_l;
-        end
-        cmp_lt_3 = zero_l;
-        cmp_gt_3 = ~wcur_3;
-        if (~st_lval_0[3]) begin
-            cmp_lt_3 = wcur_3;
-            cmp_gt_3 = zero_l;
-        end
-        cmp_lt_4 = zero_l;
-        cmp_gt_4 = ~wcur_4;
-        if (~st_lval_0[4]) begin
-            cmp_lt_4 = wcur_4;
-            cmp_gt_4 = zero_l;
-        end
-        cmp_lt_5 = zero_l;
-        cmp_gt_5 = ~wcur_5;
-        if (~st_lval_0[5]) begin
-            cmp_lt_5 = wcur_5;
-            cmp_gt_5 = zero_l;
-        end
-        cmp_lt_6 = zero_l;
-        cmp_gt_6 = ~wcur_6;
-        if (~st_lval_0[6]) begin
-            cmp_lt_6 = wcur_6;
-            cmp_gt_6 = zero_l;
-        end
-        cmp_lt_7 = zero_l;
-        cmp_gt_7 = ~wcur_7;
-        if (~st_lval_0[7]) begin
-            cmp_lt_7 = wcur_7;
-            cmp_gt_7 = zero_l;
-        end
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
-        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
-        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
-        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        launch_lt_0 = cmp_lt_0;
-        launch_gt_0 = cmp_gt_0;
-        launch_eq_0 = ~(launch_lt_0 | launch_gt_0);
-        if (st_launch_0[0]) begin
-            nlt_0 = launch_lt_0 & ~st_launch_0;
-            neq_0 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_0 = cur_lt_0 & ~st_launch_0;
-            if (launch_gt_0[0]) begin
-                nlt_0 = cur_lt_0 | st_launch_0;
-            end
-            neq_0 = cur_eq_0 & ~st_launch_0;
-            if (launch_eq_0[0]) begin
-                neq_0 = cur_eq_0 | st_launch_0;
-            end
-        end
-        if (st_launch_0[1]) begin
-            nlt_2 = launch_lt_0 & ~st_launch_0;
-            neq_2 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_2 = cur_lt_2 & ~st_launch_0;
-            if (launch_gt_0[1]) begin
-                nlt_2 = cur_lt_2 | st_launch_0;
-            end
-            neq_2 = cur_eq_2 & ~st_launch_0;
-            if (launch_eq_0[1]) begin
-                neq_2 = cur_eq_2 | st_launch_0;
-            end
-        end
-        if (st_launch_0[2]) begin
-            nlt_4 = launch_lt_0 & ~st_launch_0;
-            neq_4 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_4 = cur_lt_4 & ~st_launch_0;
-            if (launch_gt_0[2]) begin
-                nlt_4 = cur_lt_4 | st_launch_0;
-            end
-            neq_4 = cur_eq_4 & ~st_launch_0;
-            if (launch_eq_0[2]) begin
-                neq_4 = cur_eq_4 | st_launch_0;
-            end
-        end
-        if (st_launch_0[3]) begin
-            nlt_6 = launch_lt_0 & ~st_launch_0;
-            neq_6 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_6 = cur_lt_6 & ~st_launch_0;
-            if (launch_gt_0[3]) begin
-                nlt_6 = cur_lt_6 | st_launch_0;
-            end
-            neq_6 = cur_eq_6 & ~st_launch_0;
-            if (launch_eq_0[3]) begin
-                neq_6 = cur_eq_6 | st_launch_0;
-            end
-        end
-        if (st_launch_0[4]) begin
-            nlt_8 = launch_lt_0 & ~st_launch_0;
-            neq_8 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_8 = cur_lt_8 & ~st_launch_0;
-            if (launch_gt_0[4]) begin
-                nlt_8 = cur_lt_8 | st_launch_0;
-            end
-            neq_8 = cur_eq_8 & ~st_launch_0;
-            if (launch_eq_0[4]) begin
-                neq_8 = cur_eq_8 | st_launch_0;
-            end
-        end
-        if (st_launch_0[5]) begin
-            nlt_10 = launch_lt_0 & ~st_launch_0;
-            neq_10 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_10 = cur_lt_10 & ~st_launch_0;
-            if (launch_gt_0[5]) begin
-                nlt_10 = cur_lt_10 | st_launch_0;
-            end
-            neq_10 = cur_eq_10 & ~st_launch_0;
-            if (launch_eq_0[5]) begin
-                neq_10 = cur_eq_10 | st_launch_0;
-            end
-        end
-        if (st_launch_0[6]) begin
-            nlt_12 = launch_lt_0 & ~st_launch_0;
-            neq_12 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_12 = cur_lt_12 & ~st_launch_0;
-            if (launch_gt_0[6]) begin
-                nlt_12 = cur_lt_12 | st_launch_0;
-            end
-            neq_12 = cur_eq_12 & ~st_launch_0;
-            if (launch_eq_0[6]) begin
-                neq_12 = cur_eq_12 | st_launch_0;
-            end
-        end
-        if (st_launch_0[7]) begin
-            nlt_14 = launch_lt_0 & ~st_launch_0;
-            neq_14 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_14 = cur_lt_14 & ~st_launch_0;
-            if (launch_gt_0[7]) begin
-                nlt_14 = cur_lt_14 | st_launch_0;
-            end
-            neq_14 = cur_eq_14 & ~st_launch_0;
-            if (launch_eq_0[7]) begin
-                neq_14 = cur_eq_14 | st_launch_0;
-            end
-        end
-        if (st_launch_0[8]) begin
-            nlt_16 = launch_lt_0 & ~st_launch_0;
-            neq_16 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_16 = cur_lt_16 & ~st_launch_0;
-            if (launch_gt_0[8]) begin
-                nlt_16 = cur_lt_16 | st_launch_0;
-            end
-            neq_16 = cur_eq_16 & ~st_launch_0;
-            if (launch_eq_0[8]) begin
-                neq_16 = cur_eq_16 | st_launch_0;
-            end
-        end
-        if (st_launch_0[9]) begin
-            nlt_18 = launch_lt_0 & ~st_launch_0;
-            neq_18 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_18 = cur_lt_18 & ~st_launch_0;
-            if (launch_gt_0[9]) begin
-                nlt_18 = cur_lt_18 | st_launch_0;
-            end
-            neq_18 = cur_eq_18 & ~st_launch_0;
-            if (launch_eq_0[9]) begin
-                neq_18 = cur_eq_18 | st_launch_0;
-            end
-        end
-        if (st_launch_0[10]) begin
-            nlt_20 = launch_lt_0 & ~st_launch_0;
-            neq_20 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_20 = cur_lt_20 & ~st_launch_0;
-            if (launch_gt_0[10]) begin
-                nlt_20 = cur_lt_20 | st_launch_0;
-            end
-            neq_20 = cur_eq_20 & ~st_launch_0;
-            if (launch_eq_0[10]) begin
-                neq_20 = cur_eq_20 | st_launch_0;
-            end
-        end
-        if (st_launch_0[11]) begin
-            nlt_22 = launch_lt_0 & ~st_launch_0;
-            neq_22 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_22 = cur_lt_22 & ~st_launch_0;
-            if (launch_gt_0[11]) begin
-                nlt_22 = cur_lt_22 | st_launch_0;
-            end
-            neq_22 = cur_eq_22 & ~st_launch_0;
-            if (launch_eq_0[11]) begin
-                neq_22 = cur_eq_22 | st_launch_0;
-            end
-        end
-        if (st_launch_0[12]) begin
-            nlt_24 = launch_lt_0 & ~st_launch_0;
-            neq_24 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_24 = cur_lt_24 & ~st_launch_0;
-            if (launch_gt_0[12]) begin
-                nlt_24 = cur_lt_24 | st_launch_0;
-            end
-            neq_24 = cur_eq_24 & ~st_launch_0;
-            if (launch_eq_0[12]) begin
-                neq_24 = cur_eq_24 | st_launch_0;
-            end
-        end
-        if (st_launch_0[13]) begin
-            nlt_26 = launch_lt_0 & ~st_launch_0;
-            neq_26 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_26 = cur_lt_26 & ~st_launch_0;
-            if (launch_gt_0[13]) begin
-                nlt_26 = cur_lt_26 | st_launch_0;
-            end
-            neq_26 = cur_eq_26 & ~st_launch_0;
-            if (launch_eq_0[13]) begin
-                neq_26 = cur_eq_26 | st_launch_0;
-            end
-        end
-        if (st_launch_0[14]) begin
-            nlt_28 = launch_lt_0 & ~st_launch_0;
-            neq_28 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_28 = cur_lt_28 & ~st_launch_0;
-            if (launch_gt_0[14]) begin
-                nlt_28 = cur_lt_28 | st_launch_0;
-            end
-            neq_28 = cur_eq_28 & ~st_launch_0;
-            if (launch_eq_0[14]) begin
-                neq_28 = cur_eq_28 | st_launch_0;
-            end
-        end
-        if (st_launch_0[15]) begin
-            nlt_30 = launch_lt_0 & ~st_launch_0;
-            neq_30 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_30 = cur_lt_30 & ~st_launch_0;
-            if (launch_gt_0[15]) begin
-                nlt_30 = cur_lt_30 | st_launch_0;
-            end
-            neq_30 = cur_eq_30 & ~st_launch_0;
-            if (launch_eq_0[15]) begin
-                neq_30 = cur_eq_30 | st_launch_0;
-            end
-        end
-        if (st_launch_0[16]) begin
-            nlt_32 = launch_lt_0 & ~st_launch_0;
-            neq_32 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_32 = cur_lt_32 & ~st_launch_0;
-            if (launch_gt_0[16]) begin
-                nlt_32 = cur_lt_32 | st_launch_0;
-            end
-            neq_32 = cur_eq_32 & ~st_launch_0;
-            if (launch_eq_0[16]) begin
-                neq_32 = cur_eq_32 | st_launch_0;
-            end
-        end
-        if (st_launch_0[17]) begin
-            nlt_34 = launch_lt_0 & ~st_launch_0;
-            neq_34 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_34 = cur_lt_34 & ~st_launch_0;
-            if (launch_gt_0[17]) begin
-                nlt_34 = cur_lt_34 | st_launch_0;
-            end
-            neq_34 = cur_eq_34 & ~st_launch_0;
-            if (launch_eq_0[17]) begin
-                neq_34 = cur_eq_34 | st_launch_0;
-            end
-        end
-        if (st_launch_0[18]) begin
-            nlt_36 = launch_lt_0 & ~st_launch_0;
-            neq_36 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_36 = cur_lt_36 & ~st_launch_0;
-            if (launch_gt_0[18]) begin
-                nlt_36 = cur_lt_36 | st_launch_0;
-            end
-            neq_36 = cur_eq_36 & ~st_launch_0;
-            if (launch_eq_0[18]) begin
-                neq_36 = cur_eq_36 | st_launch_0;
-            end
-        end
-        if (st_launch_0[19]) begin
-            nlt_38 = launch_lt_0 & ~st_launch_0;
-            neq_38 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_38 = cur_lt_38 & ~st_launch_0;
-            if (launch_gt_0[19]) begin
-                nlt_38 = cur_lt_38 | st_launch_0;
-            end
-            neq_38 = cur_eq_38 & ~st_launch_0;
-            if (launch_eq_0[19]) begin
-                neq_38 = cur_eq_38 | st_launch_0;
-            end
-        end
-        if (st_launch_0[20]) begin
-            nlt_40 = launch_lt_0 & ~st_launch_0;
-            neq_40 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_40 = cur_lt_40 & ~st_launch_0;
-            if (launch_gt_0[20]) begin
-                nlt_40 = cur_lt_40 | st_launch_0;
-            end
-            neq_40 = cur_eq_40 & ~st_launch_0;
-            if (launch_eq_0[20]) begin
-                neq_40 = cur_eq_40 | st_launch_0;
-            end
-        end
-        if (st_launch_0[21]) begin
-            nlt_42 = launch_lt_0 & ~st_launch_0;
-            neq_42 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_42 = cur_lt_42 & ~st_launch_0;
-            if (launch_gt_0[21]) begin
-                nlt_42 = cur_lt_42 | st_launch_0;
-            end
-            neq_42 = cur_eq_42 & ~st_launch_0;
-            if (launch_eq_0[21]) begin
-                neq_42 = cur_eq_42 | st_launch_0;
-            end
-        end
-        if (st_launch_0[22]) begin
-            nlt_44 = launch_lt_0 & ~st_launch_0;
-            neq_44 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_44 = cur_lt_44 & ~st_launch_0;
-            if (launch_gt_0[22]) begin
-                nlt_44 = cur_lt_44 | st_launch_0;
-            end
-            neq_44 = cur_eq_44 & ~st_launch_0;
-            if (launch_eq_0[22]) begin
-                neq_44 = cur_eq_44 | st_launch_0;
-            end
-        end
-        if (st_launch_0[23]) begin
-            nlt_46 = launch_lt_0 & ~st_launch_0;
-            neq_46 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_46 = cur_lt_46 & ~st_launch_0;
-            if (launch_gt_0[23]) begin
-                nlt_46 = cur_lt_46 | st_launch_0;
-            end
-            neq_46 = cur_eq_46 & ~st_launch_0;
-            if (launch_eq_0[23]) begin
-                neq_46 = cur_eq_46 | st_launch_0;
-            end
-        end
-        cmp_lt_0 = zero_l;
-        cmp_gt_0 = ~wcur_8;
-        if (~st_lval_1[0]) begin
-            cmp_lt_0 = wcur_8;
-            cmp_gt_0 = zero_l;
-        end
-        cmp_lt_1 = zero_l;
-        cmp_gt_1 = ~wcur_9;
-        if (~st_lval_1[1]) begin
-            cmp_lt_1 = wcur_9;
-            cmp_gt_1 = zero_l;
-        end
-        cmp_lt_2 = zero_l;
-        cmp_gt_2 = ~wcur_10;
-        if (~st_lval_1[2]) begin
-            cmp_lt_2 = wcur_10;
-            cmp_gt_2 = zero_l;
-        end
-        cmp_lt_3 = zero_l;
-        cmp_gt_3 = ~wcur_11;
-        if (~st_lval_1[3]) begin
-            cmp_lt_3 = wcur_11;
-            cmp_gt_3 = zero_l;
-        end
-        cmp_lt_4 = zero_l;
-        cmp_gt_4 = ~wcur_12;
-        if (~st_lval_1[4]) begin
-            cmp_lt_4 = wcur_12;
-            cmp_gt_4 = zero_l;
-        end
-        cmp_lt_5 = zero_l;
-        cmp_gt_5 = ~wcur_13;
-        if (~st_lval_1[5]) begin
-            cmp_lt_5 = wcur_13;
-            cmp_gt_5 = zero_l;
-        end
-        cmp_lt_6 = zero_l;
-        cmp_gt_6 = ~wcur_14;
-        if (~st_lval_1[6]) begin
-            cmp_lt_6 = wcur_14;
-            cmp_gt_6 = zero_l;
-        end
-        cmp_lt_7 = zero_l;
-        cmp_gt_7 = ~wcur_15;
-        if (~st_lval_1[7]) begin
-            cmp_lt_7 = wcur_15;
-            cmp_gt_7 = zero_l;
-        end
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
-        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
-        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
-        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        launch_lt_1 = cmp_lt_0;
-        launch_gt_1 = cmp_gt_0;
-        launch_eq_1 = ~(launch_lt_1 | launch_gt_1);
-        if (st_launch_1[0]) begin
-            nlt_1 = launch_lt_1 & ~st_launch_1;
-            neq_1 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_1 = cur_lt_1 & ~st_launch_1;
-            if (launch_gt_1[0]) begin
-                nlt_1 = cur_lt_1 | st_launch_1;
-            end
-            neq_1 = cur_eq_1 & ~st_launch_1;
-            if (launch_eq_1[0]) begin
-                neq_1 = cur_eq_1 | st_launch_1;
-            end
-        end
-        if (st_launch_1[1]) begin
-            nlt_3 = launch_lt_1 & ~st_launch_1;
-            neq_3 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_3 = cur_lt_3 & ~st_launch_1;
-            if (launch_gt_1[1]) begin
-                nlt_3 = cur_lt_3 | st_launch_1;
-            end
-            neq_3 = cur_eq_3 & ~st_launch_1;
-            if (launch_eq_1[1]) begin
-                neq_3 = cur_eq_3 | st_launch_1;
-            end
-        end
-        if (st_launch_1[2]) begin
-            nlt_5 = launch_lt_1 & ~st_launch_1;
-            neq_5 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_5 = cur_lt_5 & ~st_launch_1;
-            if (launch_gt_1[2]) begin
-                nlt_5 = cur_lt_5 | st_launch_1;
-            end
-            neq_5 = cur_eq_5 & ~st_launch_1;
-            if (launch_eq_1[2]) begin
-                neq_5 = cur_eq_5 | st_launch_1;
-            end
-        end
-        if (st_launch_1[3]) begin
-            nlt_7 = launch_lt_1 & ~st_launch_1;
-            neq_7 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_7 = cur_lt_7 & ~st_launch_1;
-            if (launch_gt_1[3]) begin
-                nlt_7 = cur_lt_7 | st_launch_1;
-            end
-            neq_7 = cur_eq_7 & ~st_launch_1;
-            if (launch_eq_1[3]) begin
-                neq_7 = cur_eq_7 | st_launch_1;
-            end
-        end
-        if (st_launch_1[4]) begin
-            nlt_9 = launch_lt_1 & ~st_launch_1;
-            neq_9 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_9 = cur_lt_9 & ~st_launch_1;
-            if (launch_gt_1[4]) begin
-                nlt_9 = cur_lt_9 | st_launch_1;
-            end
-            neq_9 = cur_eq_9 & ~st_launch_1;
-            if (launch_eq_1[4]) begin
-                neq_9 = cur_eq_9 | st_launch_1;
-            end
-        end
-        if (st_launch_1[5]) begin
-            nlt_11 = launch_lt_1 & ~st_launch_1;
-            neq_11 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_11 = cur_lt_11 & ~st_launch_1;
-            if (launch_gt_1[5]) begin
-                nlt_11 = cur_lt_11 | st_launch_1;
-            end
-            neq_11 = cur_eq_11 & ~st_launch_1;
-            if (launch_eq_1[5]) begin
-                neq_11 = cur_eq_11 | st_launch_1;
-            end
-        end
-        if (st_launch_1[6]) begin
-            nlt_13 = launch_lt_1 & ~st_launch_1;
-            neq_13 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_13 = cur_lt_13 & ~st_launch_1;
-            if (launch_gt_1[6]) begin
-                nlt_13 = cur_lt_13 | st_launch_1;
-            end
-            neq_13 = cur_eq_13 & ~st_launch_1;
-            if (launch_eq_1[6]) begin
-                neq_13 = cur_eq_13 | st_launch_1;
-            end
-        end
-        if (st_launch_1[7]) begin
-            nlt_15 = launch_lt_1 & ~st_launch_1;
-            neq_15 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_15 = cur_lt_15 & ~st_launch_1;
-            if (launch_gt_1[7]) begin
-                nlt_15 = cur_lt_15 | st_launch_1;
-            end
-            neq_15 = cur_eq_15 & ~st_launch_1;
-            if (launch_eq_1[7]) begin
-                neq_15 = cur_eq_15 | st_launch_1;
-            end
-        end
-        if (st_launch_1[8]) begin
-            nlt_17 = launch_lt_1 & ~st_launch_1;
-            neq_17 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_17 = cur_lt_17 & ~st_launch_1;
-            if (launch_gt_1[8]) begin
-                nlt_17 = cur_lt_17 | st_launch_1;
-            end
-            neq_17 = cur_eq_17 & ~st_launch_1;
-            if (launch_eq_1[8]) begin
-                neq_17 = cur_eq_17 | st_launch_1;
-            end
-        end
-        if (st_launch_1[9]) begin
-            nlt_19 = launch_lt_1 & ~st_launch_1;
-            neq_19 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_19 = cur_lt_19 & ~st_launch_1;
-            if (launch_gt_1[9]) begin
-                nlt_19 = cur_lt_19 | st_launch_1;
-            end
-            neq_19 = cur_eq_19 & ~st_launch_1;
-            if (launch_eq_1[9]) begin
-                neq_19 = cur_eq_19 | st_launch_1;
-            end
-        end
-        if (st_launch_1[10]) begin
-            nlt_21 = launch_lt_1 & ~st_launch_1;
-            neq_21 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_21 = cur_lt_21 & ~st_launch_1;
-            if (launch_gt_1[10]) begin
-                nlt_21 = cur_lt_21 | st_launch_1;
-            end
-            neq_21 = cur_eq_21 & ~st_launch_1;
-            if (launch_eq_1[10]) begin
-                neq_21 = cur_eq_21 | st_launch_1;
-            end
-        end
-        if (st_launch_1[11]) begin
-            nlt_23 = launch_lt_1 & ~st_launch_1;
-            neq_23 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_23 = cur_lt_23 & ~st_launch_1;
-            if (launch_gt_1[11]) begin
-                nlt_23 = cur_lt_23 | st_launch_1;
-            end
-            neq_23 = cur_eq_23 & ~st_launch_1;
-            if (launch_eq_1[11]) begin
-                neq_23 = cur_eq_23 | st_launch_1;
-            end
-        end
-        if (st_launch_1[12]) begin
-            nlt_25 = launch_lt_1 & ~st_launch_1;
-            neq_25 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_25 = cur_lt_25 & ~st_launch_1;
-            if (launch_gt_1[12]) begin
-                nlt_25 = cur_lt_25 | st_launch_1;
-            end
-            neq_25 = cur_eq_25 & ~st_launch_1;
-            if (launch_eq_1[12]) begin
-                neq_25 = cur_eq_25 | st_launch_1;
-            end
-        end
-        if (st_launch_1[13]) begin
-            nlt_27 = launch_lt_1 & ~st_launch_1;
-            neq_27 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_27 = cur_lt_27 & ~st_launch_1;
-            if (launch_gt_1[13]) begin
-                nlt_27 = cur_lt_27 | st_launch_1;
-            end
-            neq_27 = cur_eq_27 & ~st_launch_1;
-            if (launch_eq_1[13]) begin
-                neq_27 = cur_eq_27 | st_launch_1;
-            end
-        end
-        if (st_launch_1[14]) begin
-            nlt_29 = launch_lt_1 & ~st_launch_1;
-            neq_29 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_29 = cur_lt_29 & ~st_launch_1;
-            if (launch_gt_1[14]) begin
-                nlt_29 = cur_lt_29 | st_launch_1;
-            end
-            neq_29 = cur_eq_29 & ~st_launch_1;
-            if (launch_eq_1[14]) begin
-                neq_29 = cur_eq_29 | st_launch_1;
-            end
-        end
-        if (st_launch_1[15]) begin
-            nlt_31 = launch_lt_1 & ~st_launch_1;
-            neq_31 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_31 = cur_lt_31 & ~st_launch_1;
-            if (launch_gt_1[15]) begin
-                nlt_31 = cur_lt_31 | st_launch_1;
-            end
-            neq_31 = cur_eq_31 & ~st_launch_1;
-            if (launch_eq_1[15]) begin
-                neq_31 = cur_eq_31 | st_launch_1;
-            end
-        end
-        if (st_launch_1[16]) begin
-            nlt_33 = launch_lt_1 & ~st_launch_1;
-            neq_33 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_33 = cur_lt_33 & ~st_launch_1;
-            if (launch_gt_1[16]) begin
-                nlt_33 = cur_lt_33 | st_launch_1;
-            end
-            neq_33 = cur_eq_33 & ~st_launch_1;
-            if (launch_eq_1[16]) begin
-                neq_33 = cur_eq_33 | st_launch_1;
-            end
-        end
-        if (st_launch_1[17]) begin
-            nlt_35 = launch_lt_1 & ~st_launch_1;
-            neq_35 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_35 = cur_lt_35 & ~st_launch_1;
-            if (launch_gt_1[17]) begin
-                nlt_35 = cur_lt_35 | st_launch_1;
-            end
-            neq_35 = cur_eq_35 & ~st_launch_1;
-            if (launch_eq_1[17]) begin
-                neq_35 = cur_eq_35 | st_launch_1;
-            end
-        end
-        if (st_launch_1[18]) begin
-            nlt_37 = launch_lt_1 & ~st_launch_1;
-            neq_37 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_37 = cur_lt_37 & ~st_launch_1;
-            if (launch_gt_1[18]) begin
-                nlt_37 = cur_lt_37 | st_launch_1;
-            end
-            neq_37 = cur_eq_37 & ~st_launch_1;
-            if (launch_eq_1[18]) begin
-                neq_37 = cur_eq_37 | st_launch_1;
-            end
-        end
-        if (st_launch_1[19]) begin
-            nlt_39 = launch_lt_1 & ~st_launch_1;
-            neq_39 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_39 = cur_lt_39 & ~st_launch_1;
-            if (launch_gt_1[19]) begin
-                nlt_39 = cur_lt_39 | st_launch_1;
-            end
-            neq_39 = cur_eq_39 & ~st_launch_1;
-            if (launch_eq_1[19]) begin
-                neq_39 = cur_eq_39 | st_launch_1;
-            end
-        end
-        if (st_launch_1[20]) begin
-            nlt_41 = launch_lt_1 & ~st_launch_1;
-            neq_41 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_41 = cur_lt_41 & ~st_launch_1;
-            if (launch_gt_1[20]) begin
-                nlt_41 = cur_lt_41 | st_launch_1;
-            end
-            neq_41 = cur_eq_41 & ~st_launch_1;
-            if (launch_eq_1[20]) begin
-                neq_41 = cur_eq_41 | st_launch_1;
-            end
-        end
-        if (st_launch_1[21]) begin
-            nlt_43 = launch_lt_1 & ~st_launch_1;
-            neq_43 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_43 = cur_lt_43 & ~st_launch_1;
-            if (launch_gt_1[21]) begin
-                nlt_43 = cur_lt_43 | st_launch_1;
-            end
-            neq_43 = cur_eq_43 & ~st_launch_1;
-            if (launch_eq_1[21]) begin
-                neq_43 = cur_eq_43 | st_launch_1;
-            end
-        end
-        if (st_launch_1[22]) begin
-            nlt_45 = launch_lt_1 & ~st_launch_1;
-            neq_45 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_45 = cur_lt_45 & ~st_launch_1;
-            if (launch_gt_1[22]) begin
-                nlt_45 = cur_lt_45 | st_launch_1;
-            end
-            neq_45 = cur_eq_45 & ~st_launch_1;
-            if (launch_eq_1[22]) begin
-                neq_45 = cur_eq_45 | st_launch_1;
-            end
-        end
-        if (st_launch_1[23]) begin
-            nlt_47 = launch_lt_1 & ~st_launch_1;
-            neq_47 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_47 = cur_lt_47 & ~st_launch_1;
-            if (launch_gt_1[23]) begin
-                nlt_47 = cur_lt_47 | st_launch_1;
-            end
-            neq_47 = cur_eq_47 & ~st_launch_1;
-            if (launch_eq_1[23]) begin
-                neq_47 = cur_eq_47 | st_launch_1;
-            end
-        end
         if (st_lval_0[0]) begin
             wnew_0 = wcur_0 | st_launch_0;
         end
@@ -10252,351 +8707,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         else begin
             wnew_7 = wcur_7 & ~st_launch_0;
         end
-        at255 = ~zero_l;
-        at255 = at255 & wnew_0;
-        at255 = at255 & wnew_1;
-        at255 = at255 & wnew_2;
-        at255 = at255 & wnew_3;
-        at255 = at255 & wnew_4;
-        at255 = at255 & wnew_5;
-        at255 = at255 & wnew_6;
-        at255 = at255 & wnew_7;
-        if (launch_s_0[0]) begin
-            nlt_0 = zero_l;
-            neq_0 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_0 = nlt_0 & ~launch_s_0;
-            neq_0 = neq_0 & ~launch_s_0;
-            if (at255[0]) begin
-                neq_0 = neq_0 | launch_s_0;
-            end
-            else begin
-                nlt_0 = nlt_0 | launch_s_0;
-            end
-        end
-        if (launch_s_0[1]) begin
-            nlt_2 = zero_l;
-            neq_2 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_2 = nlt_2 & ~launch_s_0;
-            neq_2 = neq_2 & ~launch_s_0;
-            if (at255[1]) begin
-                neq_2 = neq_2 | launch_s_0;
-            end
-            else begin
-                nlt_2 = nlt_2 | launch_s_0;
-            end
-        end
-        if (launch_s_0[2]) begin
-            nlt_4 = zero_l;
-            neq_4 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_4 = nlt_4 & ~launch_s_0;
-            neq_4 = neq_4 & ~launch_s_0;
-            if (at255[2]) begin
-                neq_4 = neq_4 | launch_s_0;
-            end
-            else begin
-                nlt_4 = nlt_4 | launch_s_0;
-            end
-        end
-        if (launch_s_0[3]) begin
-            nlt_6 = zero_l;
-            neq_6 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_6 = nlt_6 & ~launch_s_0;
-            neq_6 = neq_6 & ~launch_s_0;
-            if (at255[3]) begin
-                neq_6 = neq_6 | launch_s_0;
-            end
-            else begin
-                nlt_6 = nlt_6 | launch_s_0;
-            end
-        end
-        if (launch_s_0[4]) begin
-            nlt_8 = zero_l;
-            neq_8 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_8 = nlt_8 & ~launch_s_0;
-            neq_8 = neq_8 & ~launch_s_0;
-            if (at255[4]) begin
-                neq_8 = neq_8 | launch_s_0;
-            end
-            else begin
-                nlt_8 = nlt_8 | launch_s_0;
-            end
-        end
-        if (launch_s_0[5]) begin
-            nlt_10 = zero_l;
-            neq_10 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_10 = nlt_10 & ~launch_s_0;
-            neq_10 = neq_10 & ~launch_s_0;
-            if (at255[5]) begin
-                neq_10 = neq_10 | launch_s_0;
-            end
-            else begin
-                nlt_10 = nlt_10 | launch_s_0;
-            end
-        end
-        if (launch_s_0[6]) begin
-            nlt_12 = zero_l;
-            neq_12 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_12 = nlt_12 & ~launch_s_0;
-            neq_12 = neq_12 & ~launch_s_0;
-            if (at255[6]) begin
-                neq_12 = neq_12 | launch_s_0;
-            end
-            else begin
-                nlt_12 = nlt_12 | launch_s_0;
-            end
-        end
-        if (launch_s_0[7]) begin
-            nlt_14 = zero_l;
-            neq_14 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_14 = nlt_14 & ~launch_s_0;
-            neq_14 = neq_14 & ~launch_s_0;
-            if (at255[7]) begin
-                neq_14 = neq_14 | launch_s_0;
-            end
-            else begin
-                nlt_14 = nlt_14 | launch_s_0;
-            end
-        end
-        if (launch_s_0[8]) begin
-            nlt_16 = zero_l;
-            neq_16 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_16 = nlt_16 & ~launch_s_0;
-            neq_16 = neq_16 & ~launch_s_0;
-            if (at255[8]) begin
-                neq_16 = neq_16 | launch_s_0;
-            end
-            else begin
-                nlt_16 = nlt_16 | launch_s_0;
-            end
-        end
-        if (launch_s_0[9]) begin
-            nlt_18 = zero_l;
-            neq_18 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_18 = nlt_18 & ~launch_s_0;
-            neq_18 = neq_18 & ~launch_s_0;
-            if (at255[9]) begin
-                neq_18 = neq_18 | launch_s_0;
-            end
-            else begin
-                nlt_18 = nlt_18 | launch_s_0;
-            end
-        end
-        if (launch_s_0[10]) begin
-            nlt_20 = zero_l;
-            neq_20 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_20 = nlt_20 & ~launch_s_0;
-            neq_20 = neq_20 & ~launch_s_0;
-            if (at255[10]) begin
-                neq_20 = neq_20 | launch_s_0;
-            end
-            else begin
-                nlt_20 = nlt_20 | launch_s_0;
-            end
-        end
-        if (launch_s_0[11]) begin
-            nlt_22 = zero_l;
-            neq_22 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_22 = nlt_22 & ~launch_s_0;
-            neq_22 = neq_22 & ~launch_s_0;
-            if (at255[11]) begin
-                neq_22 = neq_22 | launch_s_0;
-            end
-            else begin
-                nlt_22 = nlt_22 | launch_s_0;
-            end
-        end
-        if (launch_s_0[12]) begin
-            nlt_24 = zero_l;
-            neq_24 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_24 = nlt_24 & ~launch_s_0;
-            neq_24 = neq_24 & ~launch_s_0;
-            if (at255[12]) begin
-                neq_24 = neq_24 | launch_s_0;
-            end
-            else begin
-                nlt_24 = nlt_24 | launch_s_0;
-            end
-        end
-        if (launch_s_0[13]) begin
-            nlt_26 = zero_l;
-            neq_26 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_26 = nlt_26 & ~launch_s_0;
-            neq_26 = neq_26 & ~launch_s_0;
-            if (at255[13]) begin
-                neq_26 = neq_26 | launch_s_0;
-            end
-            else begin
-                nlt_26 = nlt_26 | launch_s_0;
-            end
-        end
-        if (launch_s_0[14]) begin
-            nlt_28 = zero_l;
-            neq_28 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_28 = nlt_28 & ~launch_s_0;
-            neq_28 = neq_28 & ~launch_s_0;
-            if (at255[14]) begin
-                neq_28 = neq_28 | launch_s_0;
-            end
-            else begin
-                nlt_28 = nlt_28 | launch_s_0;
-            end
-        end
-        if (launch_s_0[15]) begin
-            nlt_30 = zero_l;
-            neq_30 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_30 = nlt_30 & ~launch_s_0;
-            neq_30 = neq_30 & ~launch_s_0;
-            if (at255[15]) begin
-                neq_30 = neq_30 | launch_s_0;
-            end
-            else begin
-                nlt_30 = nlt_30 | launch_s_0;
-            end
-        end
-        if (launch_s_0[16]) begin
-            nlt_32 = zero_l;
-            neq_32 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_32 = nlt_32 & ~launch_s_0;
-            neq_32 = neq_32 & ~launch_s_0;
-            if (at255[16]) begin
-                neq_32 = neq_32 | launch_s_0;
-            end
-            else begin
-                nlt_32 = nlt_32 | launch_s_0;
-            end
-        end
-        if (launch_s_0[17]) begin
-            nlt_34 = zero_l;
-            neq_34 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_34 = nlt_34 & ~launch_s_0;
-            neq_34 = neq_34 & ~launch_s_0;
-            if (at255[17]) begin
-                neq_34 = neq_34 | launch_s_0;
-            end
-            else begin
-                nlt_34 = nlt_34 | launch_s_0;
-            end
-        end
-        if (launch_s_0[18]) begin
-            nlt_36 = zero_l;
-            neq_36 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_36 = nlt_36 & ~launch_s_0;
-            neq_36 = neq_36 & ~launch_s_0;
-            if (at255[18]) begin
-                neq_36 = neq_36 | launch_s_0;
-            end
-            else begin
-                nlt_36 = nlt_36 | launch_s_0;
-            end
-        end
-        if (launch_s_0[19]) begin
-            nlt_38 = zero_l;
-            neq_38 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_38 = nlt_38 & ~launch_s_0;
-            neq_38 = neq_38 & ~launch_s_0;
-            if (at255[19]) begin
-                neq_38 = neq_38 | launch_s_0;
-            end
-            else begin
-                nlt_38 = nlt_38 | launch_s_0;
-            end
-        end
-        if (launch_s_0[20]) begin
-            nlt_40 = zero_l;
-            neq_40 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_40 = nlt_40 & ~launch_s_0;
-            neq_40 = neq_40 & ~launch_s_0;
-            if (at255[20]) begin
-                neq_40 = neq_40 | launch_s_0;
-            end
-            else begin
-                nlt_40 = nlt_40 | launch_s_0;
-            end
-        end
-        if (launch_s_0[21]) begin
-            nlt_42 = zero_l;
-            neq_42 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_42 = nlt_42 & ~launch_s_0;
-            neq_42 = neq_42 & ~launch_s_0;
-            if (at255[21]) begin
-                neq_42 = neq_42 | launch_s_0;
-            end
-            else begin
-                nlt_42 = nlt_42 | launch_s_0;
-            end
-        end
-        if (launch_s_0[22]) begin
-            nlt_44 = zero_l;
-            neq_44 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_44 = nlt_44 & ~launch_s_0;
-            neq_44 = neq_44 & ~launch_s_0;
-            if (at255[22]) begin
-                neq_44 = neq_44 | launch_s_0;
-            end
-            else begin
-                nlt_44 = nlt_44 | launch_s_0;
-            end
-        end
-        if (launch_s_0[23]) begin
-            nlt_46 = zero_l;
-            neq_46 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_46 = nlt_46 & ~launch_s_0;
-            neq_46 = neq_46 & ~launch_s_0;
-            if (at255[23]) begin
-                neq_46 = neq_46 | launch_s_0;
-            end
-            else begin
-                nlt_46 = nlt_46 | launch_s_0;
-            end
-        end
         wnew_0 = wnew_0 | launch_s_0;
         wnew_1 = wnew_1 | launch_s_0;
         wnew_2 = wnew_2 | launch_s_0;
@@ -10636,150 +8746,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         wpt_7__d = wnew_7;
         if (reset) begin
             wpt_7__d = ~zero_l;
-        end
-        rel_lt_0__d = nlt_0;
-        rel_eq_0__d = neq_0;
-        if (reset) begin
-            rel_lt_0__d = zero_l;
-            rel_eq_0__d = ~zero_l;
-        end
-        rel_lt_2__d = nlt_2;
-        rel_eq_2__d = neq_2;
-        if (reset) begin
-            rel_lt_2__d = zero_l;
-            rel_eq_2__d = ~zero_l;
-        end
-        rel_lt_4__d = nlt_4;
-        rel_eq_4__d = neq_4;
-        if (reset) begin
-            rel_lt_4__d = zero_l;
-            rel_eq_4__d = ~zero_l;
-        end
-        rel_lt_6__d = nlt_6;
-        rel_eq_6__d = neq_6;
-        if (reset) begin
-            rel_lt_6__d = zero_l;
-            rel_eq_6__d = ~zero_l;
-        end
-        rel_lt_8__d = nlt_8;
-        rel_eq_8__d = neq_8;
-        if (reset) begin
-            rel_lt_8__d = zero_l;
-            rel_eq_8__d = ~zero_l;
-        end
-        rel_lt_10__d = nlt_10;
-        rel_eq_10__d = neq_10;
-        if (reset) begin
-            rel_lt_10__d = zero_l;
-            rel_eq_10__d = ~zero_l;
-        end
-        rel_lt_12__d = nlt_12;
-        rel_eq_12__d = neq_12;
-        if (reset) begin
-            rel_lt_12__d = zero_l;
-            rel_eq_12__d = ~zero_l;
-        end
-        rel_lt_14__d = nlt_14;
-        rel_eq_14__d = neq_14;
-        if (reset) begin
-            rel_lt_14__d = zero_l;
-            rel_eq_14__d = ~zero_l;
-        end
-        rel_lt_16__d = nlt_16;
-        rel_eq_16__d = neq_16;
-        if (reset) begin
-            rel_lt_16__d = zero_l;
-            rel_eq_16__d = ~zero_l;
-        end
-        rel_lt_18__d = nlt_18;
-        rel_eq_18__d = neq_18;
-        if (reset) begin
-            rel_lt_18__d = zero_l;
-            rel_eq_18__d = ~zero_l;
-        end
-        rel_lt_20__d = nlt_20;
-        rel_eq_20__d = neq_20;
-        if (reset) begin
-            rel_lt_20__d = zero_l;
-            rel_eq_20__d = ~zero_l;
-        end
-        rel_lt_22__d = nlt_22;
-        rel_eq_22__d = neq_22;
-        if (reset) begin
-            rel_lt_22__d = zero_l;
-            rel_eq_22__d = ~zero_l;
-        end
-        rel_lt_24__d = nlt_24;
-        rel_eq_24__d = neq_24;
-        if (reset) begin
-            rel_lt_24__d = zero_l;
-            rel_eq_24__d = ~zero_l;
-        end
-        rel_lt_26__d = nlt_26;
-        rel_eq_26__d = neq_26;
-        if (reset) begin
-            rel_lt_26__d = zero_l;
-            rel_eq_26__d = ~zero_l;
-        end
-        rel_lt_28__d = nlt_28;
-        rel_eq_28__d = neq_28;
-        if (reset) begin
-            rel_lt_28__d = zero_l;
-            rel_eq_28__d = ~zero_l;
-        end
-        rel_lt_30__d = nlt_30;
-        rel_eq_30__d = neq_30;
-        if (reset) begin
-            rel_lt_30__d = zero_l;
-            rel_eq_30__d = ~zero_l;
-        end
-        rel_lt_32__d = nlt_32;
-        rel_eq_32__d = neq_32;
-        if (reset) begin
-            rel_lt_32__d = zero_l;
-            rel_eq_32__d = ~zero_l;
-        end
-        rel_lt_34__d = nlt_34;
-        rel_eq_34__d = neq_34;
-        if (reset) begin
-            rel_lt_34__d = zero_l;
-            rel_eq_34__d = ~zero_l;
-        end
-        rel_lt_36__d = nlt_36;
-        rel_eq_36__d = neq_36;
-        if (reset) begin
-            rel_lt_36__d = zero_l;
-            rel_eq_36__d = ~zero_l;
-        end
-        rel_lt_38__d = nlt_38;
-        rel_eq_38__d = neq_38;
-        if (reset) begin
-            rel_lt_38__d = zero_l;
-            rel_eq_38__d = ~zero_l;
-        end
-        rel_lt_40__d = nlt_40;
-        rel_eq_40__d = neq_40;
-        if (reset) begin
-            rel_lt_40__d = zero_l;
-            rel_eq_40__d = ~zero_l;
-        end
-        rel_lt_42__d = nlt_42;
-        rel_eq_42__d = neq_42;
-        if (reset) begin
-            rel_lt_42__d = zero_l;
-            rel_eq_42__d = ~zero_l;
-        end
-        rel_lt_44__d = nlt_44;
-        rel_eq_44__d = neq_44;
-        if (reset) begin
-            rel_lt_44__d = zero_l;
-            rel_eq_44__d = ~zero_l;
-        end
-        rel_lt_46__d = nlt_46;
-        rel_eq_46__d = neq_46;
-        if (reset) begin
-            rel_lt_46__d = zero_l;
-            rel_eq_46__d = ~zero_l;
         end
         if (launch_s_0[0]) begin
             nold_0 = ~launch_s_0 | (launch_s_0 & below_l_0);
@@ -11025,150 +8991,2190 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (reset) begin
             nlive_0 = zero_l;
         end
-        plt_0__bits = nlive_0 & ~nlt_0 & ~neq_0;
-        peo_0__bits = nlive_0 & neq_0 & nold_0;
-        rk_lt_0__clock = clock;
-        rk_lteo_0__clock = clock;
-        rk_lt_0__d = plt_0__count;
-        rk_lteo_0__d = plt_0__count + peo_0__count;
-        plt_2__bits = nlive_0 & ~nlt_2 & ~neq_2;
-        peo_2__bits = nlive_0 & neq_2 & nold_2;
-        rk_lt_2__clock = clock;
-        rk_lteo_2__clock = clock;
-        rk_lt_2__d = plt_2__count;
-        rk_lteo_2__d = plt_2__count + peo_2__count;
-        plt_4__bits = nlive_0 & ~nlt_4 & ~neq_4;
-        peo_4__bits = nlive_0 & neq_4 & nold_4;
-        rk_lt_4__clock = clock;
-        rk_lteo_4__clock = clock;
-        rk_lt_4__d = plt_4__count;
-        rk_lteo_4__d = plt_4__count + peo_4__count;
-        plt_6__bits = nlive_0 & ~nlt_6 & ~neq_6;
-        peo_6__bits = nlive_0 & neq_6 & nold_6;
-        rk_lt_6__clock = clock;
-        rk_lteo_6__clock = clock;
-        rk_lt_6__d = plt_6__count;
-        rk_lteo_6__d = plt_6__count + peo_6__count;
-        plt_8__bits = nlive_0 & ~nlt_8 & ~neq_8;
-        peo_8__bits = nlive_0 & neq_8 & nold_8;
-        rk_lt_8__clock = clock;
-        rk_lteo_8__clock = clock;
-        rk_lt_8__d = plt_8__count;
-        rk_lteo_8__d = plt_8__count + peo_8__count;
-        plt_10__bits = nlive_0 & ~nlt_10 & ~neq_10;
-        peo_10__bits = nlive_0 & neq_10 & nold_10;
-        rk_lt_10__clock = clock;
-        rk_lteo_10__clock = clock;
-        rk_lt_10__d = plt_10__count;
-        rk_lteo_10__d = plt_10__count + peo_10__count;
-        plt_12__bits = nlive_0 & ~nlt_12 & ~neq_12;
-        peo_12__bits = nlive_0 & neq_12 & nold_12;
-        rk_lt_12__clock = clock;
-        rk_lteo_12__clock = clock;
-        rk_lt_12__d = plt_12__count;
-        rk_lteo_12__d = plt_12__count + peo_12__count;
-        plt_14__bits = nlive_0 & ~nlt_14 & ~neq_14;
-        peo_14__bits = nlive_0 & neq_14 & nold_14;
-        rk_lt_14__clock = clock;
-        rk_lteo_14__clock = clock;
-        rk_lt_14__d = plt_14__count;
-        rk_lteo_14__d = plt_14__count + peo_14__count;
-        plt_16__bits = nlive_0 & ~nlt_16 & ~neq_16;
-        peo_16__bits = nlive_0 & neq_16 & nold_16;
-        rk_lt_16__clock = clock;
-        rk_lteo_16__clock = clock;
-        rk_lt_16__d = plt_16__count;
-        rk_lteo_16__d = plt_16__count + peo_16__count;
-        plt_18__bits = nlive_0 & ~nlt_18 & ~neq_18;
-        peo_18__bits = nlive_0 & neq_18 & nold_18;
-        rk_lt_18__clock = clock;
-        rk_lteo_18__clock = clock;
-        rk_lt_18__d = plt_18__count;
-        rk_lteo_18__d = plt_18__count + peo_18__count;
-        plt_20__bits = nlive_0 & ~nlt_20 & ~neq_20;
-        peo_20__bits = nlive_0 & neq_20 & nold_20;
-        rk_lt_20__clock = clock;
-        rk_lteo_20__clock = clock;
-        rk_lt_20__d = plt_20__count;
-        rk_lteo_20__d = plt_20__count + peo_20__count;
-        plt_22__bits = nlive_0 & ~nlt_22 & ~neq_22;
-        peo_22__bits = nlive_0 & neq_22 & nold_22;
-        rk_lt_22__clock = clock;
-        rk_lteo_22__clock = clock;
-        rk_lt_22__d = plt_22__count;
-        rk_lteo_22__d = plt_22__count + peo_22__count;
-        plt_24__bits = nlive_0 & ~nlt_24 & ~neq_24;
-        peo_24__bits = nlive_0 & neq_24 & nold_24;
-        rk_lt_24__clock = clock;
-        rk_lteo_24__clock = clock;
-        rk_lt_24__d = plt_24__count;
-        rk_lteo_24__d = plt_24__count + peo_24__count;
-        plt_26__bits = nlive_0 & ~nlt_26 & ~neq_26;
-        peo_26__bits = nlive_0 & neq_26 & nold_26;
-        rk_lt_26__clock = clock;
-        rk_lteo_26__clock = clock;
-        rk_lt_26__d = plt_26__count;
-        rk_lteo_26__d = plt_26__count + peo_26__count;
-        plt_28__bits = nlive_0 & ~nlt_28 & ~neq_28;
-        peo_28__bits = nlive_0 & neq_28 & nold_28;
-        rk_lt_28__clock = clock;
-        rk_lteo_28__clock = clock;
-        rk_lt_28__d = plt_28__count;
-        rk_lteo_28__d = plt_28__count + peo_28__count;
-        plt_30__bits = nlive_0 & ~nlt_30 & ~neq_30;
-        peo_30__bits = nlive_0 & neq_30 & nold_30;
-        rk_lt_30__clock = clock;
-        rk_lteo_30__clock = clock;
-        rk_lt_30__d = plt_30__count;
-        rk_lteo_30__d = plt_30__count + peo_30__count;
-        plt_32__bits = nlive_0 & ~nlt_32 & ~neq_32;
-        peo_32__bits = nlive_0 & neq_32 & nold_32;
-        rk_lt_32__clock = clock;
-        rk_lteo_32__clock = clock;
-        rk_lt_32__d = plt_32__count;
-        rk_lteo_32__d = plt_32__count + peo_32__count;
-        plt_34__bits = nlive_0 & ~nlt_34 & ~neq_34;
-        peo_34__bits = nlive_0 & neq_34 & nold_34;
-        rk_lt_34__clock = clock;
-        rk_lteo_34__clock = clock;
-        rk_lt_34__d = plt_34__count;
-        rk_lteo_34__d = plt_34__count + peo_34__count;
-        plt_36__bits = nlive_0 & ~nlt_36 & ~neq_36;
-        peo_36__bits = nlive_0 & neq_36 & nold_36;
-        rk_lt_36__clock = clock;
-        rk_lteo_36__clock = clock;
-        rk_lt_36__d = plt_36__count;
-        rk_lteo_36__d = plt_36__count + peo_36__count;
-        plt_38__bits = nlive_0 & ~nlt_38 & ~neq_38;
-        peo_38__bits = nlive_0 & neq_38 & nold_38;
-        rk_lt_38__clock = clock;
-        rk_lteo_38__clock = clock;
-        rk_lt_38__d = plt_38__count;
-        rk_lteo_38__d = plt_38__count + peo_38__count;
-        plt_40__bits = nlive_0 & ~nlt_40 & ~neq_40;
-        peo_40__bits = nlive_0 & neq_40 & nold_40;
-        rk_lt_40__clock = clock;
-        rk_lteo_40__clock = clock;
-        rk_lt_40__d = plt_40__count;
-        rk_lteo_40__d = plt_40__count + peo_40__count;
-        plt_42__bits = nlive_0 & ~nlt_42 & ~neq_42;
-        peo_42__bits = nlive_0 & neq_42 & nold_42;
-        rk_lt_42__clock = clock;
-        rk_lteo_42__clock = clock;
-        rk_lt_42__d = plt_42__count;
-        rk_lteo_42__d = plt_42__count + peo_42__count;
-        plt_44__bits = nlive_0 & ~nlt_44 & ~neq_44;
-        peo_44__bits = nlive_0 & neq_44 & nold_44;
-        rk_lt_44__clock = clock;
-        rk_lteo_44__clock = clock;
-        rk_lt_44__d = plt_44__count;
-        rk_lteo_44__d = plt_44__count + peo_44__count;
-        plt_46__bits = nlive_0 & ~nlt_46 & ~neq_46;
-        peo_46__bits = nlive_0 & neq_46 & nold_46;
-        rk_lt_46__clock = clock;
-        rk_lteo_46__clock = clock;
-        rk_lt_46__d = plt_46__count;
-        rk_lteo_46__d = plt_46__count + peo_46__count;
+        next_value_0 = zero8;
+        next_value_0[0] = wnew_0[0];
+        next_value_0[1] = wnew_1[0];
+        next_value_0[2] = wnew_2[0];
+        next_value_0[3] = wnew_3[0];
+        next_value_0[4] = wnew_4[0];
+        next_value_0[5] = wnew_5[0];
+        next_value_0[6] = wnew_6[0];
+        next_value_0[7] = wnew_7[0];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_0[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_0[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_0[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_0[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_0[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_0[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_0[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_0[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_0__lower = cmp_lower_0;
+        position_0__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_0__live = nlive_0;
+        position_0__older = nold_0;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_0;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_0__after_greedy = |(last_0__q & younger_equal);
+        position_0__is_greedy = last_0__q[0];
+        if (g_any_0) begin
+            position_0__after_greedy = |(greedy_after & choice_0);
+            position_0__is_greedy = grant_0[0];
+        end
+        pos_0__d = position_0__pos;
+        if (reset) begin
+            pos_0__d = zero_rb;
+        end
+        next_value_2 = zero8;
+        next_value_2[0] = wnew_0[1];
+        next_value_2[1] = wnew_1[1];
+        next_value_2[2] = wnew_2[1];
+        next_value_2[3] = wnew_3[1];
+        next_value_2[4] = wnew_4[1];
+        next_value_2[5] = wnew_5[1];
+        next_value_2[6] = wnew_6[1];
+        next_value_2[7] = wnew_7[1];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_2[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_2[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_2[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_2[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_2[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_2[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_2[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_2[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_2__lower = cmp_lower_0;
+        position_2__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_2__live = nlive_0;
+        position_2__older = nold_2;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_2;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_2__after_greedy = |(last_0__q & younger_equal);
+        position_2__is_greedy = last_0__q[1];
+        if (g_any_0) begin
+            position_2__after_greedy = |(greedy_after & choice_0);
+            position_2__is_greedy = grant_0[1];
+        end
+        pos_2__d = position_2__pos;
+        if (reset) begin
+            pos_2__d = zero_rb;
+        end
+        next_value_4 = zero8;
+        next_value_4[0] = wnew_0[2];
+        next_value_4[1] = wnew_1[2];
+        next_value_4[2] = wnew_2[2];
+        next_value_4[3] = wnew_3[2];
+        next_value_4[4] = wnew_4[2];
+        next_value_4[5] = wnew_5[2];
+        next_value_4[6] = wnew_6[2];
+        next_value_4[7] = wnew_7[2];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_4[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_4[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_4[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_4[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_4[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_4[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_4[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_4[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_4__lower = cmp_lower_0;
+        position_4__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_4__live = nlive_0;
+        position_4__older = nold_4;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_4;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_4__after_greedy = |(last_0__q & younger_equal);
+        position_4__is_greedy = last_0__q[2];
+        if (g_any_0) begin
+            position_4__after_greedy = |(greedy_after & choice_0);
+            position_4__is_greedy = grant_0[2];
+        end
+        pos_4__d = position_4__pos;
+        if (reset) begin
+            pos_4__d = zero_rb;
+        end
+        next_value_6 = zero8;
+        next_value_6[0] = wnew_0[3];
+        next_value_6[1] = wnew_1[3];
+        next_value_6[2] = wnew_2[3];
+        next_value_6[3] = wnew_3[3];
+        next_value_6[4] = wnew_4[3];
+        next_value_6[5] = wnew_5[3];
+        next_value_6[6] = wnew_6[3];
+        next_value_6[7] = wnew_7[3];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_6[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_6[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_6[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_6[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_6[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_6[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_6[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_6[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_6__lower = cmp_lower_0;
+        position_6__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_6__live = nlive_0;
+        position_6__older = nold_6;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_6;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_6__after_greedy = |(last_0__q & younger_equal);
+        position_6__is_greedy = last_0__q[3];
+        if (g_any_0) begin
+            position_6__after_greedy = |(greedy_after & choice_0);
+            position_6__is_greedy = grant_0[3];
+        end
+        pos_6__d = position_6__pos;
+        if (reset) begin
+            pos_6__d = zero_rb;
+        end
+        next_value_8 = zero8;
+        next_value_8[0] = wnew_0[4];
+        next_value_8[1] = wnew_1[4];
+        next_value_8[2] = wnew_2[4];
+        next_value_8[3] = wnew_3[4];
+        next_value_8[4] = wnew_4[4];
+        next_value_8[5] = wnew_5[4];
+        next_value_8[6] = wnew_6[4];
+        next_value_8[7] = wnew_7[4];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_8[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_8[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_8[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_8[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_8[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_8[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_8[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_8[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_8__lower = cmp_lower_0;
+        position_8__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_8__live = nlive_0;
+        position_8__older = nold_8;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_8;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_8__after_greedy = |(last_0__q & younger_equal);
+        position_8__is_greedy = last_0__q[4];
+        if (g_any_0) begin
+            position_8__after_greedy = |(greedy_after & choice_0);
+            position_8__is_greedy = grant_0[4];
+        end
+        pos_8__d = position_8__pos;
+        if (reset) begin
+            pos_8__d = zero_rb;
+        end
+        next_value_10 = zero8;
+        next_value_10[0] = wnew_0[5];
+        next_value_10[1] = wnew_1[5];
+        next_value_10[2] = wnew_2[5];
+        next_value_10[3] = wnew_3[5];
+        next_value_10[4] = wnew_4[5];
+        next_value_10[5] = wnew_5[5];
+        next_value_10[6] = wnew_6[5];
+        next_value_10[7] = wnew_7[5];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_10[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_10[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_10[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_10[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_10[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_10[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_10[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_10[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_10__lower = cmp_lower_0;
+        position_10__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_10__live = nlive_0;
+        position_10__older = nold_10;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_10;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_10__after_greedy = |(last_0__q & younger_equal);
+        position_10__is_greedy = last_0__q[5];
+        if (g_any_0) begin
+            position_10__after_greedy = |(greedy_after & choice_0);
+            position_10__is_greedy = grant_0[5];
+        end
+        pos_10__d = position_10__pos;
+        if (reset) begin
+            pos_10__d = zero_rb;
+        end
+        next_value_12 = zero8;
+        next_value_12[0] = wnew_0[6];
+        next_value_12[1] = wnew_1[6];
+        next_value_12[2] = wnew_2[6];
+        next_value_12[3] = wnew_3[6];
+        next_value_12[4] = wnew_4[6];
+        next_value_12[5] = wnew_5[6];
+        next_value_12[6] = wnew_6[6];
+        next_value_12[7] = wnew_7[6];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_12[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_12[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_12[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_12[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_12[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_12[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_12[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_12[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_12__lower = cmp_lower_0;
+        position_12__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_12__live = nlive_0;
+        position_12__older = nold_12;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_12;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_12__after_greedy = |(last_0__q & younger_equal);
+        position_12__is_greedy = last_0__q[6];
+        if (g_any_0) begin
+            position_12__after_greedy = |(greedy_after & choice_0);
+            position_12__is_greedy = grant_0[6];
+        end
+        pos_12__d = position_12__pos;
+        if (reset) begin
+            pos_12__d = zero_rb;
+        end
+        next_value_14 = zero8;
+        next_value_14[0] = wnew_0[7];
+        next_value_14[1] = wnew_1[7];
+        next_value_14[2] = wnew_2[7];
+        next_value_14[3] = wnew_3[7];
+        next_value_14[4] = wnew_4[7];
+        next_value_14[5] = wnew_5[7];
+        next_value_14[6] = wnew_6[7];
+        next_value_14[7] = wnew_7[7];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_14[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_14[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_14[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_14[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_14[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_14[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_14[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_14[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_14__lower = cmp_lower_0;
+        position_14__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_14__live = nlive_0;
+        position_14__older = nold_14;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_14;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_14__after_greedy = |(last_0__q & younger_equal);
+        position_14__is_greedy = last_0__q[7];
+        if (g_any_0) begin
+            position_14__after_greedy = |(greedy_after & choice_0);
+            position_14__is_greedy = grant_0[7];
+        end
+        pos_14__d = position_14__pos;
+        if (reset) begin
+            pos_14__d = zero_rb;
+        end
+        next_value_16 = zero8;
+        next_value_16[0] = wnew_0[8];
+        next_value_16[1] = wnew_1[8];
+        next_value_16[2] = wnew_2[8];
+        next_value_16[3] = wnew_3[8];
+        next_value_16[4] = wnew_4[8];
+        next_value_16[5] = wnew_5[8];
+        next_value_16[6] = wnew_6[8];
+        next_value_16[7] = wnew_7[8];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_16[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_16[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_16[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_16[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_16[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_16[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_16[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_16[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_16__lower = cmp_lower_0;
+        position_16__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_16__live = nlive_0;
+        position_16__older = nold_16;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_16;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_16__after_greedy = |(last_0__q & younger_equal);
+        position_16__is_greedy = last_0__q[8];
+        if (g_any_0) begin
+            position_16__after_greedy = |(greedy_after & choice_0);
+            position_16__is_greedy = grant_0[8];
+        end
+        pos_16__d = position_16__pos;
+        if (reset) begin
+            pos_16__d = zero_rb;
+        end
+        next_value_18 = zero8;
+        next_value_18[0] = wnew_0[9];
+        next_value_18[1] = wnew_1[9];
+        next_value_18[2] = wnew_2[9];
+        next_value_18[3] = wnew_3[9];
+        next_value_18[4] = wnew_4[9];
+        next_value_18[5] = wnew_5[9];
+        next_value_18[6] = wnew_6[9];
+        next_value_18[7] = wnew_7[9];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_18[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_18[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_18[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_18[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_18[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_18[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_18[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_18[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_18__lower = cmp_lower_0;
+        position_18__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_18__live = nlive_0;
+        position_18__older = nold_18;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_18;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_18__after_greedy = |(last_0__q & younger_equal);
+        position_18__is_greedy = last_0__q[9];
+        if (g_any_0) begin
+            position_18__after_greedy = |(greedy_after & choice_0);
+            position_18__is_greedy = grant_0[9];
+        end
+        pos_18__d = position_18__pos;
+        if (reset) begin
+            pos_18__d = zero_rb;
+        end
+        next_value_20 = zero8;
+        next_value_20[0] = wnew_0[10];
+        next_value_20[1] = wnew_1[10];
+        next_value_20[2] = wnew_2[10];
+        next_value_20[3] = wnew_3[10];
+        next_value_20[4] = wnew_4[10];
+        next_value_20[5] = wnew_5[10];
+        next_value_20[6] = wnew_6[10];
+        next_value_20[7] = wnew_7[10];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_20[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_20[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_20[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_20[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_20[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_20[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_20[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_20[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_20__lower = cmp_lower_0;
+        position_20__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_20__live = nlive_0;
+        position_20__older = nold_20;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_20;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_20__after_greedy = |(last_0__q & younger_equal);
+        position_20__is_greedy = last_0__q[10];
+        if (g_any_0) begin
+            position_20__after_greedy = |(greedy_after & choice_0);
+            position_20__is_greedy = grant_0[10];
+        end
+        pos_20__d = position_20__pos;
+        if (reset) begin
+            pos_20__d = zero_rb;
+        end
+        next_value_22 = zero8;
+        next_value_22[0] = wnew_0[11];
+        next_value_22[1] = wnew_1[11];
+        next_value_22[2] = wnew_2[11];
+        next_value_22[3] = wnew_3[11];
+        next_value_22[4] = wnew_4[11];
+        next_value_22[5] = wnew_5[11];
+        next_value_22[6] = wnew_6[11];
+        next_value_22[7] = wnew_7[11];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_22[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_22[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_22[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_22[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_22[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_22[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_22[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_22[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_22__lower = cmp_lower_0;
+        position_22__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_22__live = nlive_0;
+        position_22__older = nold_22;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_22;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_22__after_greedy = |(last_0__q & younger_equal);
+        position_22__is_greedy = last_0__q[11];
+        if (g_any_0) begin
+            position_22__after_greedy = |(greedy_after & choice_0);
+            position_22__is_greedy = grant_0[11];
+        end
+        pos_22__d = position_22__pos;
+        if (reset) begin
+            pos_22__d = zero_rb;
+        end
+        next_value_24 = zero8;
+        next_value_24[0] = wnew_0[12];
+        next_value_24[1] = wnew_1[12];
+        next_value_24[2] = wnew_2[12];
+        next_value_24[3] = wnew_3[12];
+        next_value_24[4] = wnew_4[12];
+        next_value_24[5] = wnew_5[12];
+        next_value_24[6] = wnew_6[12];
+        next_value_24[7] = wnew_7[12];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_24[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_24[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_24[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_24[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_24[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_24[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_24[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_24[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_24__lower = cmp_lower_0;
+        position_24__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_24__live = nlive_0;
+        position_24__older = nold_24;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_24;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_24__after_greedy = |(last_0__q & younger_equal);
+        position_24__is_greedy = last_0__q[12];
+        if (g_any_0) begin
+            position_24__after_greedy = |(greedy_after & choice_0);
+            position_24__is_greedy = grant_0[12];
+        end
+        pos_24__d = position_24__pos;
+        if (reset) begin
+            pos_24__d = zero_rb;
+        end
+        next_value_26 = zero8;
+        next_value_26[0] = wnew_0[13];
+        next_value_26[1] = wnew_1[13];
+        next_value_26[2] = wnew_2[13];
+        next_value_26[3] = wnew_3[13];
+        next_value_26[4] = wnew_4[13];
+        next_value_26[5] = wnew_5[13];
+        next_value_26[6] = wnew_6[13];
+        next_value_26[7] = wnew_7[13];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_26[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_26[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_26[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_26[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_26[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_26[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_26[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_26[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_26__lower = cmp_lower_0;
+        position_26__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_26__live = nlive_0;
+        position_26__older = nold_26;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_26;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_26__after_greedy = |(last_0__q & younger_equal);
+        position_26__is_greedy = last_0__q[13];
+        if (g_any_0) begin
+            position_26__after_greedy = |(greedy_after & choice_0);
+            position_26__is_greedy = grant_0[13];
+        end
+        pos_26__d = position_26__pos;
+        if (reset) begin
+            pos_26__d = zero_rb;
+        end
+        next_value_28 = zero8;
+        next_value_28[0] = wnew_0[14];
+        next_value_28[1] = wnew_1[14];
+        next_value_28[2] = wnew_2[14];
+        next_value_28[3] = wnew_3[14];
+        next_value_28[4] = wnew_4[14];
+        next_value_28[5] = wnew_5[14];
+        next_value_28[6] = wnew_6[14];
+        next_value_28[7] = wnew_7[14];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_28[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_28[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_28[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_28[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_28[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_28[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_28[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_28[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_28__lower = cmp_lower_0;
+        position_28__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_28__live = nlive_0;
+        position_28__older = nold_28;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_28;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_28__after_greedy = |(last_0__q & younger_equal);
+        position_28__is_greedy = last_0__q[14];
+        if (g_any_0) begin
+            position_28__after_greedy = |(greedy_after & choice_0);
+            position_28__is_greedy = grant_0[14];
+        end
+        pos_28__d = position_28__pos;
+        if (reset) begin
+            pos_28__d = zero_rb;
+        end
+        next_value_30 = zero8;
+        next_value_30[0] = wnew_0[15];
+        next_value_30[1] = wnew_1[15];
+        next_value_30[2] = wnew_2[15];
+        next_value_30[3] = wnew_3[15];
+        next_value_30[4] = wnew_4[15];
+        next_value_30[5] = wnew_5[15];
+        next_value_30[6] = wnew_6[15];
+        next_value_30[7] = wnew_7[15];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_30[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_30[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_30[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_30[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_30[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_30[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_30[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_30[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_30__lower = cmp_lower_0;
+        position_30__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_30__live = nlive_0;
+        position_30__older = nold_30;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_30;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_30__after_greedy = |(last_0__q & younger_equal);
+        position_30__is_greedy = last_0__q[15];
+        if (g_any_0) begin
+            position_30__after_greedy = |(greedy_after & choice_0);
+            position_30__is_greedy = grant_0[15];
+        end
+        pos_30__d = position_30__pos;
+        if (reset) begin
+            pos_30__d = zero_rb;
+        end
+        next_value_32 = zero8;
+        next_value_32[0] = wnew_0[16];
+        next_value_32[1] = wnew_1[16];
+        next_value_32[2] = wnew_2[16];
+        next_value_32[3] = wnew_3[16];
+        next_value_32[4] = wnew_4[16];
+        next_value_32[5] = wnew_5[16];
+        next_value_32[6] = wnew_6[16];
+        next_value_32[7] = wnew_7[16];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_32[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_32[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_32[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_32[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_32[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_32[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_32[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_32[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_32__lower = cmp_lower_0;
+        position_32__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_32__live = nlive_0;
+        position_32__older = nold_32;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_32;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_32__after_greedy = |(last_0__q & younger_equal);
+        position_32__is_greedy = last_0__q[16];
+        if (g_any_0) begin
+            position_32__after_greedy = |(greedy_after & choice_0);
+            position_32__is_greedy = grant_0[16];
+        end
+        pos_32__d = position_32__pos;
+        if (reset) begin
+            pos_32__d = zero_rb;
+        end
+        next_value_34 = zero8;
+        next_value_34[0] = wnew_0[17];
+        next_value_34[1] = wnew_1[17];
+        next_value_34[2] = wnew_2[17];
+        next_value_34[3] = wnew_3[17];
+        next_value_34[4] = wnew_4[17];
+        next_value_34[5] = wnew_5[17];
+        next_value_34[6] = wnew_6[17];
+        next_value_34[7] = wnew_7[17];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_34[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_34[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_34[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_34[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_34[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_34[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_34[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_34[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_34__lower = cmp_lower_0;
+        position_34__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_34__live = nlive_0;
+        position_34__older = nold_34;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_34;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_34__after_greedy = |(last_0__q & younger_equal);
+        position_34__is_greedy = last_0__q[17];
+        if (g_any_0) begin
+            position_34__after_greedy = |(greedy_after & choice_0);
+            position_34__is_greedy = grant_0[17];
+        end
+        pos_34__d = position_34__pos;
+        if (reset) begin
+            pos_34__d = zero_rb;
+        end
+        next_value_36 = zero8;
+        next_value_36[0] = wnew_0[18];
+        next_value_36[1] = wnew_1[18];
+        next_value_36[2] = wnew_2[18];
+        next_value_36[3] = wnew_3[18];
+        next_value_36[4] = wnew_4[18];
+        next_value_36[5] = wnew_5[18];
+        next_value_36[6] = wnew_6[18];
+        next_value_36[7] = wnew_7[18];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_36[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_36[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_36[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_36[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_36[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_36[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_36[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_36[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_36__lower = cmp_lower_0;
+        position_36__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_36__live = nlive_0;
+        position_36__older = nold_36;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_36;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_36__after_greedy = |(last_0__q & younger_equal);
+        position_36__is_greedy = last_0__q[18];
+        if (g_any_0) begin
+            position_36__after_greedy = |(greedy_after & choice_0);
+            position_36__is_greedy = grant_0[18];
+        end
+        pos_36__d = position_36__pos;
+        if (reset) begin
+            pos_36__d = zero_rb;
+        end
+        next_value_38 = zero8;
+        next_value_38[0] = wnew_0[19];
+        next_value_38[1] = wnew_1[19];
+        next_value_38[2] = wnew_2[19];
+        next_value_38[3] = wnew_3[19];
+        next_value_38[4] = wnew_4[19];
+        next_value_38[5] = wnew_5[19];
+        next_value_38[6] = wnew_6[19];
+        next_value_38[7] = wnew_7[19];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_38[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_38[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_38[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_38[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_38[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_38[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_38[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_38[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_38__lower = cmp_lower_0;
+        position_38__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_38__live = nlive_0;
+        position_38__older = nold_38;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_38;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_38__after_greedy = |(last_0__q & younger_equal);
+        position_38__is_greedy = last_0__q[19];
+        if (g_any_0) begin
+            position_38__after_greedy = |(greedy_after & choice_0);
+            position_38__is_greedy = grant_0[19];
+        end
+        pos_38__d = position_38__pos;
+        if (reset) begin
+            pos_38__d = zero_rb;
+        end
+        next_value_40 = zero8;
+        next_value_40[0] = wnew_0[20];
+        next_value_40[1] = wnew_1[20];
+        next_value_40[2] = wnew_2[20];
+        next_value_40[3] = wnew_3[20];
+        next_value_40[4] = wnew_4[20];
+        next_value_40[5] = wnew_5[20];
+        next_value_40[6] = wnew_6[20];
+        next_value_40[7] = wnew_7[20];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_40[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_40[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_40[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_40[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_40[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_40[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_40[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_40[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_40__lower = cmp_lower_0;
+        position_40__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_40__live = nlive_0;
+        position_40__older = nold_40;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_40;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_40__after_greedy = |(last_0__q & younger_equal);
+        position_40__is_greedy = last_0__q[20];
+        if (g_any_0) begin
+            position_40__after_greedy = |(greedy_after & choice_0);
+            position_40__is_greedy = grant_0[20];
+        end
+        pos_40__d = position_40__pos;
+        if (reset) begin
+            pos_40__d = zero_rb;
+        end
+        next_value_42 = zero8;
+        next_value_42[0] = wnew_0[21];
+        next_value_42[1] = wnew_1[21];
+        next_value_42[2] = wnew_2[21];
+        next_value_42[3] = wnew_3[21];
+        next_value_42[4] = wnew_4[21];
+        next_value_42[5] = wnew_5[21];
+        next_value_42[6] = wnew_6[21];
+        next_value_42[7] = wnew_7[21];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_42[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_42[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_42[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_42[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_42[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_42[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_42[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_42[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_42__lower = cmp_lower_0;
+        position_42__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_42__live = nlive_0;
+        position_42__older = nold_42;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_42;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_42__after_greedy = |(last_0__q & younger_equal);
+        position_42__is_greedy = last_0__q[21];
+        if (g_any_0) begin
+            position_42__after_greedy = |(greedy_after & choice_0);
+            position_42__is_greedy = grant_0[21];
+        end
+        pos_42__d = position_42__pos;
+        if (reset) begin
+            pos_42__d = zero_rb;
+        end
+        next_value_44 = zero8;
+        next_value_44[0] = wnew_0[22];
+        next_value_44[1] = wnew_1[22];
+        next_value_44[2] = wnew_2[22];
+        next_value_44[3] = wnew_3[22];
+        next_value_44[4] = wnew_4[22];
+        next_value_44[5] = wnew_5[22];
+        next_value_44[6] = wnew_6[22];
+        next_value_44[7] = wnew_7[22];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_44[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_44[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_44[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_44[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_44[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_44[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_44[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_44[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_44__lower = cmp_lower_0;
+        position_44__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_44__live = nlive_0;
+        position_44__older = nold_44;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_44;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_44__after_greedy = |(last_0__q & younger_equal);
+        position_44__is_greedy = last_0__q[22];
+        if (g_any_0) begin
+            position_44__after_greedy = |(greedy_after & choice_0);
+            position_44__is_greedy = grant_0[22];
+        end
+        pos_44__d = position_44__pos;
+        if (reset) begin
+            pos_44__d = zero_rb;
+        end
+        next_value_46 = zero8;
+        next_value_46[0] = wnew_0[23];
+        next_value_46[1] = wnew_1[23];
+        next_value_46[2] = wnew_2[23];
+        next_value_46[3] = wnew_3[23];
+        next_value_46[4] = wnew_4[23];
+        next_value_46[5] = wnew_5[23];
+        next_value_46[6] = wnew_6[23];
+        next_value_46[7] = wnew_7[23];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_46[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_46[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_46[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_46[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_46[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_46[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_46[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_46[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_46__lower = cmp_lower_0;
+        position_46__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_46__live = nlive_0;
+        position_46__older = nold_46;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_46;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_46__after_greedy = |(last_0__q & younger_equal);
+        position_46__is_greedy = last_0__q[23];
+        if (g_any_0) begin
+            position_46__after_greedy = |(greedy_after & choice_0);
+            position_46__is_greedy = grant_0[23];
+        end
+        pos_46__d = position_46__pos;
+        if (reset) begin
+            pos_46__d = zero_rb;
+        end
         if (st_lval_1[0]) begin
             wnew_8 = wcur_8 | st_launch_1;
         end
@@ -11217,351 +11223,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         else begin
             wnew_15 = wcur_15 & ~st_launch_1;
         end
-        at255 = ~zero_l;
-        at255 = at255 & wnew_8;
-        at255 = at255 & wnew_9;
-        at255 = at255 & wnew_10;
-        at255 = at255 & wnew_11;
-        at255 = at255 & wnew_12;
-        at255 = at255 & wnew_13;
-        at255 = at255 & wnew_14;
-        at255 = at255 & wnew_15;
-        if (launch_s_1[0]) begin
-            nlt_1 = zero_l;
-            neq_1 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_1 = nlt_1 & ~launch_s_1;
-            neq_1 = neq_1 & ~launch_s_1;
-            if (at255[0]) begin
-                neq_1 = neq_1 | launch_s_1;
-            end
-            else begin
-                nlt_1 = nlt_1 | launch_s_1;
-            end
-        end
-        if (launch_s_1[1]) begin
-            nlt_3 = zero_l;
-            neq_3 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_3 = nlt_3 & ~launch_s_1;
-            neq_3 = neq_3 & ~launch_s_1;
-            if (at255[1]) begin
-                neq_3 = neq_3 | launch_s_1;
-            end
-            else begin
-                nlt_3 = nlt_3 | launch_s_1;
-            end
-        end
-        if (launch_s_1[2]) begin
-            nlt_5 = zero_l;
-            neq_5 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_5 = nlt_5 & ~launch_s_1;
-            neq_5 = neq_5 & ~launch_s_1;
-            if (at255[2]) begin
-                neq_5 = neq_5 | launch_s_1;
-            end
-            else begin
-                nlt_5 = nlt_5 | launch_s_1;
-            end
-        end
-        if (launch_s_1[3]) begin
-            nlt_7 = zero_l;
-            neq_7 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_7 = nlt_7 & ~launch_s_1;
-            neq_7 = neq_7 & ~launch_s_1;
-            if (at255[3]) begin
-                neq_7 = neq_7 | launch_s_1;
-            end
-            else begin
-                nlt_7 = nlt_7 | launch_s_1;
-            end
-        end
-        if (launch_s_1[4]) begin
-            nlt_9 = zero_l;
-            neq_9 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_9 = nlt_9 & ~launch_s_1;
-            neq_9 = neq_9 & ~launch_s_1;
-            if (at255[4]) begin
-                neq_9 = neq_9 | launch_s_1;
-            end
-            else begin
-                nlt_9 = nlt_9 | launch_s_1;
-            end
-        end
-        if (launch_s_1[5]) begin
-            nlt_11 = zero_l;
-            neq_11 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_11 = nlt_11 & ~launch_s_1;
-            neq_11 = neq_11 & ~launch_s_1;
-            if (at255[5]) begin
-                neq_11 = neq_11 | launch_s_1;
-            end
-            else begin
-                nlt_11 = nlt_11 | launch_s_1;
-            end
-        end
-        if (launch_s_1[6]) begin
-            nlt_13 = zero_l;
-            neq_13 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_13 = nlt_13 & ~launch_s_1;
-            neq_13 = neq_13 & ~launch_s_1;
-            if (at255[6]) begin
-                neq_13 = neq_13 | launch_s_1;
-            end
-            else begin
-                nlt_13 = nlt_13 | launch_s_1;
-            end
-        end
-        if (launch_s_1[7]) begin
-            nlt_15 = zero_l;
-            neq_15 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_15 = nlt_15 & ~launch_s_1;
-            neq_15 = neq_15 & ~launch_s_1;
-            if (at255[7]) begin
-                neq_15 = neq_15 | launch_s_1;
-            end
-            else begin
-                nlt_15 = nlt_15 | launch_s_1;
-            end
-        end
-        if (launch_s_1[8]) begin
-            nlt_17 = zero_l;
-            neq_17 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_17 = nlt_17 & ~launch_s_1;
-            neq_17 = neq_17 & ~launch_s_1;
-            if (at255[8]) begin
-                neq_17 = neq_17 | launch_s_1;
-            end
-            else begin
-                nlt_17 = nlt_17 | launch_s_1;
-            end
-        end
-        if (launch_s_1[9]) begin
-            nlt_19 = zero_l;
-            neq_19 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_19 = nlt_19 & ~launch_s_1;
-            neq_19 = neq_19 & ~launch_s_1;
-            if (at255[9]) begin
-                neq_19 = neq_19 | launch_s_1;
-            end
-            else begin
-                nlt_19 = nlt_19 | launch_s_1;
-            end
-        end
-        if (launch_s_1[10]) begin
-            nlt_21 = zero_l;
-            neq_21 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_21 = nlt_21 & ~launch_s_1;
-            neq_21 = neq_21 & ~launch_s_1;
-            if (at255[10]) begin
-                neq_21 = neq_21 | launch_s_1;
-            end
-            else begin
-                nlt_21 = nlt_21 | launch_s_1;
-            end
-        end
-        if (launch_s_1[11]) begin
-            nlt_23 = zero_l;
-            neq_23 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_23 = nlt_23 & ~launch_s_1;
-            neq_23 = neq_23 & ~launch_s_1;
-            if (at255[11]) begin
-                neq_23 = neq_23 | launch_s_1;
-            end
-            else begin
-                nlt_23 = nlt_23 | launch_s_1;
-            end
-        end
-        if (launch_s_1[12]) begin
-            nlt_25 = zero_l;
-            neq_25 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_25 = nlt_25 & ~launch_s_1;
-            neq_25 = neq_25 & ~launch_s_1;
-            if (at255[12]) begin
-                neq_25 = neq_25 | launch_s_1;
-            end
-            else begin
-                nlt_25 = nlt_25 | launch_s_1;
-            end
-        end
-        if (launch_s_1[13]) begin
-            nlt_27 = zero_l;
-            neq_27 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_27 = nlt_27 & ~launch_s_1;
-            neq_27 = neq_27 & ~launch_s_1;
-            if (at255[13]) begin
-                neq_27 = neq_27 | launch_s_1;
-            end
-            else begin
-                nlt_27 = nlt_27 | launch_s_1;
-            end
-        end
-        if (launch_s_1[14]) begin
-            nlt_29 = zero_l;
-            neq_29 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_29 = nlt_29 & ~launch_s_1;
-            neq_29 = neq_29 & ~launch_s_1;
-            if (at255[14]) begin
-                neq_29 = neq_29 | launch_s_1;
-            end
-            else begin
-                nlt_29 = nlt_29 | launch_s_1;
-            end
-        end
-        if (launch_s_1[15]) begin
-            nlt_31 = zero_l;
-            neq_31 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_31 = nlt_31 & ~launch_s_1;
-            neq_31 = neq_31 & ~launch_s_1;
-            if (at255[15]) begin
-                neq_31 = neq_31 | launch_s_1;
-            end
-            else begin
-                nlt_31 = nlt_31 | launch_s_1;
-            end
-        end
-        if (launch_s_1[16]) begin
-            nlt_33 = zero_l;
-            neq_33 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_33 = nlt_33 & ~launch_s_1;
-            neq_33 = neq_33 & ~launch_s_1;
-            if (at255[16]) begin
-                neq_33 = neq_33 | launch_s_1;
-            end
-            else begin
-                nlt_33 = nlt_33 | launch_s_1;
-            end
-        end
-        if (launch_s_1[17]) begin
-            nlt_35 = zero_l;
-            neq_35 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_35 = nlt_35 & ~launch_s_1;
-            neq_35 = neq_35 & ~launch_s_1;
-            if (at255[17]) begin
-                neq_35 = neq_35 | launch_s_1;
-            end
-            else begin
-                nlt_35 = nlt_35 | launch_s_1;
-            end
-        end
-        if (launch_s_1[18]) begin
-            nlt_37 = zero_l;
-            neq_37 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_37 = nlt_37 & ~launch_s_1;
-            neq_37 = neq_37 & ~launch_s_1;
-            if (at255[18]) begin
-                neq_37 = neq_37 | launch_s_1;
-            end
-            else begin
-                nlt_37 = nlt_37 | launch_s_1;
-            end
-        end
-        if (launch_s_1[19]) begin
-            nlt_39 = zero_l;
-            neq_39 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_39 = nlt_39 & ~launch_s_1;
-            neq_39 = neq_39 & ~launch_s_1;
-            if (at255[19]) begin
-                neq_39 = neq_39 | launch_s_1;
-            end
-            else begin
-                nlt_39 = nlt_39 | launch_s_1;
-            end
-        end
-        if (launch_s_1[20]) begin
-            nlt_41 = zero_l;
-            neq_41 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_41 = nlt_41 & ~launch_s_1;
-            neq_41 = neq_41 & ~launch_s_1;
-            if (at255[20]) begin
-                neq_41 = neq_41 | launch_s_1;
-            end
-            else begin
-                nlt_41 = nlt_41 | launch_s_1;
-            end
-        end
-        if (launch_s_1[21]) begin
-            nlt_43 = zero_l;
-            neq_43 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_43 = nlt_43 & ~launch_s_1;
-            neq_43 = neq_43 & ~launch_s_1;
-            if (at255[21]) begin
-                neq_43 = neq_43 | launch_s_1;
-            end
-            else begin
-                nlt_43 = nlt_43 | launch_s_1;
-            end
-        end
-        if (launch_s_1[22]) begin
-            nlt_45 = zero_l;
-            neq_45 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_45 = nlt_45 & ~launch_s_1;
-            neq_45 = neq_45 & ~launch_s_1;
-            if (at255[22]) begin
-                neq_45 = neq_45 | launch_s_1;
-            end
-            else begin
-                nlt_45 = nlt_45 | launch_s_1;
-            end
-        end
-        if (launch_s_1[23]) begin
-            nlt_47 = zero_l;
-            neq_47 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_47 = nlt_47 & ~launch_s_1;
-            neq_47 = neq_47 & ~launch_s_1;
-            if (at255[23]) begin
-                neq_47 = neq_47 | launch_s_1;
-            end
-            else begin
-                nlt_47 = nlt_47 | launch_s_1;
-            end
-        end
         wnew_8 = wnew_8 | launch_s_1;
         wnew_9 = wnew_9 | launch_s_1;
         wnew_10 = wnew_10 | launch_s_1;
@@ -11601,150 +11262,6 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         wpt_15__d = wnew_15;
         if (reset) begin
             wpt_15__d = ~zero_l;
-        end
-        rel_lt_1__d = nlt_1;
-        rel_eq_1__d = neq_1;
-        if (reset) begin
-            rel_lt_1__d = zero_l;
-            rel_eq_1__d = ~zero_l;
-        end
-        rel_lt_3__d = nlt_3;
-        rel_eq_3__d = neq_3;
-        if (reset) begin
-            rel_lt_3__d = zero_l;
-            rel_eq_3__d = ~zero_l;
-        end
-        rel_lt_5__d = nlt_5;
-        rel_eq_5__d = neq_5;
-        if (reset) begin
-            rel_lt_5__d = zero_l;
-            rel_eq_5__d = ~zero_l;
-        end
-        rel_lt_7__d = nlt_7;
-        rel_eq_7__d = neq_7;
-        if (reset) begin
-            rel_lt_7__d = zero_l;
-            rel_eq_7__d = ~zero_l;
-        end
-        rel_lt_9__d = nlt_9;
-        rel_eq_9__d = neq_9;
-        if (reset) begin
-            rel_lt_9__d = zero_l;
-            rel_eq_9__d = ~zero_l;
-        end
-        rel_lt_11__d = nlt_11;
-        rel_eq_11__d = neq_11;
-        if (reset) begin
-            rel_lt_11__d = zero_l;
-            rel_eq_11__d = ~zero_l;
-        end
-        rel_lt_13__d = nlt_13;
-        rel_eq_13__d = neq_13;
-        if (reset) begin
-            rel_lt_13__d = zero_l;
-            rel_eq_13__d = ~zero_l;
-        end
-        rel_lt_15__d = nlt_15;
-        rel_eq_15__d = neq_15;
-        if (reset) begin
-            rel_lt_15__d = zero_l;
-            rel_eq_15__d = ~zero_l;
-        end
-        rel_lt_17__d = nlt_17;
-        rel_eq_17__d = neq_17;
-        if (reset) begin
-            rel_lt_17__d = zero_l;
-            rel_eq_17__d = ~zero_l;
-        end
-        rel_lt_19__d = nlt_19;
-        rel_eq_19__d = neq_19;
-        if (reset) begin
-            rel_lt_19__d = zero_l;
-            rel_eq_19__d = ~zero_l;
-        end
-        rel_lt_21__d = nlt_21;
-        rel_eq_21__d = neq_21;
-        if (reset) begin
-            rel_lt_21__d = zero_l;
-            rel_eq_21__d = ~zero_l;
-        end
-        rel_lt_23__d = nlt_23;
-        rel_eq_23__d = neq_23;
-        if (reset) begin
-            rel_lt_23__d = zero_l;
-            rel_eq_23__d = ~zero_l;
-        end
-        rel_lt_25__d = nlt_25;
-        rel_eq_25__d = neq_25;
-        if (reset) begin
-            rel_lt_25__d = zero_l;
-            rel_eq_25__d = ~zero_l;
-        end
-        rel_lt_27__d = nlt_27;
-        rel_eq_27__d = neq_27;
-        if (reset) begin
-            rel_lt_27__d = zero_l;
-            rel_eq_27__d = ~zero_l;
-        end
-        rel_lt_29__d = nlt_29;
-        rel_eq_29__d = neq_29;
-        if (reset) begin
-            rel_lt_29__d = zero_l;
-            rel_eq_29__d = ~zero_l;
-        end
-        rel_lt_31__d = nlt_31;
-        rel_eq_31__d = neq_31;
-        if (reset) begin
-            rel_lt_31__d = zero_l;
-            rel_eq_31__d = ~zero_l;
-        end
-        rel_lt_33__d = nlt_33;
-        rel_eq_33__d = neq_33;
-        if (reset) begin
-            rel_lt_33__d = zero_l;
-            rel_eq_33__d = ~zero_l;
-        end
-        rel_lt_35__d = nlt_35;
-        rel_eq_35__d = neq_35;
-        if (reset) begin
-            rel_lt_35__d = zero_l;
-            rel_eq_35__d = ~zero_l;
-        end
-        rel_lt_37__d = nlt_37;
-        rel_eq_37__d = neq_37;
-        if (reset) begin
-            rel_lt_37__d = zero_l;
-            rel_eq_37__d = ~zero_l;
-        end
-        rel_lt_39__d = nlt_39;
-        rel_eq_39__d = neq_39;
-        if (reset) begin
-            rel_lt_39__d = zero_l;
-            rel_eq_39__d = ~zero_l;
-        end
-        rel_lt_41__d = nlt_41;
-        rel_eq_41__d = neq_41;
-        if (reset) begin
-            rel_lt_41__d = zero_l;
-            rel_eq_41__d = ~zero_l;
-        end
-        rel_lt_43__d = nlt_43;
-        rel_eq_43__d = neq_43;
-        if (reset) begin
-            rel_lt_43__d = zero_l;
-            rel_eq_43__d = ~zero_l;
-        end
-        rel_lt_45__d = nlt_45;
-        rel_eq_45__d = neq_45;
-        if (reset) begin
-            rel_lt_45__d = zero_l;
-            rel_eq_45__d = ~zero_l;
-        end
-        rel_lt_47__d = nlt_47;
-        rel_eq_47__d = neq_47;
-        if (reset) begin
-            rel_lt_47__d = zero_l;
-            rel_eq_47__d = ~zero_l;
         end
         if (launch_s_1[0]) begin
             nold_1 = ~launch_s_1 | (launch_s_1 & below_l_0);
@@ -11990,152 +11507,2192 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (reset) begin
             nlive_1 = zero_l;
         end
-        plt_1__bits = nlive_1 & ~nlt_1 & ~neq_1;
-        peo_1__bits = nlive_1 & neq_1 & nold_1;
-        rk_lt_1__clock = clock;
-        rk_lteo_1__clock = clock;
-        rk_lt_1__d = plt_1__count;
-        rk_lteo_1__d = plt_1__count + peo_1__count;
-        plt_3__bits = nlive_1 & ~nlt_3 & ~neq_3;
-        peo_3__bits = nlive_1 & neq_3 & nold_3;
-        rk_lt_3__clock = clock;
-        rk_lteo_3__clock = clock;
-        rk_lt_3__d = plt_3__count;
-        rk_lteo_3__d = plt_3__count + peo_3__count;
-        plt_5__bits = nlive_1 & ~nlt_5 & ~neq_5;
-        peo_5__bits = nlive_1 & neq_5 & nold_5;
-        rk_lt_5__clock = clock;
-        rk_lteo_5__clock = clock;
-        rk_lt_5__d = plt_5__count;
-        rk_lteo_5__d = plt_5__count + peo_5__count;
-        plt_7__bits = nlive_1 & ~nlt_7 & ~neq_7;
-        peo_7__bits = nlive_1 & neq_7 & nold_7;
-        rk_lt_7__clock = clock;
-        rk_lteo_7__clock = clock;
-        rk_lt_7__d = plt_7__count;
-        rk_lteo_7__d = plt_7__count + peo_7__count;
-        plt_9__bits = nlive_1 & ~nlt_9 & ~neq_9;
-        peo_9__bits = nlive_1 & neq_9 & nold_9;
-        rk_lt_9__clock = clock;
-        rk_lteo_9__clock = clock;
-        rk_lt_9__d = plt_9__count;
-        rk_lteo_9__d = plt_9__count + peo_9__count;
-        plt_11__bits = nlive_1 & ~nlt_11 & ~neq_11;
-        peo_11__bits = nlive_1 & neq_11 & nold_11;
-        rk_lt_11__clock = clock;
-        rk_lteo_11__clock = clock;
-        rk_lt_11__d = plt_11__count;
-        rk_lteo_11__d = plt_11__count + peo_11__count;
-        plt_13__bits = nlive_1 & ~nlt_13 & ~neq_13;
-        peo_13__bits = nlive_1 & neq_13 & nold_13;
-        rk_lt_13__clock = clock;
-        rk_lteo_13__clock = clock;
-        rk_lt_13__d = plt_13__count;
-        rk_lteo_13__d = plt_13__count + peo_13__count;
-        plt_15__bits = nlive_1 & ~nlt_15 & ~neq_15;
-        peo_15__bits = nlive_1 & neq_15 & nold_15;
-        rk_lt_15__clock = clock;
-        rk_lteo_15__clock = clock;
-        rk_lt_15__d = plt_15__count;
-        rk_lteo_15__d = plt_15__count + peo_15__count;
-        plt_17__bits = nlive_1 & ~nlt_17 & ~neq_17;
-        peo_17__bits = nlive_1 & neq_17 & nold_17;
-        rk_lt_17__clock = clock;
-        rk_lteo_17__clock = clock;
-        rk_lt_17__d = plt_17__count;
-        rk_lteo_17__d = plt_17__count + peo_17__count;
-        plt_19__bits = nlive_1 & ~nlt_19 & ~neq_19;
-        peo_19__bits = nlive_1 & neq_19 & nold_19;
-        rk_lt_19__clock = clock;
-        rk_lteo_19__clock = clock;
-        rk_lt_19__d = plt_19__count;
-        rk_lteo_19__d = plt_19__count + peo_19__count;
-        plt_21__bits = nlive_1 & ~nlt_21 & ~neq_21;
-        peo_21__bits = nlive_1 & neq_21 & nold_21;
-        rk_lt_21__clock = clock;
-        rk_lteo_21__clock = clock;
-        rk_lt_21__d = plt_21__count;
-        rk_lteo_21__d = plt_21__count + peo_21__count;
-        plt_23__bits = nlive_1 & ~nlt_23 & ~neq_23;
-        peo_23__bits = nlive_1 & neq_23 & nold_23;
-        rk_lt_23__clock = clock;
-        rk_lteo_23__clock = clock;
-        rk_lt_23__d = plt_23__count;
-        rk_lteo_23__d = plt_23__count + peo_23__count;
-        plt_25__bits = nlive_1 & ~nlt_25 & ~neq_25;
-        peo_25__bits = nlive_1 & neq_25 & nold_25;
-        rk_lt_25__clock = clock;
-        rk_lteo_25__clock = clock;
-        rk_lt_25__d = plt_25__count;
-        rk_lteo_25__d = plt_25__count + peo_25__count;
-        plt_27__bits = nlive_1 & ~nlt_27 & ~neq_27;
-        peo_27__bits = nlive_1 & neq_27 & nold_27;
-        rk_lt_27__clock = clock;
-        rk_lteo_27__clock = clock;
-        rk_lt_27__d = plt_27__count;
-        rk_lteo_27__d = plt_27__count + peo_27__count;
-        plt_29__bits = nlive_1 & ~nlt_29 & ~neq_29;
-        peo_29__bits = nlive_1 & neq_29 & nold_29;
-        rk_lt_29__clock = clock;
-        rk_lteo_29__clock = clock;
-        rk_lt_29__d = plt_29__count;
-        rk_lteo_29__d = plt_29__count + peo_29__count;
-        plt_31__bits = nlive_1 & ~nlt_31 & ~neq_31;
-        peo_31__bits = nlive_1 & neq_31 & nold_31;
-        rk_lt_31__clock = clock;
-        rk_lteo_31__clock = clock;
-        rk_lt_31__d = plt_31__count;
-        rk_lteo_31__d = plt_31__count + peo_31__count;
-        plt_33__bits = nlive_1 & ~nlt_33 & ~neq_33;
-        peo_33__bits = nlive_1 & neq_33 & nold_33;
-        rk_lt_33__clock = clock;
-        rk_lteo_33__clock = clock;
-        rk_lt_33__d = plt_33__count;
-        rk_lteo_33__d = plt_33__count + peo_33__count;
-        plt_35__bits = nlive_1 & ~nlt_35 & ~neq_35;
-        peo_35__bits = nlive_1 & neq_35 & nold_35;
-        rk_lt_35__clock = clock;
-        rk_lteo_35__clock = clock;
-        rk_lt_35__d = plt_35__count;
-        rk_lteo_35__d = plt_35__count + peo_35__count;
-        plt_37__bits = nlive_1 & ~nlt_37 & ~neq_37;
-        peo_37__bits = nlive_1 & neq_37 & nold_37;
-        rk_lt_37__clock = clock;
-        rk_lteo_37__clock = clock;
-        rk_lt_37__d = plt_37__count;
-        rk_lteo_37__d = plt_37__count + peo_37__count;
-        plt_39__bits = nlive_1 & ~nlt_39 & ~neq_39;
-        peo_39__bits = nlive_1 & neq_39 & nold_39;
-        rk_lt_39__clock = clock;
-        rk_lteo_39__clock = clock;
-        rk_lt_39__d = plt_39__count;
-        rk_lteo_39__d = plt_39__count + peo_39__count;
-        plt_41__bits = nlive_1 & ~nlt_41 & ~neq_41;
-        peo_41__bits = nlive_1 & neq_41 & nold_41;
-        rk_lt_41__clock = clock;
-        rk_lteo_41__clock = clock;
-        rk_lt_41__d = plt_41__count;
-        rk_lteo_41__d = plt_41__count + peo_41__count;
-        plt_43__bits = nlive_1 & ~nlt_43 & ~neq_43;
-        peo_43__bits = nlive_1 & neq_43 & nold_43;
-        rk_lt_43__clock = clock;
-        rk_lteo_43__clock = clock;
-        rk_lt_43__d = plt_43__count;
-        rk_lteo_43__d = plt_43__count + peo_43__count;
-        plt_45__bits = nlive_1 & ~nlt_45 & ~neq_45;
-        peo_45__bits = nlive_1 & neq_45 & nold_45;
-        rk_lt_45__clock = clock;
-        rk_lteo_45__clock = clock;
-        rk_lt_45__d = plt_45__count;
-        rk_lteo_45__d = plt_45__count + peo_45__count;
-        plt_47__bits = nlive_1 & ~nlt_47 & ~neq_47;
-        peo_47__bits = nlive_1 & neq_47 & nold_47;
-        rk_lt_47__clock = clock;
-        rk_lteo_47__clock = clock;
-        rk_lt_47__d = plt_47__count;
-        rk_lteo_47__d = plt_47__count + peo_47__count;
+        next_value_1 = zero8;
+        next_value_1[0] = wnew_8[0];
+        next_value_1[1] = wnew_9[0];
+        next_value_1[2] = wnew_10[0];
+        next_value_1[3] = wnew_11[0];
+        next_value_1[4] = wnew_12[0];
+        next_value_1[5] = wnew_13[0];
+        next_value_1[6] = wnew_14[0];
+        next_value_1[7] = wnew_15[0];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_1[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_1[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_1[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_1[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_1[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_1[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_1[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_1[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_1__lower = cmp_lower_0;
+        position_1__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_1__live = nlive_1;
+        position_1__older = nold_1;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_1;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_1__after_greedy = |(last_1__q & younger_equal);
+        position_1__is_greedy = last_1__q[0];
+        if (g_any_1) begin
+            position_1__after_greedy = |(greedy_after & choice_1);
+            position_1__is_greedy = grant_1[0];
+        end
+        pos_1__d = position_1__pos;
+        if (reset) begin
+            pos_1__d = zero_rb;
+        end
+        next_value_3 = zero8;
+        next_value_3[0] = wnew_8[1];
+        next_value_3[1] = wnew_9[1];
+        next_value_3[2] = wnew_10[1];
+        next_value_3[3] = wnew_11[1];
+        next_value_3[4] = wnew_12[1];
+        next_value_3[5] = wnew_13[1];
+        next_value_3[6] = wnew_14[1];
+        next_value_3[7] = wnew_15[1];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_3[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_3[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_3[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_3[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_3[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_3[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_3[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_3[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_3__lower = cmp_lower_0;
+        position_3__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_3__live = nlive_1;
+        position_3__older = nold_3;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_3;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_3__after_greedy = |(last_1__q & younger_equal);
+        position_3__is_greedy = last_1__q[1];
+        if (g_any_1) begin
+            position_3__after_greedy = |(greedy_after & choice_1);
+            position_3__is_greedy = grant_1[1];
+        end
+        pos_3__d = position_3__pos;
+        if (reset) begin
+            pos_3__d = zero_rb;
+        end
+        next_value_5 = zero8;
+        next_value_5[0] = wnew_8[2];
+        next_value_5[1] = wnew_9[2];
+        next_value_5[2] = wnew_10[2];
+        next_value_5[3] = wnew_11[2];
+        next_value_5[4] = wnew_12[2];
+        next_value_5[5] = wnew_13[2];
+        next_value_5[6] = wnew_14[2];
+        next_value_5[7] = wnew_15[2];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_5[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_5[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_5[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_5[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_5[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_5[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_5[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_5[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_5__lower = cmp_lower_0;
+        position_5__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_5__live = nlive_1;
+        position_5__older = nold_5;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_5;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_5__after_greedy = |(last_1__q & younger_equal);
+        position_5__is_greedy = last_1__q[2];
+        if (g_any_1) begin
+            position_5__after_greedy = |(greedy_after & choice_1);
+            position_5__is_greedy = grant_1[2];
+        end
+        pos_5__d = position_5__pos;
+        if (reset) begin
+            pos_5__d = zero_rb;
+        end
+        next_value_7 = zero8;
+        next_value_7[0] = wnew_8[3];
+        next_value_7[1] = wnew_9[3];
+        next_value_7[2] = wnew_10[3];
+        next_value_7[3] = wnew_11[3];
+        next_value_7[4] = wnew_12[3];
+        next_value_7[5] = wnew_13[3];
+        next_value_7[6] = wnew_14[3];
+        next_value_7[7] = wnew_15[3];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_7[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_7[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_7[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_7[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_7[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_7[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_7[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_7[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_7__lower = cmp_lower_0;
+        position_7__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_7__live = nlive_1;
+        position_7__older = nold_7;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_7;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_7__after_greedy = |(last_1__q & younger_equal);
+        position_7__is_greedy = last_1__q[3];
+        if (g_any_1) begin
+            position_7__after_greedy = |(greedy_after & choice_1);
+            position_7__is_greedy = grant_1[3];
+        end
+        pos_7__d = position_7__pos;
+        if (reset) begin
+            pos_7__d = zero_rb;
+        end
+        next_value_9 = zero8;
+        next_value_9[0] = wnew_8[4];
+        next_value_9[1] = wnew_9[4];
+        next_value_9[2] = wnew_10[4];
+        next_value_9[3] = wnew_11[4];
+        next_value_9[4] = wnew_12[4];
+        next_value_9[5] = wnew_13[4];
+        next_value_9[6] = wnew_14[4];
+        next_value_9[7] = wnew_15[4];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_9[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_9[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_9[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_9[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_9[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_9[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_9[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_9[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_9__lower = cmp_lower_0;
+        position_9__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_9__live = nlive_1;
+        position_9__older = nold_9;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_9;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_9__after_greedy = |(last_1__q & younger_equal);
+        position_9__is_greedy = last_1__q[4];
+        if (g_any_1) begin
+            position_9__after_greedy = |(greedy_after & choice_1);
+            position_9__is_greedy = grant_1[4];
+        end
+        pos_9__d = position_9__pos;
+        if (reset) begin
+            pos_9__d = zero_rb;
+        end
+        next_value_11 = zero8;
+        next_value_11[0] = wnew_8[5];
+        next_value_11[1] = wnew_9[5];
+        next_value_11[2] = wnew_10[5];
+        next_value_11[3] = wnew_11[5];
+        next_value_11[4] = wnew_12[5];
+        next_value_11[5] = wnew_13[5];
+        next_value_11[6] = wnew_14[5];
+        next_value_11[7] = wnew_15[5];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_11[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_11[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_11[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_11[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_11[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_11[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_11[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_11[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_11__lower = cmp_lower_0;
+        position_11__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_11__live = nlive_1;
+        position_11__older = nold_11;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_11;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_11__after_greedy = |(last_1__q & younger_equal);
+        position_11__is_greedy = last_1__q[5];
+        if (g_any_1) begin
+            position_11__after_greedy = |(greedy_after & choice_1);
+            position_11__is_greedy = grant_1[5];
+        end
+        pos_11__d = position_11__pos;
+        if (reset) begin
+            pos_11__d = zero_rb;
+        end
+        next_value_13 = zero8;
+        next_value_13[0] = wnew_8[6];
+        next_value_13[1] = wnew_9[6];
+        next_value_13[2] = wnew_10[6];
+        next_value_13[3] = wnew_11[6];
+        next_value_13[4] = wnew_12[6];
+        next_value_13[5] = wnew_13[6];
+        next_value_13[6] = wnew_14[6];
+        next_value_13[7] = wnew_15[6];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_13[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_13[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_13[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_13[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_13[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_13[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_13[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_13[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_13__lower = cmp_lower_0;
+        position_13__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_13__live = nlive_1;
+        position_13__older = nold_13;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_13;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_13__after_greedy = |(last_1__q & younger_equal);
+        position_13__is_greedy = last_1__q[6];
+        if (g_any_1) begin
+            position_13__after_greedy = |(greedy_after & choice_1);
+            position_13__is_greedy = grant_1[6];
+        end
+        pos_13__d = position_13__pos;
+        if (reset) begin
+            pos_13__d = zero_rb;
+        end
+        next_value_15 = zero8;
+        next_value_15[0] = wnew_8[7];
+        next_value_15[1] = wnew_9[7];
+        next_value_15[2] = wnew_10[7];
+        next_value_15[3] = wnew_11[7];
+        next_value_15[4] = wnew_12[7];
+        next_value_15[5] = wnew_13[7];
+        next_value_15[6] = wnew_14[7];
+        next_value_15[7] = wnew_15[7];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_15[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_15[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_15[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_15[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_15[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_15[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_15[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_15[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_15__lower = cmp_lower_0;
+        position_15__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_15__live = nlive_1;
+        position_15__older = nold_15;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_15;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_15__after_greedy = |(last_1__q & younger_equal);
+        position_15__is_greedy = last_1__q[7];
+        if (g_any_1) begin
+            position_15__after_greedy = |(greedy_after & choice_1);
+            position_15__is_greedy = grant_1[7];
+        end
+        pos_15__d = position_15__pos;
+        if (reset) begin
+            pos_15__d = zero_rb;
+        end
+        next_value_17 = zero8;
+        next_value_17[0] = wnew_8[8];
+        next_value_17[1] = wnew_9[8];
+        next_value_17[2] = wnew_10[8];
+        next_value_17[3] = wnew_11[8];
+        next_value_17[4] = wnew_12[8];
+        next_value_17[5] = wnew_13[8];
+        next_value_17[6] = wnew_14[8];
+        next_value_17[7] = wnew_15[8];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_17[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_17[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_17[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_17[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_17[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_17[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_17[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_17[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_17__lower = cmp_lower_0;
+        position_17__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_17__live = nlive_1;
+        position_17__older = nold_17;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_17;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_17__after_greedy = |(last_1__q & younger_equal);
+        position_17__is_greedy = last_1__q[8];
+        if (g_any_1) begin
+            position_17__after_greedy = |(greedy_after & choice_1);
+            position_17__is_greedy = grant_1[8];
+        end
+        pos_17__d = position_17__pos;
+        if (reset) begin
+            pos_17__d = zero_rb;
+        end
+        next_value_19 = zero8;
+        next_value_19[0] = wnew_8[9];
+        next_value_19[1] = wnew_9[9];
+        next_value_19[2] = wnew_10[9];
+        next_value_19[3] = wnew_11[9];
+        next_value_19[4] = wnew_12[9];
+        next_value_19[5] = wnew_13[9];
+        next_value_19[6] = wnew_14[9];
+        next_value_19[7] = wnew_15[9];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_19[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_19[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_19[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_19[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_19[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_19[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_19[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_19[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_19__lower = cmp_lower_0;
+        position_19__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_19__live = nlive_1;
+        position_19__older = nold_19;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_19;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_19__after_greedy = |(last_1__q & younger_equal);
+        position_19__is_greedy = last_1__q[9];
+        if (g_any_1) begin
+            position_19__after_greedy = |(greedy_after & choice_1);
+            position_19__is_greedy = grant_1[9];
+        end
+        pos_19__d = position_19__pos;
+        if (reset) begin
+            pos_19__d = zero_rb;
+        end
+        next_value_21 = zero8;
+        next_value_21[0] = wnew_8[10];
+        next_value_21[1] = wnew_9[10];
+        next_value_21[2] = wnew_10[10];
+        next_value_21[3] = wnew_11[10];
+        next_value_21[4] = wnew_12[10];
+        next_value_21[5] = wnew_13[10];
+        next_value_21[6] = wnew_14[10];
+        next_value_21[7] = wnew_15[10];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_21[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_21[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_21[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_21[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_21[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_21[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_21[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_21[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_21__lower = cmp_lower_0;
+        position_21__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_21__live = nlive_1;
+        position_21__older = nold_21;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_21;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_21__after_greedy = |(last_1__q & younger_equal);
+        position_21__is_greedy = last_1__q[10];
+        if (g_any_1) begin
+            position_21__after_greedy = |(greedy_after & choice_1);
+            position_21__is_greedy = grant_1[10];
+        end
+        pos_21__d = position_21__pos;
+        if (reset) begin
+            pos_21__d = zero_rb;
+        end
+        next_value_23 = zero8;
+        next_value_23[0] = wnew_8[11];
+        next_value_23[1] = wnew_9[11];
+        next_value_23[2] = wnew_10[11];
+        next_value_23[3] = wnew_11[11];
+        next_value_23[4] = wnew_12[11];
+        next_value_23[5] = wnew_13[11];
+        next_value_23[6] = wnew_14[11];
+        next_value_23[7] = wnew_15[11];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_23[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_23[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_23[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_23[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_23[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_23[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_23[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_23[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_23__lower = cmp_lower_0;
+        position_23__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_23__live = nlive_1;
+        position_23__older = nold_23;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_23;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_23__after_greedy = |(last_1__q & younger_equal);
+        position_23__is_greedy = last_1__q[11];
+        if (g_any_1) begin
+            position_23__after_greedy = |(greedy_after & choice_1);
+            position_23__is_greedy = grant_1[11];
+        end
+        pos_23__d = position_23__pos;
+        if (reset) begin
+            pos_23__d = zero_rb;
+        end
+        next_value_25 = zero8;
+        next_value_25[0] = wnew_8[12];
+        next_value_25[1] = wnew_9[12];
+        next_value_25[2] = wnew_10[12];
+        next_value_25[3] = wnew_11[12];
+        next_value_25[4] = wnew_12[12];
+        next_value_25[5] = wnew_13[12];
+        next_value_25[6] = wnew_14[12];
+        next_value_25[7] = wnew_15[12];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_25[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_25[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_25[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_25[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_25[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_25[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_25[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_25[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_25__lower = cmp_lower_0;
+        position_25__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_25__live = nlive_1;
+        position_25__older = nold_25;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_25;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_25__after_greedy = |(last_1__q & younger_equal);
+        position_25__is_greedy = last_1__q[12];
+        if (g_any_1) begin
+            position_25__after_greedy = |(greedy_after & choice_1);
+            position_25__is_greedy = grant_1[12];
+        end
+        pos_25__d = position_25__pos;
+        if (reset) begin
+            pos_25__d = zero_rb;
+        end
+        next_value_27 = zero8;
+        next_value_27[0] = wnew_8[13];
+        next_value_27[1] = wnew_9[13];
+        next_value_27[2] = wnew_10[13];
+        next_value_27[3] = wnew_11[13];
+        next_value_27[4] = wnew_12[13];
+        next_value_27[5] = wnew_13[13];
+        next_value_27[6] = wnew_14[13];
+        next_value_27[7] = wnew_15[13];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_27[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_27[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_27[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_27[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_27[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_27[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_27[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_27[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_27__lower = cmp_lower_0;
+        position_27__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_27__live = nlive_1;
+        position_27__older = nold_27;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_27;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_27__after_greedy = |(last_1__q & younger_equal);
+        position_27__is_greedy = last_1__q[13];
+        if (g_any_1) begin
+            position_27__after_greedy = |(greedy_after & choice_1);
+            position_27__is_greedy = grant_1[13];
+        end
+        pos_27__d = position_27__pos;
+        if (reset) begin
+            pos_27__d = zero_rb;
+        end
+        next_value_29 = zero8;
+        next_value_29[0] = wnew_8[14];
+        next_value_29[1] = wnew_9[14];
+        next_value_29[2] = wnew_10[14];
+        next_value_29[3] = wnew_11[14];
+        next_value_29[4] = wnew_12[14];
+        next_value_29[5] = wnew_13[14];
+        next_value_29[6] = wnew_14[14];
+        next_value_29[7] = wnew_15[14];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_29[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_29[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_29[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_29[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_29[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_29[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_29[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_29[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_29__lower = cmp_lower_0;
+        position_29__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_29__live = nlive_1;
+        position_29__older = nold_29;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_29;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_29__after_greedy = |(last_1__q & younger_equal);
+        position_29__is_greedy = last_1__q[14];
+        if (g_any_1) begin
+            position_29__after_greedy = |(greedy_after & choice_1);
+            position_29__is_greedy = grant_1[14];
+        end
+        pos_29__d = position_29__pos;
+        if (reset) begin
+            pos_29__d = zero_rb;
+        end
+        next_value_31 = zero8;
+        next_value_31[0] = wnew_8[15];
+        next_value_31[1] = wnew_9[15];
+        next_value_31[2] = wnew_10[15];
+        next_value_31[3] = wnew_11[15];
+        next_value_31[4] = wnew_12[15];
+        next_value_31[5] = wnew_13[15];
+        next_value_31[6] = wnew_14[15];
+        next_value_31[7] = wnew_15[15];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_31[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_31[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_31[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_31[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_31[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_31[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_31[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_31[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_31__lower = cmp_lower_0;
+        position_31__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_31__live = nlive_1;
+        position_31__older = nold_31;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_31;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_31__after_greedy = |(last_1__q & younger_equal);
+        position_31__is_greedy = last_1__q[15];
+        if (g_any_1) begin
+            position_31__after_greedy = |(greedy_after & choice_1);
+            position_31__is_greedy = grant_1[15];
+        end
+        pos_31__d = position_31__pos;
+        if (reset) begin
+            pos_31__d = zero_rb;
+        end
+        next_value_33 = zero8;
+        next_value_33[0] = wnew_8[16];
+        next_value_33[1] = wnew_9[16];
+        next_value_33[2] = wnew_10[16];
+        next_value_33[3] = wnew_11[16];
+        next_value_33[4] = wnew_12[16];
+        next_value_33[5] = wnew_13[16];
+        next_value_33[6] = wnew_14[16];
+        next_value_33[7] = wnew_15[16];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_33[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_33[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_33[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_33[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_33[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_33[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_33[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_33[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_33__lower = cmp_lower_0;
+        position_33__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_33__live = nlive_1;
+        position_33__older = nold_33;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_33;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_33__after_greedy = |(last_1__q & younger_equal);
+        position_33__is_greedy = last_1__q[16];
+        if (g_any_1) begin
+            position_33__after_greedy = |(greedy_after & choice_1);
+            position_33__is_greedy = grant_1[16];
+        end
+        pos_33__d = position_33__pos;
+        if (reset) begin
+            pos_33__d = zero_rb;
+        end
+        next_value_35 = zero8;
+        next_value_35[0] = wnew_8[17];
+        next_value_35[1] = wnew_9[17];
+        next_value_35[2] = wnew_10[17];
+        next_value_35[3] = wnew_11[17];
+        next_value_35[4] = wnew_12[17];
+        next_value_35[5] = wnew_13[17];
+        next_value_35[6] = wnew_14[17];
+        next_value_35[7] = wnew_15[17];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_35[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_35[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_35[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_35[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_35[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_35[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_35[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_35[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_35__lower = cmp_lower_0;
+        position_35__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_35__live = nlive_1;
+        position_35__older = nold_35;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_35;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_35__after_greedy = |(last_1__q & younger_equal);
+        position_35__is_greedy = last_1__q[17];
+        if (g_any_1) begin
+            position_35__after_greedy = |(greedy_after & choice_1);
+            position_35__is_greedy = grant_1[17];
+        end
+        pos_35__d = position_35__pos;
+        if (reset) begin
+            pos_35__d = zero_rb;
+        end
+        next_value_37 = zero8;
+        next_value_37[0] = wnew_8[18];
+        next_value_37[1] = wnew_9[18];
+        next_value_37[2] = wnew_10[18];
+        next_value_37[3] = wnew_11[18];
+        next_value_37[4] = wnew_12[18];
+        next_value_37[5] = wnew_13[18];
+        next_value_37[6] = wnew_14[18];
+        next_value_37[7] = wnew_15[18];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_37[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_37[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_37[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_37[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_37[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_37[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_37[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_37[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_37__lower = cmp_lower_0;
+        position_37__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_37__live = nlive_1;
+        position_37__older = nold_37;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_37;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_37__after_greedy = |(last_1__q & younger_equal);
+        position_37__is_greedy = last_1__q[18];
+        if (g_any_1) begin
+            position_37__after_greedy = |(greedy_after & choice_1);
+            position_37__is_greedy = grant_1[18];
+        end
+        pos_37__d = position_37__pos;
+        if (reset) begin
+            pos_37__d = zero_rb;
+        end
+        next_value_39 = zero8;
+        next_value_39[0] = wnew_8[19];
+        next_value_39[1] = wnew_9[19];
+        next_value_39[2] = wnew_10[19];
+        next_value_39[3] = wnew_11[19];
+        next_value_39[4] = wnew_12[19];
+        next_value_39[5] = wnew_13[19];
+        next_value_39[6] = wnew_14[19];
+        next_value_39[7] = wnew_15[19];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_39[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_39[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_39[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_39[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_39[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_39[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_39[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_39[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_39__lower = cmp_lower_0;
+        position_39__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_39__live = nlive_1;
+        position_39__older = nold_39;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_39;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_39__after_greedy = |(last_1__q & younger_equal);
+        position_39__is_greedy = last_1__q[19];
+        if (g_any_1) begin
+            position_39__after_greedy = |(greedy_after & choice_1);
+            position_39__is_greedy = grant_1[19];
+        end
+        pos_39__d = position_39__pos;
+        if (reset) begin
+            pos_39__d = zero_rb;
+        end
+        next_value_41 = zero8;
+        next_value_41[0] = wnew_8[20];
+        next_value_41[1] = wnew_9[20];
+        next_value_41[2] = wnew_10[20];
+        next_value_41[3] = wnew_11[20];
+        next_value_41[4] = wnew_12[20];
+        next_value_41[5] = wnew_13[20];
+        next_value_41[6] = wnew_14[20];
+        next_value_41[7] = wnew_15[20];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_41[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_41[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_41[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_41[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_41[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_41[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_41[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_41[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_41__lower = cmp_lower_0;
+        position_41__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_41__live = nlive_1;
+        position_41__older = nold_41;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_41;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_41__after_greedy = |(last_1__q & younger_equal);
+        position_41__is_greedy = last_1__q[20];
+        if (g_any_1) begin
+            position_41__after_greedy = |(greedy_after & choice_1);
+            position_41__is_greedy = grant_1[20];
+        end
+        pos_41__d = position_41__pos;
+        if (reset) begin
+            pos_41__d = zero_rb;
+        end
+        next_value_43 = zero8;
+        next_value_43[0] = wnew_8[21];
+        next_value_43[1] = wnew_9[21];
+        next_value_43[2] = wnew_10[21];
+        next_value_43[3] = wnew_11[21];
+        next_value_43[4] = wnew_12[21];
+        next_value_43[5] = wnew_13[21];
+        next_value_43[6] = wnew_14[21];
+        next_value_43[7] = wnew_15[21];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_43[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_43[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_43[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_43[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_43[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_43[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_43[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_43[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_43__lower = cmp_lower_0;
+        position_43__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_43__live = nlive_1;
+        position_43__older = nold_43;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_43;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_43__after_greedy = |(last_1__q & younger_equal);
+        position_43__is_greedy = last_1__q[21];
+        if (g_any_1) begin
+            position_43__after_greedy = |(greedy_after & choice_1);
+            position_43__is_greedy = grant_1[21];
+        end
+        pos_43__d = position_43__pos;
+        if (reset) begin
+            pos_43__d = zero_rb;
+        end
+        next_value_45 = zero8;
+        next_value_45[0] = wnew_8[22];
+        next_value_45[1] = wnew_9[22];
+        next_value_45[2] = wnew_10[22];
+        next_value_45[3] = wnew_11[22];
+        next_value_45[4] = wnew_12[22];
+        next_value_45[5] = wnew_13[22];
+        next_value_45[6] = wnew_14[22];
+        next_value_45[7] = wnew_15[22];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_45[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_45[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_45[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_45[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_45[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_45[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_45[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_45[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_45__lower = cmp_lower_0;
+        position_45__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_45__live = nlive_1;
+        position_45__older = nold_45;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_45;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_45__after_greedy = |(last_1__q & younger_equal);
+        position_45__is_greedy = last_1__q[22];
+        if (g_any_1) begin
+            position_45__after_greedy = |(greedy_after & choice_1);
+            position_45__is_greedy = grant_1[22];
+        end
+        pos_45__d = position_45__pos;
+        if (reset) begin
+            pos_45__d = zero_rb;
+        end
+        next_value_47 = zero8;
+        next_value_47[0] = wnew_8[23];
+        next_value_47[1] = wnew_9[23];
+        next_value_47[2] = wnew_10[23];
+        next_value_47[3] = wnew_11[23];
+        next_value_47[4] = wnew_12[23];
+        next_value_47[5] = wnew_13[23];
+        next_value_47[6] = wnew_14[23];
+        next_value_47[7] = wnew_15[23];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_47[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_47[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_47[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_47[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_47[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_47[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_47[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_47[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_47__lower = cmp_lower_0;
+        position_47__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_47__live = nlive_1;
+        position_47__older = nold_47;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_47;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_47__after_greedy = |(last_1__q & younger_equal);
+        position_47__is_greedy = last_1__q[23];
+        if (g_any_1) begin
+            position_47__after_greedy = |(greedy_after & choice_1);
+            position_47__is_greedy = grant_1[23];
+        end
+        pos_47__d = position_47__pos;
+        if (reset) begin
+            pos_47__d = zero_rb;
+        end
         live_0__d = nlive_0;
-        if (|grant_0) begin
+        if (g_any_0) begin
             last_0__d = grant_0;
         end
         pend_0__d = grant_0;
@@ -12145,7 +13702,7 @@ module elf_pipelined_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             pend_0__d = zero_l;
         end
         live_1__d = nlive_1;
-        if (|grant_1) begin
+        if (g_any_1) begin
             last_1__d = grant_1;
         end
         pend_1__d = grant_1;
@@ -12535,206 +14092,121 @@ module elf_pipelined_fermi__pend(d,q,clock);
           
 endmodule // elf_pipelined_fermi__pend
 
-// elf_pipelined_fermi__peo: a sub-block, field `peo` of `elf_pipelined_fermi`; 48 instances (one per array element).
-module elf_pipelined_fermi__peo(bits,count);
+// elf_pipelined_fermi__pos: a register (rust-hdl DFF), field `pos` of `elf_pipelined_fermi`; 48 instances (one per array element).
+module elf_pipelined_fermi__pos(d,q,clock);
     
     // Module arguments
-    input wire  [23:0] bits;
-    output reg  [5:0] count;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
     
-    // Constant declarations
-    localparam  one = 6'b1;
-    localparam  zero = 6'b0;
-    
-    // Local signals
-    reg  [5:0] sum_0;
-    reg  [5:0] sum_1;
-    reg  [5:0] sum_2;
-    reg  [5:0] sum_3;
-    reg  [5:0] sum_4;
-    reg  [5:0] sum_5;
-    reg  [5:0] sum_6;
-    reg  [5:0] sum_7;
-    reg  [5:0] sum_8;
-    reg  [5:0] sum_9;
-    reg  [5:0] sum_10;
-    reg  [5:0] sum_11;
-    reg  [5:0] sum_12;
-    reg  [5:0] sum_13;
-    reg  [5:0] sum_14;
-    reg  [5:0] sum_15;
-    reg  [5:0] sum_16;
-    reg  [5:0] sum_17;
-    reg  [5:0] sum_18;
-    reg  [5:0] sum_19;
-    reg  [5:0] sum_20;
-    reg  [5:0] sum_21;
-    reg  [5:0] sum_22;
-    reg  [5:0] sum_23;
-    
-    // Update code
-    always @(*) begin
-        sum_0 = zero;
-        if (bits[0]) begin
-            sum_0 = one;
-        end
-        sum_1 = zero;
-        if (bits[1]) begin
-            sum_1 = one;
-        end
-        sum_2 = zero;
-        if (bits[2]) begin
-            sum_2 = one;
-        end
-        sum_3 = zero;
-        if (bits[3]) begin
-            sum_3 = one;
-        end
-        sum_4 = zero;
-        if (bits[4]) begin
-            sum_4 = one;
-        end
-        sum_5 = zero;
-        if (bits[5]) begin
-            sum_5 = one;
-        end
-        sum_6 = zero;
-        if (bits[6]) begin
-            sum_6 = one;
-        end
-        sum_7 = zero;
-        if (bits[7]) begin
-            sum_7 = one;
-        end
-        sum_8 = zero;
-        if (bits[8]) begin
-            sum_8 = one;
-        end
-        sum_9 = zero;
-        if (bits[9]) begin
-            sum_9 = one;
-        end
-        sum_10 = zero;
-        if (bits[10]) begin
-            sum_10 = one;
-        end
-        sum_11 = zero;
-        if (bits[11]) begin
-            sum_11 = one;
-        end
-        sum_12 = zero;
-        if (bits[12]) begin
-            sum_12 = one;
-        end
-        sum_13 = zero;
-        if (bits[13]) begin
-            sum_13 = one;
-        end
-        sum_14 = zero;
-        if (bits[14]) begin
-            sum_14 = one;
-        end
-        sum_15 = zero;
-        if (bits[15]) begin
-            sum_15 = one;
-        end
-        sum_16 = zero;
-        if (bits[16]) begin
-            sum_16 = one;
-        end
-        sum_17 = zero;
-        if (bits[17]) begin
-            sum_17 = one;
-        end
-        sum_18 = zero;
-        if (bits[18]) begin
-            sum_18 = one;
-        end
-        sum_19 = zero;
-        if (bits[19]) begin
-            sum_19 = one;
-        end
-        sum_20 = zero;
-        if (bits[20]) begin
-            sum_20 = one;
-        end
-        sum_21 = zero;
-        if (bits[21]) begin
-            sum_21 = one;
-        end
-        sum_22 = zero;
-        if (bits[22]) begin
-            sum_22 = one;
-        end
-        sum_23 = zero;
-        if (bits[23]) begin
-            sum_23 = one;
-        end
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_6 = sum_12 + sum_13;
-        sum_7 = sum_14 + sum_15;
-        sum_8 = sum_16 + sum_17;
-        sum_9 = sum_18 + sum_19;
-        sum_10 = sum_20 + sum_21;
-        sum_11 = sum_22 + sum_23;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2;
-        sum_0 = sum_0 + sum_1;
-        count = sum_0;
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
     end
     
-endmodule // elf_pipelined_fermi__peo
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // elf_pipelined_fermi__pos
 
-// elf_pipelined_fermi__plt: a sub-block, field `plt` of `elf_pipelined_fermi`; 48 instances (one per array element).
-module elf_pipelined_fermi__plt(bits,count);
+// elf_pipelined_fermi__position: a sub-block, field `position` of `elf_pipelined_fermi`; 48 instances (one per array element).
+module elf_pipelined_fermi__position(lower,equal,live,older,is_greedy,after_greedy,pos);
+    
+    // Module arguments
+    input wire  [23:0] lower;
+    input wire  [23:0] equal;
+    input wire  [23:0] live;
+    input wire  [23:0] older;
+    input wire  is_greedy;
+    input wire  after_greedy;
+    output reg  [4:0] pos;
+    
+    // Constant declarations
+    localparam  one = 5'b1;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] below_count__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] below_count__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] older_equal_count__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] older_equal_count__count;
+    
+    // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] not_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] one_more;
+    // verilator lint_on UNOPTFLAT
+    
+    // Sub module instances
+    elf_pipelined_fermi__position__below_count below_count(
+        .bits(below_count__bits),
+        .count(below_count__count)
+    );
+    elf_pipelined_fermi__position__older_equal_count older_equal_count(
+        .bits(older_equal_count__bits),
+        .count(older_equal_count__count)
+    );
+    
+    // Update code
+    always @(*) begin
+        below_count__bits = lower & live;
+        older_equal_count__bits = equal & live & older;
+        not_greedy = below_count__count + older_equal_count__count;
+        one_more = not_greedy + one;
+        pos = not_greedy;
+        if (after_greedy) begin
+            pos = one_more;
+        end
+        if (is_greedy) begin
+            pos = below_count__count;
+        end
+    end
+    
+endmodule // elf_pipelined_fermi__position
+
+// elf_pipelined_fermi__position__below_count: a sub-block, field `position.below_count` of `elf_pipelined_fermi`; 48 instances (one per array element).
+module elf_pipelined_fermi__position__below_count(bits,count);
     
     // Module arguments
     input wire  [23:0] bits;
-    output reg  [5:0] count;
+    output reg  [4:0] count;
     
     // Constant declarations
-    localparam  one = 6'b1;
-    localparam  zero = 6'b0;
+    localparam  one = 5'b1;
+    localparam  zero = 5'b0;
     
     // Local signals
-    reg  [5:0] sum_0;
-    reg  [5:0] sum_1;
-    reg  [5:0] sum_2;
-    reg  [5:0] sum_3;
-    reg  [5:0] sum_4;
-    reg  [5:0] sum_5;
-    reg  [5:0] sum_6;
-    reg  [5:0] sum_7;
-    reg  [5:0] sum_8;
-    reg  [5:0] sum_9;
-    reg  [5:0] sum_10;
-    reg  [5:0] sum_11;
-    reg  [5:0] sum_12;
-    reg  [5:0] sum_13;
-    reg  [5:0] sum_14;
-    reg  [5:0] sum_15;
-    reg  [5:0] sum_16;
-    reg  [5:0] sum_17;
-    reg  [5:0] sum_18;
-    reg  [5:0] sum_19;
-    reg  [5:0] sum_20;
-    reg  [5:0] sum_21;
-    reg  [5:0] sum_22;
-    reg  [5:0] sum_23;
+    reg  [4:0] sum_0;
+    reg  [4:0] sum_1;
+    reg  [4:0] sum_2;
+    reg  [4:0] sum_3;
+    reg  [4:0] sum_4;
+    reg  [4:0] sum_5;
+    reg  [4:0] sum_6;
+    reg  [4:0] sum_7;
+    reg  [4:0] sum_8;
+    reg  [4:0] sum_9;
+    reg  [4:0] sum_10;
+    reg  [4:0] sum_11;
+    reg  [4:0] sum_12;
+    reg  [4:0] sum_13;
+    reg  [4:0] sum_14;
+    reg  [4:0] sum_15;
+    reg  [4:0] sum_16;
+    reg  [4:0] sum_17;
+    reg  [4:0] sum_18;
+    reg  [4:0] sum_19;
+    reg  [4:0] sum_20;
+    reg  [4:0] sum_21;
+    reg  [4:0] sum_22;
+    reg  [4:0] sum_23;
     
     // Update code
     always @(*) begin
@@ -12861,7 +14333,171 @@ module elf_pipelined_fermi__plt(bits,count);
         count = sum_0;
     end
     
-endmodule // elf_pipelined_fermi__plt
+endmodule // elf_pipelined_fermi__position__below_count
+
+// elf_pipelined_fermi__position__older_equal_count: a sub-block, field `position.older_equal_count` of `elf_pipelined_fermi`; 48 instances (one per array element).
+module elf_pipelined_fermi__position__older_equal_count(bits,count);
+    
+    // Module arguments
+    input wire  [23:0] bits;
+    output reg  [4:0] count;
+    
+    // Constant declarations
+    localparam  one = 5'b1;
+    localparam  zero = 5'b0;
+    
+    // Local signals
+    reg  [4:0] sum_0;
+    reg  [4:0] sum_1;
+    reg  [4:0] sum_2;
+    reg  [4:0] sum_3;
+    reg  [4:0] sum_4;
+    reg  [4:0] sum_5;
+    reg  [4:0] sum_6;
+    reg  [4:0] sum_7;
+    reg  [4:0] sum_8;
+    reg  [4:0] sum_9;
+    reg  [4:0] sum_10;
+    reg  [4:0] sum_11;
+    reg  [4:0] sum_12;
+    reg  [4:0] sum_13;
+    reg  [4:0] sum_14;
+    reg  [4:0] sum_15;
+    reg  [4:0] sum_16;
+    reg  [4:0] sum_17;
+    reg  [4:0] sum_18;
+    reg  [4:0] sum_19;
+    reg  [4:0] sum_20;
+    reg  [4:0] sum_21;
+    reg  [4:0] sum_22;
+    reg  [4:0] sum_23;
+    
+    // Update code
+    always @(*) begin
+        sum_0 = zero;
+        if (bits[0]) begin
+            sum_0 = one;
+        end
+        sum_1 = zero;
+        if (bits[1]) begin
+            sum_1 = one;
+        end
+        sum_2 = zero;
+        if (bits[2]) begin
+            sum_2 = one;
+        end
+        sum_3 = zero;
+        if (bits[3]) begin
+            sum_3 = one;
+        end
+        sum_4 = zero;
+        if (bits[4]) begin
+            sum_4 = one;
+        end
+        sum_5 = zero;
+        if (bits[5]) begin
+            sum_5 = one;
+        end
+        sum_6 = zero;
+        if (bits[6]) begin
+            sum_6 = one;
+        end
+        sum_7 = zero;
+        if (bits[7]) begin
+            sum_7 = one;
+        end
+        sum_8 = zero;
+        if (bits[8]) begin
+            sum_8 = one;
+        end
+        sum_9 = zero;
+        if (bits[9]) begin
+            sum_9 = one;
+        end
+        sum_10 = zero;
+        if (bits[10]) begin
+            sum_10 = one;
+        end
+        sum_11 = zero;
+        if (bits[11]) begin
+            sum_11 = one;
+        end
+        sum_12 = zero;
+        if (bits[12]) begin
+            sum_12 = one;
+        end
+        sum_13 = zero;
+        if (bits[13]) begin
+            sum_13 = one;
+        end
+        sum_14 = zero;
+        if (bits[14]) begin
+            sum_14 = one;
+        end
+        sum_15 = zero;
+        if (bits[15]) begin
+            sum_15 = one;
+        end
+        sum_16 = zero;
+        if (bits[16]) begin
+            sum_16 = one;
+        end
+        sum_17 = zero;
+        if (bits[17]) begin
+            sum_17 = one;
+        end
+        sum_18 = zero;
+        if (bits[18]) begin
+            sum_18 = one;
+        end
+        sum_19 = zero;
+        if (bits[19]) begin
+            sum_19 = one;
+        end
+        sum_20 = zero;
+        if (bits[20]) begin
+            sum_20 = one;
+        end
+        sum_21 = zero;
+        if (bits[21]) begin
+            sum_21 = one;
+        end
+        sum_22 = zero;
+        if (bits[22]) begin
+            sum_22 = one;
+        end
+        sum_23 = zero;
+        if (bits[23]) begin
+            sum_23 = one;
+        end
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_3 = sum_6 + sum_7;
+        sum_4 = sum_8 + sum_9;
+        sum_5 = sum_10 + sum_11;
+        sum_6 = sum_12 + sum_13;
+        sum_7 = sum_14 + sum_15;
+        sum_8 = sum_16 + sum_17;
+        sum_9 = sum_18 + sum_19;
+        sum_10 = sum_20 + sum_21;
+        sum_11 = sum_22 + sum_23;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_3 = sum_6 + sum_7;
+        sum_4 = sum_8 + sum_9;
+        sum_5 = sum_10 + sum_11;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2;
+        sum_0 = sum_0 + sum_1;
+        count = sum_0;
+    end
+    
+endmodule // elf_pipelined_fermi__position__older_equal_count
 
 // elf_pipelined_fermi__pp_table: a sub-block, field `pp_table` of `elf_pipelined_fermi`; 1 instance.
 module elf_pipelined_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_pc,tw_score,merge_ge,pc_0,pc_1,pc_2,en_0,en_1,en_2,prio_0,prio_1,prio_2);
@@ -17140,82 +18776,6 @@ module elf_pipelined_fermi__pp_table__valid(d,q,clock);
     end
           
 endmodule // elf_pipelined_fermi__pp_table__valid
-
-// elf_pipelined_fermi__rel_eq: a register (rust-hdl DFF), field `rel_eq` of `elf_pipelined_fermi`; 48 instances (one per array element).
-module elf_pipelined_fermi__rel_eq(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // elf_pipelined_fermi__rel_eq
-
-// elf_pipelined_fermi__rel_lt: a register (rust-hdl DFF), field `rel_lt` of `elf_pipelined_fermi`; 48 instances (one per array element).
-module elf_pipelined_fermi__rel_lt(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // elf_pipelined_fermi__rel_lt
-
-// elf_pipelined_fermi__rk_lt: a register (rust-hdl DFF), field `rk_lt` of `elf_pipelined_fermi`; 48 instances (one per array element).
-module elf_pipelined_fermi__rk_lt(d,q,clock);
-    
-    // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // elf_pipelined_fermi__rk_lt
-
-// elf_pipelined_fermi__rk_lteo: a register (rust-hdl DFF), field `rk_lteo` of `elf_pipelined_fermi`; 48 instances (one per array element).
-module elf_pipelined_fermi__rk_lteo(d,q,clock);
-    
-    // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // elf_pipelined_fermi__rk_lteo
 
 // elf_pipelined_fermi__stage_launch: a register (rust-hdl DFF), field `stage_launch` of `elf_pipelined_fermi`; 2 instances (one per array element).
 module elf_pipelined_fermi__stage_launch(d,q,clock);

@@ -86,8 +86,22 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     localparam  zero_lb = 2'b0;
     localparam  zero_fb = 2'b0;
     localparam  zero3 = 3'b0;
-    localparam  zero6 = 6'b0;
-    localparam  one6 = 6'b1;
+    localparam  zero4 = 4'h0;
+    localparam  zero_rb = 3'b0;
+    localparam  pos_ids_0 = 3'b0;
+    localparam  pos_ids_1 = 3'b1;
+    localparam  pos_ids_2 = 3'b10;
+    localparam  pos_ids_3 = 3'b11;
+    localparam  pos_bit_0 = 4'ha;
+    localparam  pos_bit_1 = 4'hc;
+    localparam  pos_bit_2 = 4'h0;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  choice_bit_0 = 4'h1;
+    localparam  choice_bit_1 = 4'h2;
+    localparam  choice_bit_2 = 4'h4;
+    localparam  choice_bit_3 = 4'h8;
     localparam  taken_0 = 3'b0;
     localparam  taken_1 = 3'b1;
     localparam  taken_2 = 3'b10;
@@ -105,10 +119,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     localparam  sched_ids_1 = 1'b1;
     localparam  sched_gid_0 = 3'b0;
     localparam  sched_gid_1 = 3'b1;
-    localparam  onehot_l_0 = 4'h1;
-    localparam  onehot_l_1 = 4'h2;
-    localparam  onehot_l_2 = 4'h4;
-    localparam  onehot_l_3 = 4'h8;
     localparam  below_l_0 = 4'h0;
     localparam  below_l_1 = 4'h1;
     localparam  below_l_2 = 4'h3;
@@ -335,117 +345,213 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  older_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_lt_0__d;
+    reg  [2:0] pos_0__d;
     // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_lt_0__q;
+    wire  [2:0] pos_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_0__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_lt_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_lt_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rel_lt_1__clock;
+    reg  pos_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_lt_2__d;
+    reg  [2:0] pos_1__d;
     // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_lt_2__q;
+    wire  [2:0] pos_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_2__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_lt_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_lt_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rel_lt_3__clock;
+    reg  pos_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_lt_4__d;
+    reg  [2:0] pos_2__d;
     // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_lt_4__q;
+    wire  [2:0] pos_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_4__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_lt_5__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_lt_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rel_lt_5__clock;
+    reg  pos_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_lt_6__d;
+    reg  [2:0] pos_3__d;
     // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_lt_6__q;
+    wire  [2:0] pos_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_lt_6__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_lt_7__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_lt_7__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rel_lt_7__clock;
+    reg  pos_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_eq_0__d;
+    reg  [2:0] pos_4__d;
     // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_eq_0__q;
+    wire  [2:0] pos_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_0__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_eq_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_eq_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rel_eq_1__clock;
+    reg  pos_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_eq_2__d;
+    reg  [2:0] pos_5__d;
     // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_eq_2__q;
+    wire  [2:0] pos_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_2__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_eq_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_eq_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rel_eq_3__clock;
+    reg  pos_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_eq_4__d;
+    reg  [2:0] pos_6__d;
     // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_eq_4__q;
+    wire  [2:0] pos_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_4__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_eq_5__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_eq_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rel_eq_5__clock;
+    reg  pos_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_eq_6__d;
+    reg  [2:0] pos_7__d;
     // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_eq_6__q;
+    wire  [2:0] pos_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_6__clock;
+    reg  pos_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rel_eq_7__d;
+    reg  [3:0] position_0__lower;
     // verilator lint_on UNOPTFLAT
-    wire  [3:0] rel_eq_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  rel_eq_7__clock;
+    reg  [3:0] position_0__equal;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_0__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_0__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_0__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_0__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] position_0__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_1__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_1__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_1__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_1__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_1__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_1__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] position_1__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_2__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_2__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_2__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_2__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_2__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_2__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] position_2__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_3__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_3__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_3__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_3__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_3__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_3__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] position_3__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_4__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_4__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_4__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_4__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_4__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_4__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] position_4__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_5__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_5__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_5__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_5__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_5__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_5__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] position_5__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_6__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_6__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_6__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_6__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_6__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_6__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] position_6__pos;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_7__lower;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_7__equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_7__live;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] position_7__older;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_7__is_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  position_7__after_greedy;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] position_7__pos;
     // verilator lint_off UNOPTFLAT
     reg  [3:0] live_0__d;
     // verilator lint_on UNOPTFLAT
@@ -593,184 +699,122 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     wire  [7:0] fresh_first__onehot;
     // verilator lint_on UNUSEDSIGNAL
     wire  [2:0] fresh_first__index;
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_0__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_0__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_0__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_1__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_2__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_2__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_2__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_3__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_4__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_4__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_4__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_5__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_5__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_6__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_6__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_6__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lt_7__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lt_7__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lt_7__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_0__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_0__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_0__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_1__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_1__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_1__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_2__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_2__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_2__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_3__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_3__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_3__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_4__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_4__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_4__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_5__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_5__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_5__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_6__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_6__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_6__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rk_lteo_7__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rk_lteo_7__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rk_lteo_7__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] plt_0__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_0__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] plt_1__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_1__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] plt_2__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_2__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] plt_3__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_3__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] plt_4__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_4__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] plt_5__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_5__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] plt_6__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_6__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] plt_7__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] plt_7__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] peo_0__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_0__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] peo_1__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_1__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] peo_2__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_2__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] peo_3__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_3__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] peo_4__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_4__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] peo_5__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_5__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] peo_6__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_6__count;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] peo_7__bits;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] peo_7__count;
     
     // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] next_value_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lower_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lower_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lower_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lower_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lower_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lower_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lower_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lower_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_upper_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_upper_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_upper_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_upper_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_upper_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_upper_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_upper_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_upper_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] choice_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] choice_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  g_any_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  g_any_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  cand_any_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] younger_equal;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] greedy_after;
+    // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] st_mask_0;
     // verilator lint_on UNOPTFLAT
@@ -794,54 +838,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] st_lval_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] nlt_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] nlt_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] nlt_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] nlt_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] nlt_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] nlt_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] nlt_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] nlt_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] neq_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] neq_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] neq_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] neq_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] neq_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] neq_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] neq_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] neq_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] wnew_0;
@@ -890,9 +886,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] wnew_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] at255;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] launch_s_0;
@@ -997,196 +990,70 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  [7:0] pend_new_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] pend_lt_0;
+    reg  [3:0] pos_below_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] pend_lt_1;
+    reg  [3:0] pos_below_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] pend_gt_0;
+    reg  [3:0] pos_below_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] pend_gt_1;
+    reg  [3:0] pos_below_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] pend_eq_0;
+    reg  [3:0] pos_below_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] pend_eq_1;
+    reg  [3:0] pos_below_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_lt_0;
+    reg  [3:0] pos_below_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_lt_1;
+    reg  [3:0] pos_below_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_lt_2;
+    reg  [3:0] at_pos_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_lt_3;
+    reg  [3:0] at_pos_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_lt_4;
+    reg  [3:0] at_pos_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_lt_5;
+    reg  [3:0] at_pos_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_lt_6;
+    reg  [3:0] at_pos_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_lt_7;
+    reg  [3:0] at_pos_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_gt_0;
+    reg  [3:0] at_pos_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_gt_1;
+    reg  [3:0] at_pos_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_gt_2;
+    reg  [3:0] held_class_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_gt_3;
+    reg  [3:0] held_class_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_gt_4;
+    reg  [3:0] held_class_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_gt_5;
+    reg  [3:0] held_class_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_gt_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cmp_gt_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_lt_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_lt_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_lt_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_lt_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_lt_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_lt_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_lt_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_lt_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_eq_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_eq_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_eq_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_eq_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_eq_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_eq_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_eq_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] cur_eq_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] tie_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] tie_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] tie_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] tie_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] tie_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] tie_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] tie_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] tie_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] beats_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] beats_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] beats_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] beats_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] beats_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] beats_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] beats_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] beats_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] launch_lt_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] launch_lt_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] launch_gt_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] launch_gt_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] launch_eq_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] launch_eq_1;
+    reg  [3:0] held;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] cand_elig;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] umask_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] umask_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] umask_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  room_sp_0;
@@ -1279,28 +1146,55 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  cand_fc_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_0;
+    reg  [2:0] cand_rank_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_1;
+    reg  [2:0] cand_rank_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_2;
+    reg  [2:0] cand_rank_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_3;
+    reg  [2:0] cand_rank_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_4;
+    reg  [2:0] cand_rank_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_5;
+    reg  [2:0] cand_rank_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_6;
+    reg  [2:0] cand_rank_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] cand_rank_7;
+    reg  [2:0] cand_rank_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_held_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_held_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_held_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_held_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_held_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_held_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_held_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] first_held_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] held_scan;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [1:0] cand_id_0;
@@ -1381,40 +1275,16 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  [3:0] a_win_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] a_rank_0;
+    reg  [2:0] a_rank_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] a_rank_1;
+    reg  [2:0] a_rank_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] a_id_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] a_id_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] wcount_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] nold_0;
@@ -1447,22 +1317,13 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  [3:0] nlive_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rank_plane_0;
+    reg  [3:0] pos_plane_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rank_plane_1;
+    reg  [3:0] pos_plane_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] rank_plane_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rank_plane_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rank_plane_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] rank_plane_5;
+    reg  [3:0] pos_plane_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  fpos_0;
@@ -1471,10 +1332,10 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     reg  fpos_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] g_rank_0;
+    reg  [2:0] g_rank_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] g_rank_1;
+    reg  [2:0] g_rank_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  g_fc_0;
@@ -1508,6 +1369,9 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] fetch_pick;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] fresh_pick;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] live_all;
@@ -1658,85 +1522,117 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         .q(older_7__q),
         .clock(older_7__clock)
     );
-    elf_pipelined_proto__rel_lt rel_lt_0(
-        .d(rel_lt_0__d),
-        .q(rel_lt_0__q),
-        .clock(rel_lt_0__clock)
+    elf_pipelined_proto__pos pos_0(
+        .d(pos_0__d),
+        .q(pos_0__q),
+        .clock(pos_0__clock)
     );
-    elf_pipelined_proto__rel_lt rel_lt_1(
-        .d(rel_lt_1__d),
-        .q(rel_lt_1__q),
-        .clock(rel_lt_1__clock)
+    elf_pipelined_proto__pos pos_1(
+        .d(pos_1__d),
+        .q(pos_1__q),
+        .clock(pos_1__clock)
     );
-    elf_pipelined_proto__rel_lt rel_lt_2(
-        .d(rel_lt_2__d),
-        .q(rel_lt_2__q),
-        .clock(rel_lt_2__clock)
+    elf_pipelined_proto__pos pos_2(
+        .d(pos_2__d),
+        .q(pos_2__q),
+        .clock(pos_2__clock)
     );
-    elf_pipelined_proto__rel_lt rel_lt_3(
-        .d(rel_lt_3__d),
-        .q(rel_lt_3__q),
-        .clock(rel_lt_3__clock)
+    elf_pipelined_proto__pos pos_3(
+        .d(pos_3__d),
+        .q(pos_3__q),
+        .clock(pos_3__clock)
     );
-    elf_pipelined_proto__rel_lt rel_lt_4(
-        .d(rel_lt_4__d),
-        .q(rel_lt_4__q),
-        .clock(rel_lt_4__clock)
+    elf_pipelined_proto__pos pos_4(
+        .d(pos_4__d),
+        .q(pos_4__q),
+        .clock(pos_4__clock)
     );
-    elf_pipelined_proto__rel_lt rel_lt_5(
-        .d(rel_lt_5__d),
-        .q(rel_lt_5__q),
-        .clock(rel_lt_5__clock)
+    elf_pipelined_proto__pos pos_5(
+        .d(pos_5__d),
+        .q(pos_5__q),
+        .clock(pos_5__clock)
     );
-    elf_pipelined_proto__rel_lt rel_lt_6(
-        .d(rel_lt_6__d),
-        .q(rel_lt_6__q),
-        .clock(rel_lt_6__clock)
+    elf_pipelined_proto__pos pos_6(
+        .d(pos_6__d),
+        .q(pos_6__q),
+        .clock(pos_6__clock)
     );
-    elf_pipelined_proto__rel_lt rel_lt_7(
-        .d(rel_lt_7__d),
-        .q(rel_lt_7__q),
-        .clock(rel_lt_7__clock)
+    elf_pipelined_proto__pos pos_7(
+        .d(pos_7__d),
+        .q(pos_7__q),
+        .clock(pos_7__clock)
     );
-    elf_pipelined_proto__rel_eq rel_eq_0(
-        .d(rel_eq_0__d),
-        .q(rel_eq_0__q),
-        .clock(rel_eq_0__clock)
+    elf_pipelined_proto__position position_0(
+        .lower(position_0__lower),
+        .equal(position_0__equal),
+        .live(position_0__live),
+        .older(position_0__older),
+        .is_greedy(position_0__is_greedy),
+        .after_greedy(position_0__after_greedy),
+        .pos(position_0__pos)
     );
-    elf_pipelined_proto__rel_eq rel_eq_1(
-        .d(rel_eq_1__d),
-        .q(rel_eq_1__q),
-        .clock(rel_eq_1__clock)
+    elf_pipelined_proto__position position_1(
+        .lower(position_1__lower),
+        .equal(position_1__equal),
+        .live(position_1__live),
+        .older(position_1__older),
+        .is_greedy(position_1__is_greedy),
+        .after_greedy(position_1__after_greedy),
+        .pos(position_1__pos)
     );
-    elf_pipelined_proto__rel_eq rel_eq_2(
-        .d(rel_eq_2__d),
-        .q(rel_eq_2__q),
-        .clock(rel_eq_2__clock)
+    elf_pipelined_proto__position position_2(
+        .lower(position_2__lower),
+        .equal(position_2__equal),
+        .live(position_2__live),
+        .older(position_2__older),
+        .is_greedy(position_2__is_greedy),
+        .after_greedy(position_2__after_greedy),
+        .pos(position_2__pos)
     );
-    elf_pipelined_proto__rel_eq rel_eq_3(
-        .d(rel_eq_3__d),
-        .q(rel_eq_3__q),
-        .clock(rel_eq_3__clock)
+    elf_pipelined_proto__position position_3(
+        .lower(position_3__lower),
+        .equal(position_3__equal),
+        .live(position_3__live),
+        .older(position_3__older),
+        .is_greedy(position_3__is_greedy),
+        .after_greedy(position_3__after_greedy),
+        .pos(position_3__pos)
     );
-    elf_pipelined_proto__rel_eq rel_eq_4(
-        .d(rel_eq_4__d),
-        .q(rel_eq_4__q),
-        .clock(rel_eq_4__clock)
+    elf_pipelined_proto__position position_4(
+        .lower(position_4__lower),
+        .equal(position_4__equal),
+        .live(position_4__live),
+        .older(position_4__older),
+        .is_greedy(position_4__is_greedy),
+        .after_greedy(position_4__after_greedy),
+        .pos(position_4__pos)
     );
-    elf_pipelined_proto__rel_eq rel_eq_5(
-        .d(rel_eq_5__d),
-        .q(rel_eq_5__q),
-        .clock(rel_eq_5__clock)
+    elf_pipelined_proto__position position_5(
+        .lower(position_5__lower),
+        .equal(position_5__equal),
+        .live(position_5__live),
+        .older(position_5__older),
+        .is_greedy(position_5__is_greedy),
+        .after_greedy(position_5__after_greedy),
+        .pos(position_5__pos)
     );
-    elf_pipelined_proto__rel_eq rel_eq_6(
-        .d(rel_eq_6__d),
-        .q(rel_eq_6__q),
-        .clock(rel_eq_6__clock)
+    elf_pipelined_proto__position position_6(
+        .lower(position_6__lower),
+        .equal(position_6__equal),
+        .live(position_6__live),
+        .older(position_6__older),
+        .is_greedy(position_6__is_greedy),
+        .after_greedy(position_6__after_greedy),
+        .pos(position_6__pos)
     );
-    elf_pipelined_proto__rel_eq rel_eq_7(
-        .d(rel_eq_7__d),
-        .q(rel_eq_7__q),
-        .clock(rel_eq_7__clock)
+    elf_pipelined_proto__position position_7(
+        .lower(position_7__lower),
+        .equal(position_7__equal),
+        .live(position_7__live),
+        .older(position_7__older),
+        .is_greedy(position_7__is_greedy),
+        .after_greedy(position_7__after_greedy),
+        .pos(position_7__pos)
     );
     elf_pipelined_proto__live live_0(
         .d(live_0__d),
@@ -1853,150 +1749,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         .onehot(fresh_first__onehot),
         .index(fresh_first__index)
     );
-    elf_pipelined_proto__rk_lt rk_lt_0(
-        .d(rk_lt_0__d),
-        .q(rk_lt_0__q),
-        .clock(rk_lt_0__clock)
-    );
-    elf_pipelined_proto__rk_lt rk_lt_1(
-        .d(rk_lt_1__d),
-        .q(rk_lt_1__q),
-        .clock(rk_lt_1__clock)
-    );
-    elf_pipelined_proto__rk_lt rk_lt_2(
-        .d(rk_lt_2__d),
-        .q(rk_lt_2__q),
-        .clock(rk_lt_2__clock)
-    );
-    elf_pipelined_proto__rk_lt rk_lt_3(
-        .d(rk_lt_3__d),
-        .q(rk_lt_3__q),
-        .clock(rk_lt_3__clock)
-    );
-    elf_pipelined_proto__rk_lt rk_lt_4(
-        .d(rk_lt_4__d),
-        .q(rk_lt_4__q),
-        .clock(rk_lt_4__clock)
-    );
-    elf_pipelined_proto__rk_lt rk_lt_5(
-        .d(rk_lt_5__d),
-        .q(rk_lt_5__q),
-        .clock(rk_lt_5__clock)
-    );
-    elf_pipelined_proto__rk_lt rk_lt_6(
-        .d(rk_lt_6__d),
-        .q(rk_lt_6__q),
-        .clock(rk_lt_6__clock)
-    );
-    elf_pipelined_proto__rk_lt rk_lt_7(
-        .d(rk_lt_7__d),
-        .q(rk_lt_7__q),
-        .clock(rk_lt_7__clock)
-    );
-    elf_pipelined_proto__rk_lteo rk_lteo_0(
-        .d(rk_lteo_0__d),
-        .q(rk_lteo_0__q),
-        .clock(rk_lteo_0__clock)
-    );
-    elf_pipelined_proto__rk_lteo rk_lteo_1(
-        .d(rk_lteo_1__d),
-        .q(rk_lteo_1__q),
-        .clock(rk_lteo_1__clock)
-    );
-    elf_pipelined_proto__rk_lteo rk_lteo_2(
-        .d(rk_lteo_2__d),
-        .q(rk_lteo_2__q),
-        .clock(rk_lteo_2__clock)
-    );
-    elf_pipelined_proto__rk_lteo rk_lteo_3(
-        .d(rk_lteo_3__d),
-        .q(rk_lteo_3__q),
-        .clock(rk_lteo_3__clock)
-    );
-    elf_pipelined_proto__rk_lteo rk_lteo_4(
-        .d(rk_lteo_4__d),
-        .q(rk_lteo_4__q),
-        .clock(rk_lteo_4__clock)
-    );
-    elf_pipelined_proto__rk_lteo rk_lteo_5(
-        .d(rk_lteo_5__d),
-        .q(rk_lteo_5__q),
-        .clock(rk_lteo_5__clock)
-    );
-    elf_pipelined_proto__rk_lteo rk_lteo_6(
-        .d(rk_lteo_6__d),
-        .q(rk_lteo_6__q),
-        .clock(rk_lteo_6__clock)
-    );
-    elf_pipelined_proto__rk_lteo rk_lteo_7(
-        .d(rk_lteo_7__d),
-        .q(rk_lteo_7__q),
-        .clock(rk_lteo_7__clock)
-    );
-    elf_pipelined_proto__plt plt_0(
-        .bits(plt_0__bits),
-        .count(plt_0__count)
-    );
-    elf_pipelined_proto__plt plt_1(
-        .bits(plt_1__bits),
-        .count(plt_1__count)
-    );
-    elf_pipelined_proto__plt plt_2(
-        .bits(plt_2__bits),
-        .count(plt_2__count)
-    );
-    elf_pipelined_proto__plt plt_3(
-        .bits(plt_3__bits),
-        .count(plt_3__count)
-    );
-    elf_pipelined_proto__plt plt_4(
-        .bits(plt_4__bits),
-        .count(plt_4__count)
-    );
-    elf_pipelined_proto__plt plt_5(
-        .bits(plt_5__bits),
-        .count(plt_5__count)
-    );
-    elf_pipelined_proto__plt plt_6(
-        .bits(plt_6__bits),
-        .count(plt_6__count)
-    );
-    elf_pipelined_proto__plt plt_7(
-        .bits(plt_7__bits),
-        .count(plt_7__count)
-    );
-    elf_pipelined_proto__peo peo_0(
-        .bits(peo_0__bits),
-        .count(peo_0__count)
-    );
-    elf_pipelined_proto__peo peo_1(
-        .bits(peo_1__bits),
-        .count(peo_1__count)
-    );
-    elf_pipelined_proto__peo peo_2(
-        .bits(peo_2__bits),
-        .count(peo_2__count)
-    );
-    elf_pipelined_proto__peo peo_3(
-        .bits(peo_3__bits),
-        .count(peo_3__count)
-    );
-    elf_pipelined_proto__peo peo_4(
-        .bits(peo_4__bits),
-        .count(peo_4__count)
-    );
-    elf_pipelined_proto__peo peo_5(
-        .bits(peo_5__bits),
-        .count(peo_5__count)
-    );
-    elf_pipelined_proto__peo peo_6(
-        .bits(peo_6__bits),
-        .count(peo_6__count)
-    );
-    elf_pipelined_proto__peo peo_7(
-        .bits(peo_7__bits),
-        .count(peo_7__count)
-    );
     
     // Update code
     always @(*) begin
@@ -2018,36 +1770,28 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         wpt_15__clock = clock;
         older_0__clock = clock;
         older_0__d = older_0__q;
-        rel_lt_0__clock = clock;
-        rel_eq_0__clock = clock;
+        pos_0__clock = clock;
         older_1__clock = clock;
         older_1__d = older_1__q;
-        rel_lt_1__clock = clock;
-        rel_eq_1__clock = clock;
+        pos_1__clock = clock;
         older_2__clock = clock;
         older_2__d = older_2__q;
-        rel_lt_2__clock = clock;
-        rel_eq_2__clock = clock;
+        pos_2__clock = clock;
         older_3__clock = clock;
         older_3__d = older_3__q;
-        rel_lt_3__clock = clock;
-        rel_eq_3__clock = clock;
+        pos_3__clock = clock;
         older_4__clock = clock;
         older_4__d = older_4__q;
-        rel_lt_4__clock = clock;
-        rel_eq_4__clock = clock;
+        pos_4__clock = clock;
         older_5__clock = clock;
         older_5__d = older_5__q;
-        rel_lt_5__clock = clock;
-        rel_eq_5__clock = clock;
+        pos_5__clock = clock;
         older_6__clock = clock;
         older_6__d = older_6__q;
-        rel_lt_6__clock = clock;
-        rel_eq_6__clock = clock;
+        pos_6__clock = clock;
         older_7__clock = clock;
         older_7__d = older_7__q;
-        rel_lt_7__clock = clock;
-        rel_eq_7__clock = clock;
+        pos_7__clock = clock;
         live_0__clock = clock;
         last_0__clock = clock;
         last_0__d = last_0__q;
@@ -2143,71 +1887,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (reset) begin
             stage_mask_0__d = zero_l;
         end
-        cmp_lt_0 = zero_l;
-        cmp_gt_0 = ~wpt_0__q;
-        if (~st_new_0[0]) begin
-            cmp_lt_0 = wpt_0__q;
-            cmp_gt_0 = zero_l;
-        end
-        cmp_lt_1 = zero_l;
-        cmp_gt_1 = ~wpt_1__q;
-        if (~st_new_0[1]) begin
-            cmp_lt_1 = wpt_1__q;
-            cmp_gt_1 = zero_l;
-        end
-        cmp_lt_2 = zero_l;
-        cmp_gt_2 = ~wpt_2__q;
-        if (~st_new_0[2]) begin
-            cmp_lt_2 = wpt_2__q;
-            cmp_gt_2 = zero_l;
-        end
-        cmp_lt_3 = zero_l;
-        cmp_gt_3 = ~wpt_3__q;
-        if (~st_new_0[3]) begin
-            cmp_lt_3 = wpt_3__q;
-            cmp_gt_3 = zero_l;
-        end
-        cmp_lt_4 = zero_l;
-        cmp_gt_4 = ~wpt_4__q;
-        if (~st_new_0[4]) begin
-            cmp_lt_4 = wpt_4__q;
-            cmp_gt_4 = zero_l;
-        end
-        cmp_lt_5 = zero_l;
-        cmp_gt_5 = ~wpt_5__q;
-        if (~st_new_0[5]) begin
-            cmp_lt_5 = wpt_5__q;
-            cmp_gt_5 = zero_l;
-        end
-        cmp_lt_6 = zero_l;
-        cmp_gt_6 = ~wpt_6__q;
-        if (~st_new_0[6]) begin
-            cmp_lt_6 = wpt_6__q;
-            cmp_gt_6 = zero_l;
-        end
-        cmp_lt_7 = zero_l;
-        cmp_gt_7 = ~wpt_7__q;
-        if (~st_new_0[7]) begin
-            cmp_lt_7 = wpt_7__q;
-            cmp_gt_7 = zero_l;
-        end
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
-        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
-        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
-        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        pend_lt_0 = cmp_lt_0 & ~st_mask_0;
-        pend_gt_0 = cmp_gt_0 & ~st_mask_0;
-        pend_eq_0 = ~(pend_lt_0 | pend_gt_0);
         pend_mask_1 = zero_l;
         if (upd_valid_1) begin
             pend_mask_1 = pend_1__q;
@@ -2241,239 +1920,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (reset) begin
             stage_mask_1__d = zero_l;
         end
-        cmp_lt_0 = zero_l;
-        cmp_gt_0 = ~wpt_8__q;
-        if (~st_new_1[0]) begin
-            cmp_lt_0 = wpt_8__q;
-            cmp_gt_0 = zero_l;
-        end
-        cmp_lt_1 = zero_l;
-        cmp_gt_1 = ~wpt_9__q;
-        if (~st_new_1[1]) begin
-            cmp_lt_1 = wpt_9__q;
-            cmp_gt_1 = zero_l;
-        end
-        cmp_lt_2 = zero_l;
-        cmp_gt_2 = ~wpt_10__q;
-        if (~st_new_1[2]) begin
-            cmp_lt_2 = wpt_10__q;
-            cmp_gt_2 = zero_l;
-        end
-        cmp_lt_3 = zero_l;
-        cmp_gt_3 = ~wpt_11__q;
-        if (~st_new_1[3]) begin
-            cmp_lt_3 = wpt_11__q;
-            cmp_gt_3 = zero_l;
-        end
-        cmp_lt_4 = zero_l;
-        cmp_gt_4 = ~wpt_12__q;
-        if (~st_new_1[4]) begin
-            cmp_lt_4 = wpt_12__q;
-            cmp_gt_4 = zero_l;
-        end
-        cmp_lt_5 = zero_l;
-        cmp_gt_5 = ~wpt_13__q;
-        if (~st_new_1[5]) begin
-            cmp_lt_5 = wpt_13__q;
-            cmp_gt_5 = zero_l;
-        end
-        cmp_lt_6 = zero_l;
-        cmp_gt_6 = ~wpt_14__q;
-        if (~st_new_1[6]) begin
-            cmp_lt_6 = wpt_14__q;
-            cmp_gt_6 = zero_l;
-        end
-        cmp_lt_7 = zero_l;
-        cmp_gt_7 = ~wpt_15__q;
-        if (~st_new_1[7]) begin
-            cmp_lt_7 = wpt_15__q;
-            cmp_gt_7 = zero_l;
-        end
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
-        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
-        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
-        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        pend_lt_1 = cmp_lt_0 & ~st_mask_1;
-        pend_gt_1 = cmp_gt_0 & ~st_mask_1;
-        pend_eq_1 = ~(pend_lt_1 | pend_gt_1);
-        if (st_mask_0[0]) begin
-            cur_lt_0 = pend_lt_0;
-            cur_eq_0 = pend_eq_0;
-        end
-        else begin
-            cur_lt_0 = rel_lt_0__q & ~st_mask_0;
-            if (pend_gt_0[0]) begin
-                cur_lt_0 = cur_lt_0 | st_mask_0;
-            end
-            cur_eq_0 = rel_eq_0__q & ~st_mask_0;
-            if (pend_eq_0[0]) begin
-                cur_eq_0 = cur_eq_0 | st_mask_0;
-            end
-        end
-        if (last_0__q[0]) begin
-            tie_0 = ~last_0__q;
-        end
-        else begin
-            tie_0 = ~last_0__q & ~older_0__q & ~onehot_l_0;
-        end
-        beats_0 = rel_lt_0__q | (rel_eq_0__q & tie_0);
-        if (st_mask_0[1]) begin
-            cur_lt_2 = pend_lt_0;
-            cur_eq_2 = pend_eq_0;
-        end
-        else begin
-            cur_lt_2 = rel_lt_2__q & ~st_mask_0;
-            if (pend_gt_0[1]) begin
-                cur_lt_2 = cur_lt_2 | st_mask_0;
-            end
-            cur_eq_2 = rel_eq_2__q & ~st_mask_0;
-            if (pend_eq_0[1]) begin
-                cur_eq_2 = cur_eq_2 | st_mask_0;
-            end
-        end
-        if (last_0__q[1]) begin
-            tie_2 = ~last_0__q;
-        end
-        else begin
-            tie_2 = ~last_0__q & ~older_2__q & ~onehot_l_1;
-        end
-        beats_2 = rel_lt_2__q | (rel_eq_2__q & tie_2);
-        if (st_mask_0[2]) begin
-            cur_lt_4 = pend_lt_0;
-            cur_eq_4 = pend_eq_0;
-        end
-        else begin
-            cur_lt_4 = rel_lt_4__q & ~st_mask_0;
-            if (pend_gt_0[2]) begin
-                cur_lt_4 = cur_lt_4 | st_mask_0;
-            end
-            cur_eq_4 = rel_eq_4__q & ~st_mask_0;
-            if (pend_eq_0[2]) begin
-                cur_eq_4 = cur_eq_4 | st_mask_0;
-            end
-        end
-        if (last_0__q[2]) begin
-            tie_4 = ~last_0__q;
-        end
-        else begin
-            tie_4 = ~last_0__q & ~older_4__q & ~onehot_l_2;
-        end
-        beats_4 = rel_lt_4__q | (rel_eq_4__q & tie_4);
-        if (st_mask_0[3]) begin
-            cur_lt_6 = pend_lt_0;
-            cur_eq_6 = pend_eq_0;
-        end
-        else begin
-            cur_lt_6 = rel_lt_6__q & ~st_mask_0;
-            if (pend_gt_0[3]) begin
-                cur_lt_6 = cur_lt_6 | st_mask_0;
-            end
-            cur_eq_6 = rel_eq_6__q & ~st_mask_0;
-            if (pend_eq_0[3]) begin
-                cur_eq_6 = cur_eq_6 | st_mask_0;
-            end
-        end
-        if (last_0__q[3]) begin
-            tie_6 = ~last_0__q;
-        end
-        else begin
-            tie_6 = ~last_0__q & ~older_6__q & ~onehot_l_3;
-        end
-        beats_6 = rel_lt_6__q | (rel_eq_6__q & tie_6);
-        if (st_mask_1[0]) begin
-            cur_lt_1 = pend_lt_1;
-            cur_eq_1 = pend_eq_1;
-        end
-        else begin
-            cur_lt_1 = rel_lt_1__q & ~st_mask_1;
-            if (pend_gt_1[0]) begin
-                cur_lt_1 = cur_lt_1 | st_mask_1;
-            end
-            cur_eq_1 = rel_eq_1__q & ~st_mask_1;
-            if (pend_eq_1[0]) begin
-                cur_eq_1 = cur_eq_1 | st_mask_1;
-            end
-        end
-        if (last_1__q[0]) begin
-            tie_1 = ~last_1__q;
-        end
-        else begin
-            tie_1 = ~last_1__q & ~older_1__q & ~onehot_l_0;
-        end
-        beats_1 = rel_lt_1__q | (rel_eq_1__q & tie_1);
-        if (st_mask_1[1]) begin
-            cur_lt_3 = pend_lt_1;
-            cur_eq_3 = pend_eq_1;
-        end
-        else begin
-            cur_lt_3 = rel_lt_3__q & ~st_mask_1;
-            if (pend_gt_1[1]) begin
-                cur_lt_3 = cur_lt_3 | st_mask_1;
-            end
-            cur_eq_3 = rel_eq_3__q & ~st_mask_1;
-            if (pend_eq_1[1]) begin
-                cur_eq_3 = cur_eq_3 | st_mask_1;
-            end
-        end
-        if (last_1__q[1]) begin
-            tie_3 = ~last_1__q;
-        end
-        else begin
-            tie_3 = ~last_1__q & ~older_3__q & ~onehot_l_1;
-        end
-        beats_3 = rel_lt_3__q | (rel_eq_3__q & tie_3);
-        if (st_mask_1[2]) begin
-            cur_lt_5 = pend_lt_1;
-            cur_eq_5 = pend_eq_1;
-        end
-        else begin
-            cur_lt_5 = rel_lt_5__q & ~st_mask_1;
-            if (pend_gt_1[2]) begin
-                cur_lt_5 = cur_lt_5 | st_mask_1;
-            end
-            cur_eq_5 = rel_eq_5__q & ~st_mask_1;
-            if (pend_eq_1[2]) begin
-                cur_eq_5 = cur_eq_5 | st_mask_1;
-            end
-        end
-        if (last_1__q[2]) begin
-            tie_5 = ~last_1__q;
-        end
-        else begin
-            tie_5 = ~last_1__q & ~older_5__q & ~onehot_l_2;
-        end
-        beats_5 = rel_lt_5__q | (rel_eq_5__q & tie_5);
-        if (st_mask_1[3]) begin
-            cur_lt_7 = pend_lt_1;
-            cur_eq_7 = pend_eq_1;
-        end
-        else begin
-            cur_lt_7 = rel_lt_7__q & ~st_mask_1;
-            if (pend_gt_1[3]) begin
-                cur_lt_7 = cur_lt_7 | st_mask_1;
-            end
-            cur_eq_7 = rel_eq_7__q & ~st_mask_1;
-            if (pend_eq_1[3]) begin
-                cur_eq_7 = cur_eq_7 | st_mask_1;
-            end
-        end
-        if (last_1__q[3]) begin
-            tie_7 = ~last_1__q;
-        end
-        else begin
-            tie_7 = ~last_1__q & ~older_7__q & ~onehot_l_3;
-        end
-        beats_7 = rel_lt_7__q | (rel_eq_7__q & tie_7);
         wcur_0 = wpt_0__q & ~st_mask_0;
         if (st_new_0[0]) begin
             wcur_0 = wcur_0 | st_mask_0;
@@ -2538,107 +1984,119 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (st_new_1[7]) begin
             wcur_15 = wcur_15 | st_mask_1;
         end
+        pos_below_0 = zero_l;
+        at_pos_0 = zero_l;
+        pos_below_2 = zero_l;
+        at_pos_2 = zero_l;
+        pos_below_4 = zero_l;
+        at_pos_4 = zero_l;
+        pos_below_6 = zero_l;
+        at_pos_6 = zero_l;
+        pos_below_0[0] = pos_ids_0 < pos_0__q;
+        at_pos_0[0] = pos_ids_0 == pos_0__q;
+        pos_below_0[1] = pos_ids_1 < pos_0__q;
+        at_pos_2[0] = pos_ids_1 == pos_0__q;
+        pos_below_0[2] = pos_ids_2 < pos_0__q;
+        at_pos_4[0] = pos_ids_2 == pos_0__q;
+        pos_below_0[3] = pos_ids_3 < pos_0__q;
+        at_pos_6[0] = pos_ids_3 == pos_0__q;
+        pos_below_2[0] = pos_ids_0 < pos_2__q;
+        at_pos_0[1] = pos_ids_0 == pos_2__q;
+        pos_below_2[1] = pos_ids_1 < pos_2__q;
+        at_pos_2[1] = pos_ids_1 == pos_2__q;
+        pos_below_2[2] = pos_ids_2 < pos_2__q;
+        at_pos_4[1] = pos_ids_2 == pos_2__q;
+        pos_below_2[3] = pos_ids_3 < pos_2__q;
+        at_pos_6[1] = pos_ids_3 == pos_2__q;
+        pos_below_4[0] = pos_ids_0 < pos_4__q;
+        at_pos_0[2] = pos_ids_0 == pos_4__q;
+        pos_below_4[1] = pos_ids_1 < pos_4__q;
+        at_pos_2[2] = pos_ids_1 == pos_4__q;
+        pos_below_4[2] = pos_ids_2 < pos_4__q;
+        at_pos_4[2] = pos_ids_2 == pos_4__q;
+        pos_below_4[3] = pos_ids_3 < pos_4__q;
+        at_pos_6[2] = pos_ids_3 == pos_4__q;
+        pos_below_6[0] = pos_ids_0 < pos_6__q;
+        at_pos_0[3] = pos_ids_0 == pos_6__q;
+        pos_below_6[1] = pos_ids_1 < pos_6__q;
+        at_pos_2[3] = pos_ids_1 == pos_6__q;
+        pos_below_6[2] = pos_ids_2 < pos_6__q;
+        at_pos_4[3] = pos_ids_2 == pos_6__q;
+        pos_below_6[3] = pos_ids_3 < pos_6__q;
+        at_pos_6[3] = pos_ids_3 == pos_6__q;
+        pos_below_1 = zero_l;
+        at_pos_1 = zero_l;
+        pos_below_3 = zero_l;
+        at_pos_3 = zero_l;
+        pos_below_5 = zero_l;
+        at_pos_5 = zero_l;
+        pos_below_7 = zero_l;
+        at_pos_7 = zero_l;
+        pos_below_1[0] = pos_ids_0 < pos_1__q;
+        at_pos_1[0] = pos_ids_0 == pos_1__q;
+        pos_below_1[1] = pos_ids_1 < pos_1__q;
+        at_pos_3[0] = pos_ids_1 == pos_1__q;
+        pos_below_1[2] = pos_ids_2 < pos_1__q;
+        at_pos_5[0] = pos_ids_2 == pos_1__q;
+        pos_below_1[3] = pos_ids_3 < pos_1__q;
+        at_pos_7[0] = pos_ids_3 == pos_1__q;
+        pos_below_3[0] = pos_ids_0 < pos_3__q;
+        at_pos_1[1] = pos_ids_0 == pos_3__q;
+        pos_below_3[1] = pos_ids_1 < pos_3__q;
+        at_pos_3[1] = pos_ids_1 == pos_3__q;
+        pos_below_3[2] = pos_ids_2 < pos_3__q;
+        at_pos_5[1] = pos_ids_2 == pos_3__q;
+        pos_below_3[3] = pos_ids_3 < pos_3__q;
+        at_pos_7[1] = pos_ids_3 == pos_3__q;
+        pos_below_5[0] = pos_ids_0 < pos_5__q;
+        at_pos_1[2] = pos_ids_0 == pos_5__q;
+        pos_below_5[1] = pos_ids_1 < pos_5__q;
+        at_pos_3[2] = pos_ids_1 == pos_5__q;
+        pos_below_5[2] = pos_ids_2 < pos_5__q;
+        at_pos_5[2] = pos_ids_2 == pos_5__q;
+        pos_below_5[3] = pos_ids_3 < pos_5__q;
+        at_pos_7[2] = pos_ids_3 == pos_5__q;
+        pos_below_7[0] = pos_ids_0 < pos_7__q;
+        at_pos_1[3] = pos_ids_0 == pos_7__q;
+        pos_below_7[1] = pos_ids_1 < pos_7__q;
+        at_pos_3[3] = pos_ids_1 == pos_7__q;
+        pos_below_7[2] = pos_ids_2 < pos_7__q;
+        at_pos_5[3] = pos_ids_2 == pos_7__q;
+        pos_below_7[3] = pos_ids_3 < pos_7__q;
+        at_pos_7[3] = pos_ids_3 == pos_7__q;
         elig_deal__word = fetch_elig;
         on_grant_deal__word = fetch_on_grant;
-        wcount_0 = rk_lteo_0__q;
-        if (|(rel_eq_0__q & last_0__q & live_0__q & ~older_0__q & ~onehot_l_0)) begin
-            wcount_0 = rk_lteo_0__q + one6;
-        end
-        if (last_0__q[0]) begin
-            wcount_0 = rk_lt_0__q;
-        end
-        wcount_2 = rk_lteo_2__q;
-        if (|(rel_eq_2__q & last_0__q & live_0__q & ~older_2__q & ~onehot_l_1)) begin
-            wcount_2 = rk_lteo_2__q + one6;
-        end
-        if (last_0__q[1]) begin
-            wcount_2 = rk_lt_2__q;
-        end
-        wcount_4 = rk_lteo_4__q;
-        if (|(rel_eq_4__q & last_0__q & live_0__q & ~older_4__q & ~onehot_l_2)) begin
-            wcount_4 = rk_lteo_4__q + one6;
-        end
-        if (last_0__q[2]) begin
-            wcount_4 = rk_lt_4__q;
-        end
-        wcount_6 = rk_lteo_6__q;
-        if (|(rel_eq_6__q & last_0__q & live_0__q & ~older_6__q & ~onehot_l_3)) begin
-            wcount_6 = rk_lteo_6__q + one6;
-        end
-        if (last_0__q[3]) begin
-            wcount_6 = rk_lt_6__q;
-        end
-        wcount_1 = rk_lteo_1__q;
-        if (|(rel_eq_1__q & last_1__q & live_1__q & ~older_1__q & ~onehot_l_0)) begin
-            wcount_1 = rk_lteo_1__q + one6;
-        end
-        if (last_1__q[0]) begin
-            wcount_1 = rk_lt_1__q;
-        end
-        wcount_3 = rk_lteo_3__q;
-        if (|(rel_eq_3__q & last_1__q & live_1__q & ~older_3__q & ~onehot_l_1)) begin
-            wcount_3 = rk_lteo_3__q + one6;
-        end
-        if (last_1__q[1]) begin
-            wcount_3 = rk_lt_3__q;
-        end
-        wcount_5 = rk_lteo_5__q;
-        if (|(rel_eq_5__q & last_1__q & live_1__q & ~older_5__q & ~onehot_l_2)) begin
-            wcount_5 = rk_lteo_5__q + one6;
-        end
-        if (last_1__q[2]) begin
-            wcount_5 = rk_lt_5__q;
-        end
-        wcount_7 = rk_lteo_7__q;
-        if (|(rel_eq_7__q & last_1__q & live_1__q & ~older_7__q & ~onehot_l_3)) begin
-            wcount_7 = rk_lteo_7__q + one6;
-        end
-        if (last_1__q[3]) begin
-            wcount_7 = rk_lt_7__q;
-        end
+        pos_plane_0 = zero_l;
+        pos_plane_0[0] = pos_0__q[0];
+        pos_plane_0[1] = pos_2__q[0];
+        pos_plane_0[2] = pos_4__q[0];
+        pos_plane_0[3] = pos_6__q[0];
+        pos_plane_1 = zero_l;
+        pos_plane_1[0] = pos_0__q[1];
+        pos_plane_1[1] = pos_2__q[1];
+        pos_plane_1[2] = pos_4__q[1];
+        pos_plane_1[3] = pos_6__q[1];
+        pos_plane_2 = zero_l;
+        pos_plane_2[0] = pos_0__q[2];
+        pos_plane_2[1] = pos_2__q[2];
+        pos_plane_2[2] = pos_4__q[2];
+        pos_plane_2[3] = pos_6__q[2];
         a_elig = elig_deal__lanes_0 & live_0__q;
+        a_ok_0 = |a_elig;
+        held = zero_l;
+        held[0] = |(at_pos_0 & a_elig);
+        held[1] = |(at_pos_2 & a_elig);
+        held[2] = |(at_pos_4 & a_elig);
+        held[3] = |(at_pos_6 & a_elig);
         a_win_0 = zero_l;
-        a_win_0[0] = a_elig[0] & &(beats_0 | ~a_elig | onehot_l_0);
-        a_win_0[1] = a_elig[1] & &(beats_2 | ~a_elig | onehot_l_1);
-        a_win_0[2] = a_elig[2] & &(beats_4 | ~a_elig | onehot_l_2);
-        a_win_0[3] = a_elig[3] & &(beats_6 | ~a_elig | onehot_l_3);
-        a_rank_0 = zero6;
-        rank_plane_0 = zero_l;
-        rank_plane_0[0] = wcount_0[0];
-        rank_plane_0[1] = wcount_2[0];
-        rank_plane_0[2] = wcount_4[0];
-        rank_plane_0[3] = wcount_6[0];
-        a_rank_0[0] = |(rank_plane_0 & a_win_0);
-        rank_plane_1 = zero_l;
-        rank_plane_1[0] = wcount_0[1];
-        rank_plane_1[1] = wcount_2[1];
-        rank_plane_1[2] = wcount_4[1];
-        rank_plane_1[3] = wcount_6[1];
-        a_rank_0[1] = |(rank_plane_1 & a_win_0);
-        rank_plane_2 = zero_l;
-        rank_plane_2[0] = wcount_0[2];
-        rank_plane_2[1] = wcount_2[2];
-        rank_plane_2[2] = wcount_4[2];
-        rank_plane_2[3] = wcount_6[2];
-        a_rank_0[2] = |(rank_plane_2 & a_win_0);
-        rank_plane_3 = zero_l;
-        rank_plane_3[0] = wcount_0[3];
-        rank_plane_3[1] = wcount_2[3];
-        rank_plane_3[2] = wcount_4[3];
-        rank_plane_3[3] = wcount_6[3];
-        a_rank_0[3] = |(rank_plane_3 & a_win_0);
-        rank_plane_4 = zero_l;
-        rank_plane_4[0] = wcount_0[4];
-        rank_plane_4[1] = wcount_2[4];
-        rank_plane_4[2] = wcount_4[4];
-        rank_plane_4[3] = wcount_6[4];
-        a_rank_0[4] = |(rank_plane_4 & a_win_0);
-        rank_plane_5 = zero_l;
-        rank_plane_5[0] = wcount_0[5];
-        rank_plane_5[1] = wcount_2[5];
-        rank_plane_5[2] = wcount_4[5];
-        rank_plane_5[3] = wcount_6[5];
-        a_rank_0[5] = |(rank_plane_5 & a_win_0);
+        a_win_0[0] = a_elig[0] & ~|(held & pos_below_0);
+        a_win_0[1] = a_elig[1] & ~|(held & pos_below_2);
+        a_win_0[2] = a_elig[2] & ~|(held & pos_below_4);
+        a_win_0[3] = a_elig[3] & ~|(held & pos_below_6);
+        a_rank_0 = zero_rb;
+        a_rank_0[0] = |(pos_plane_0 & a_win_0);
+        a_rank_0[1] = |(pos_plane_1 & a_win_0);
+        a_rank_0[2] = |(pos_plane_2 & a_win_0);
         fpos_0 = sched_ids_0 - fetch_lead;
         a_id_0 = sched_gid_0;
         if (|(a_win_0 & local_id_bit_0)) begin
@@ -2647,49 +2105,37 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (|(a_win_0 & local_id_bit_1)) begin
             a_id_0 = a_id_0 | bit_hi_1;
         end
+        pos_plane_0 = zero_l;
+        pos_plane_0[0] = pos_1__q[0];
+        pos_plane_0[1] = pos_3__q[0];
+        pos_plane_0[2] = pos_5__q[0];
+        pos_plane_0[3] = pos_7__q[0];
+        pos_plane_1 = zero_l;
+        pos_plane_1[0] = pos_1__q[1];
+        pos_plane_1[1] = pos_3__q[1];
+        pos_plane_1[2] = pos_5__q[1];
+        pos_plane_1[3] = pos_7__q[1];
+        pos_plane_2 = zero_l;
+        pos_plane_2[0] = pos_1__q[2];
+        pos_plane_2[1] = pos_3__q[2];
+        pos_plane_2[2] = pos_5__q[2];
+        pos_plane_2[3] = pos_7__q[2];
         a_elig = elig_deal__lanes_1 & live_1__q;
+        a_ok_1 = |a_elig;
+        held = zero_l;
+        held[0] = |(at_pos_1 & a_elig);
+        held[1] = |(at_pos_3 & a_elig);
+        held[2] = |(at_pos_5 & a_elig);
+        held[3] = |(at_pos_7 & a_elig);
         a_win_1 = zero_l;
-        a_win_1[0] = a_elig[0] & &(beats_1 | ~a_elig | onehot_l_0);
-        a_win_1[1] = a_elig[1] & &(beats_3 | ~a_elig | onehot_l_1);
-        a_win_1[2] = a_elig[2] & &(beats_5 | ~a_elig | onehot_l_2);
-        a_win_1[3] = a_elig[3] & &(beats_7 | ~a_elig | onehot_l_3);
-        a_rank_1 = zero6;
-        rank_plane_0 = zero_l;
-        rank_plane_0[0] = wcount_1[0];
-        rank_plane_0[1] = wcount_3[0];
-        rank_plane_0[2] = wcount_5[0];
-        rank_plane_0[3] = wcount_7[0];
-        a_rank_1[0] = |(rank_plane_0 & a_win_1);
-        rank_plane_1 = zero_l;
-        rank_plane_1[0] = wcount_1[1];
-        rank_plane_1[1] = wcount_3[1];
-        rank_plane_1[2] = wcount_5[1];
-        rank_plane_1[3] = wcount_7[1];
-        a_rank_1[1] = |(rank_plane_1 & a_win_1);
-        rank_plane_2 = zero_l;
-        rank_plane_2[0] = wcount_1[2];
-        rank_plane_2[1] = wcount_3[2];
-        rank_plane_2[2] = wcount_5[2];
-        rank_plane_2[3] = wcount_7[2];
-        a_rank_1[2] = |(rank_plane_2 & a_win_1);
-        rank_plane_3 = zero_l;
-        rank_plane_3[0] = wcount_1[3];
-        rank_plane_3[1] = wcount_3[3];
-        rank_plane_3[2] = wcount_5[3];
-        rank_plane_3[3] = wcount_7[3];
-        a_rank_1[3] = |(rank_plane_3 & a_win_1);
-        rank_plane_4 = zero_l;
-        rank_plane_4[0] = wcount_1[4];
-        rank_plane_4[1] = wcount_3[4];
-        rank_plane_4[2] = wcount_5[4];
-        rank_plane_4[3] = wcount_7[4];
-        a_rank_1[4] = |(rank_plane_4 & a_win_1);
-        rank_plane_5 = zero_l;
-        rank_plane_5[0] = wcount_1[5];
-        rank_plane_5[1] = wcount_3[5];
-        rank_plane_5[2] = wcount_5[5];
-        rank_plane_5[3] = wcount_7[5];
-        a_rank_1[5] = |(rank_plane_5 & a_win_1);
+        a_win_1[0] = a_elig[0] & ~|(held & pos_below_1);
+        a_win_1[1] = a_elig[1] & ~|(held & pos_below_3);
+        a_win_1[2] = a_elig[2] & ~|(held & pos_below_5);
+        a_win_1[3] = a_elig[3] & ~|(held & pos_below_7);
+        a_rank_1 = zero_rb;
+        a_rank_1[0] = |(pos_plane_0 & a_win_1);
+        a_rank_1[1] = |(pos_plane_1 & a_win_1);
+        a_rank_1[2] = |(pos_plane_2 & a_win_1);
         fpos_1 = sched_ids_1 - fetch_lead;
         a_id_1 = sched_gid_1;
         if (|(a_win_1 & local_id_bit_0)) begin
@@ -2746,39 +2192,26 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (taken_3[32'h2]) begin
             room_lsu_3 = free_2 > one_fb;
         end
-        umask_0 = unit_sp_0;
-        umask_1 = unit_sfu_0;
-        umask_2 = unit_lsu_0;
-        rank_plane_0 = zero_l;
-        rank_plane_0[0] = wcount_0[0];
-        rank_plane_0[1] = wcount_2[0];
-        rank_plane_0[2] = wcount_4[0];
-        rank_plane_0[3] = wcount_6[0];
-        rank_plane_1 = zero_l;
-        rank_plane_1[0] = wcount_0[1];
-        rank_plane_1[1] = wcount_2[1];
-        rank_plane_1[2] = wcount_4[1];
-        rank_plane_1[3] = wcount_6[1];
-        rank_plane_2 = zero_l;
-        rank_plane_2[0] = wcount_0[2];
-        rank_plane_2[1] = wcount_2[2];
-        rank_plane_2[2] = wcount_4[2];
-        rank_plane_2[3] = wcount_6[2];
-        rank_plane_3 = zero_l;
-        rank_plane_3[0] = wcount_0[3];
-        rank_plane_3[1] = wcount_2[3];
-        rank_plane_3[2] = wcount_4[3];
-        rank_plane_3[3] = wcount_6[3];
-        rank_plane_4 = zero_l;
-        rank_plane_4[0] = wcount_0[4];
-        rank_plane_4[1] = wcount_2[4];
-        rank_plane_4[2] = wcount_4[4];
-        rank_plane_4[3] = wcount_6[4];
-        rank_plane_5 = zero_l;
-        rank_plane_5[0] = wcount_0[5];
-        rank_plane_5[1] = wcount_2[5];
-        rank_plane_5[2] = wcount_4[5];
-        rank_plane_5[3] = wcount_6[5];
+        held_class_0 = zero_l;
+        held_class_1 = zero_l;
+        held_class_2 = zero_l;
+        held_class_3 = zero_l;
+        held_class_0[0] = |(at_pos_0 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[0] = |(at_pos_0 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[0] = |(at_pos_0 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[0] = |(at_pos_0 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[1] = |(at_pos_2 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[1] = |(at_pos_2 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[1] = |(at_pos_2 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[1] = |(at_pos_2 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[2] = |(at_pos_4 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[2] = |(at_pos_4 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[2] = |(at_pos_4 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[2] = |(at_pos_4 & unit_lsu_0 & ready_0 & live_0__q);
+        held_class_0[3] = |(at_pos_6 & unit_none_0 & ready_0 & live_0__q);
+        held_class_1[3] = |(at_pos_6 & unit_sp_0 & ready_0 & live_0__q);
+        held_class_2[3] = |(at_pos_6 & unit_sfu_0 & ready_0 & live_0__q);
+        held_class_3[3] = |(at_pos_6 & unit_lsu_0 & ready_0 & live_0__q);
         cand_elig = unit_none_0;
         if (room_sp_0) begin
             cand_elig = cand_elig | unit_sp_0;
@@ -2790,19 +2223,32 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_0;
         end
         cand_elig = cand_elig & ready_0 & live_0__q;
+        held = held_class_0;
+        if (room_sp_0) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_0) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_0) begin
+            held = held | held_class_3;
+        end
         cand_win_0 = zero_l;
-        cand_win_0[0] = cand_elig[0] & &(beats_0 | ~cand_elig | onehot_l_0);
-        cand_win_0[1] = cand_elig[1] & &(beats_2 | ~cand_elig | onehot_l_1);
-        cand_win_0[2] = cand_elig[2] & &(beats_4 | ~cand_elig | onehot_l_2);
-        cand_win_0[3] = cand_elig[3] & &(beats_6 | ~cand_elig | onehot_l_3);
+        cand_win_0[0] = cand_elig[0] & ~|(held & pos_below_0);
+        cand_win_0[1] = cand_elig[1] & ~|(held & pos_below_2);
+        cand_win_0[2] = cand_elig[2] & ~|(held & pos_below_4);
+        cand_win_0[3] = cand_elig[3] & ~|(held & pos_below_6);
+        cand_any_0 = |cand_elig;
         cand_fc_0 = |(cand_win_0 & on_grant_deal__lanes_0);
-        cand_rank_0 = zero6;
-        cand_rank_0[0] = |(cand_win_0 & rank_plane_0);
-        cand_rank_0[1] = |(cand_win_0 & rank_plane_1);
-        cand_rank_0[2] = |(cand_win_0 & rank_plane_2);
-        cand_rank_0[3] = |(cand_win_0 & rank_plane_3);
-        cand_rank_0[4] = |(cand_win_0 & rank_plane_4);
-        cand_rank_0[5] = |(cand_win_0 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        first_held_0 = held & ~(held_scan << shift_0);
+        cand_rank_0 = zero_rb;
+        cand_rank_0[0] = |(first_held_0 & pos_bit_0);
+        cand_rank_0[1] = |(first_held_0 & pos_bit_1);
+        cand_rank_0[2] = |(first_held_0 & pos_bit_2);
         cand_id_0 = zero_lb;
         cand_id_0[0] = |(cand_win_0 & local_id_bit_0);
         cand_id_0[1] = |(cand_win_0 & local_id_bit_1);
@@ -2826,19 +2272,32 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_0;
         end
         cand_elig = cand_elig & ready_0 & live_0__q;
+        held = held_class_0;
+        if (room_sp_1) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_1) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_1) begin
+            held = held | held_class_3;
+        end
         cand_win_1 = zero_l;
-        cand_win_1[0] = cand_elig[0] & &(beats_0 | ~cand_elig | onehot_l_0);
-        cand_win_1[1] = cand_elig[1] & &(beats_2 | ~cand_elig | onehot_l_1);
-        cand_win_1[2] = cand_elig[2] & &(beats_4 | ~cand_elig | onehot_l_2);
-        cand_win_1[3] = cand_elig[3] & &(beats_6 | ~cand_elig | onehot_l_3);
+        cand_win_1[0] = cand_elig[0] & ~|(held & pos_below_0);
+        cand_win_1[1] = cand_elig[1] & ~|(held & pos_below_2);
+        cand_win_1[2] = cand_elig[2] & ~|(held & pos_below_4);
+        cand_win_1[3] = cand_elig[3] & ~|(held & pos_below_6);
+        cand_any_1 = |cand_elig;
         cand_fc_1 = |(cand_win_1 & on_grant_deal__lanes_0);
-        cand_rank_1 = zero6;
-        cand_rank_1[0] = |(cand_win_1 & rank_plane_0);
-        cand_rank_1[1] = |(cand_win_1 & rank_plane_1);
-        cand_rank_1[2] = |(cand_win_1 & rank_plane_2);
-        cand_rank_1[3] = |(cand_win_1 & rank_plane_3);
-        cand_rank_1[4] = |(cand_win_1 & rank_plane_4);
-        cand_rank_1[5] = |(cand_win_1 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        first_held_1 = held & ~(held_scan << shift_0);
+        cand_rank_1 = zero_rb;
+        cand_rank_1[0] = |(first_held_1 & pos_bit_0);
+        cand_rank_1[1] = |(first_held_1 & pos_bit_1);
+        cand_rank_1[2] = |(first_held_1 & pos_bit_2);
         cand_id_1 = zero_lb;
         cand_id_1[0] = |(cand_win_1 & local_id_bit_0);
         cand_id_1[1] = |(cand_win_1 & local_id_bit_1);
@@ -2862,19 +2321,32 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_0;
         end
         cand_elig = cand_elig & ready_0 & live_0__q;
+        held = held_class_0;
+        if (room_sp_2) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_2) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_2) begin
+            held = held | held_class_3;
+        end
         cand_win_2 = zero_l;
-        cand_win_2[0] = cand_elig[0] & &(beats_0 | ~cand_elig | onehot_l_0);
-        cand_win_2[1] = cand_elig[1] & &(beats_2 | ~cand_elig | onehot_l_1);
-        cand_win_2[2] = cand_elig[2] & &(beats_4 | ~cand_elig | onehot_l_2);
-        cand_win_2[3] = cand_elig[3] & &(beats_6 | ~cand_elig | onehot_l_3);
+        cand_win_2[0] = cand_elig[0] & ~|(held & pos_below_0);
+        cand_win_2[1] = cand_elig[1] & ~|(held & pos_below_2);
+        cand_win_2[2] = cand_elig[2] & ~|(held & pos_below_4);
+        cand_win_2[3] = cand_elig[3] & ~|(held & pos_below_6);
+        cand_any_2 = |cand_elig;
         cand_fc_2 = |(cand_win_2 & on_grant_deal__lanes_0);
-        cand_rank_2 = zero6;
-        cand_rank_2[0] = |(cand_win_2 & rank_plane_0);
-        cand_rank_2[1] = |(cand_win_2 & rank_plane_1);
-        cand_rank_2[2] = |(cand_win_2 & rank_plane_2);
-        cand_rank_2[3] = |(cand_win_2 & rank_plane_3);
-        cand_rank_2[4] = |(cand_win_2 & rank_plane_4);
-        cand_rank_2[5] = |(cand_win_2 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        first_held_2 = held & ~(held_scan << shift_0);
+        cand_rank_2 = zero_rb;
+        cand_rank_2[0] = |(first_held_2 & pos_bit_0);
+        cand_rank_2[1] = |(first_held_2 & pos_bit_1);
+        cand_rank_2[2] = |(first_held_2 & pos_bit_2);
         cand_id_2 = zero_lb;
         cand_id_2[0] = |(cand_win_2 & local_id_bit_0);
         cand_id_2[1] = |(cand_win_2 & local_id_bit_1);
@@ -2898,19 +2370,32 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_0;
         end
         cand_elig = cand_elig & ready_0 & live_0__q;
+        held = held_class_0;
+        if (room_sp_3) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_3) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_3) begin
+            held = held | held_class_3;
+        end
         cand_win_3 = zero_l;
-        cand_win_3[0] = cand_elig[0] & &(beats_0 | ~cand_elig | onehot_l_0);
-        cand_win_3[1] = cand_elig[1] & &(beats_2 | ~cand_elig | onehot_l_1);
-        cand_win_3[2] = cand_elig[2] & &(beats_4 | ~cand_elig | onehot_l_2);
-        cand_win_3[3] = cand_elig[3] & &(beats_6 | ~cand_elig | onehot_l_3);
+        cand_win_3[0] = cand_elig[0] & ~|(held & pos_below_0);
+        cand_win_3[1] = cand_elig[1] & ~|(held & pos_below_2);
+        cand_win_3[2] = cand_elig[2] & ~|(held & pos_below_4);
+        cand_win_3[3] = cand_elig[3] & ~|(held & pos_below_6);
+        cand_any_3 = |cand_elig;
         cand_fc_3 = |(cand_win_3 & on_grant_deal__lanes_0);
-        cand_rank_3 = zero6;
-        cand_rank_3[0] = |(cand_win_3 & rank_plane_0);
-        cand_rank_3[1] = |(cand_win_3 & rank_plane_1);
-        cand_rank_3[2] = |(cand_win_3 & rank_plane_2);
-        cand_rank_3[3] = |(cand_win_3 & rank_plane_3);
-        cand_rank_3[4] = |(cand_win_3 & rank_plane_4);
-        cand_rank_3[5] = |(cand_win_3 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        first_held_3 = held & ~(held_scan << shift_0);
+        cand_rank_3 = zero_rb;
+        cand_rank_3[0] = |(first_held_3 & pos_bit_0);
+        cand_rank_3[1] = |(first_held_3 & pos_bit_1);
+        cand_rank_3[2] = |(first_held_3 & pos_bit_2);
         cand_id_3 = zero_lb;
         cand_id_3[0] = |(cand_win_3 & local_id_bit_0);
         cand_id_3[1] = |(cand_win_3 & local_id_bit_1);
@@ -2924,42 +2409,29 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         cand_prio_3[6] = |(cand_win_3 & wpt_6__q);
         cand_prio_3[7] = |(cand_win_3 & wpt_7__q);
         lead_unit_0 = zero3;
-        lead_unit_0[0] = |(cand_win_0 & umask_0);
-        lead_unit_0[1] = |(cand_win_0 & umask_1);
-        lead_unit_0[2] = |(cand_win_0 & umask_2);
-        umask_0 = unit_sp_1;
-        umask_1 = unit_sfu_1;
-        umask_2 = unit_lsu_1;
-        rank_plane_0 = zero_l;
-        rank_plane_0[0] = wcount_1[0];
-        rank_plane_0[1] = wcount_3[0];
-        rank_plane_0[2] = wcount_5[0];
-        rank_plane_0[3] = wcount_7[0];
-        rank_plane_1 = zero_l;
-        rank_plane_1[0] = wcount_1[1];
-        rank_plane_1[1] = wcount_3[1];
-        rank_plane_1[2] = wcount_5[1];
-        rank_plane_1[3] = wcount_7[1];
-        rank_plane_2 = zero_l;
-        rank_plane_2[0] = wcount_1[2];
-        rank_plane_2[1] = wcount_3[2];
-        rank_plane_2[2] = wcount_5[2];
-        rank_plane_2[3] = wcount_7[2];
-        rank_plane_3 = zero_l;
-        rank_plane_3[0] = wcount_1[3];
-        rank_plane_3[1] = wcount_3[3];
-        rank_plane_3[2] = wcount_5[3];
-        rank_plane_3[3] = wcount_7[3];
-        rank_plane_4 = zero_l;
-        rank_plane_4[0] = wcount_1[4];
-        rank_plane_4[1] = wcount_3[4];
-        rank_plane_4[2] = wcount_5[4];
-        rank_plane_4[3] = wcount_7[4];
-        rank_plane_5 = zero_l;
-        rank_plane_5[0] = wcount_1[5];
-        rank_plane_5[1] = wcount_3[5];
-        rank_plane_5[2] = wcount_5[5];
-        rank_plane_5[3] = wcount_7[5];
+        lead_unit_0[0] = |(first_held_0 & held_class_1);
+        lead_unit_0[1] = |(first_held_0 & held_class_2);
+        lead_unit_0[2] = |(first_held_0 & held_class_3);
+        held_class_0 = zero_l;
+        held_class_1 = zero_l;
+        held_class_2 = zero_l;
+        held_class_3 = zero_l;
+        held_class_0[0] = |(at_pos_1 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[0] = |(at_pos_1 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[0] = |(at_pos_1 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[0] = |(at_pos_1 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[1] = |(at_pos_3 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[1] = |(at_pos_3 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[1] = |(at_pos_3 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[1] = |(at_pos_3 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[2] = |(at_pos_5 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[2] = |(at_pos_5 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[2] = |(at_pos_5 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[2] = |(at_pos_5 & unit_lsu_1 & ready_1 & live_1__q);
+        held_class_0[3] = |(at_pos_7 & unit_none_1 & ready_1 & live_1__q);
+        held_class_1[3] = |(at_pos_7 & unit_sp_1 & ready_1 & live_1__q);
+        held_class_2[3] = |(at_pos_7 & unit_sfu_1 & ready_1 & live_1__q);
+        held_class_3[3] = |(at_pos_7 & unit_lsu_1 & ready_1 & live_1__q);
         cand_elig = unit_none_1;
         if (room_sp_0) begin
             cand_elig = cand_elig | unit_sp_1;
@@ -2971,19 +2443,32 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_1;
         end
         cand_elig = cand_elig & ready_1 & live_1__q;
+        held = held_class_0;
+        if (room_sp_0) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_0) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_0) begin
+            held = held | held_class_3;
+        end
         cand_win_4 = zero_l;
-        cand_win_4[0] = cand_elig[0] & &(beats_1 | ~cand_elig | onehot_l_0);
-        cand_win_4[1] = cand_elig[1] & &(beats_3 | ~cand_elig | onehot_l_1);
-        cand_win_4[2] = cand_elig[2] & &(beats_5 | ~cand_elig | onehot_l_2);
-        cand_win_4[3] = cand_elig[3] & &(beats_7 | ~cand_elig | onehot_l_3);
+        cand_win_4[0] = cand_elig[0] & ~|(held & pos_below_1);
+        cand_win_4[1] = cand_elig[1] & ~|(held & pos_below_3);
+        cand_win_4[2] = cand_elig[2] & ~|(held & pos_below_5);
+        cand_win_4[3] = cand_elig[3] & ~|(held & pos_below_7);
+        cand_any_4 = |cand_elig;
         cand_fc_4 = |(cand_win_4 & on_grant_deal__lanes_1);
-        cand_rank_4 = zero6;
-        cand_rank_4[0] = |(cand_win_4 & rank_plane_0);
-        cand_rank_4[1] = |(cand_win_4 & rank_plane_1);
-        cand_rank_4[2] = |(cand_win_4 & rank_plane_2);
-        cand_rank_4[3] = |(cand_win_4 & rank_plane_3);
-        cand_rank_4[4] = |(cand_win_4 & rank_plane_4);
-        cand_rank_4[5] = |(cand_win_4 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        first_held_4 = held & ~(held_scan << shift_0);
+        cand_rank_4 = zero_rb;
+        cand_rank_4[0] = |(first_held_4 & pos_bit_0);
+        cand_rank_4[1] = |(first_held_4 & pos_bit_1);
+        cand_rank_4[2] = |(first_held_4 & pos_bit_2);
         cand_id_4 = zero_lb;
         cand_id_4[0] = |(cand_win_4 & local_id_bit_0);
         cand_id_4[1] = |(cand_win_4 & local_id_bit_1);
@@ -3007,19 +2492,32 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_1;
         end
         cand_elig = cand_elig & ready_1 & live_1__q;
+        held = held_class_0;
+        if (room_sp_1) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_1) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_1) begin
+            held = held | held_class_3;
+        end
         cand_win_5 = zero_l;
-        cand_win_5[0] = cand_elig[0] & &(beats_1 | ~cand_elig | onehot_l_0);
-        cand_win_5[1] = cand_elig[1] & &(beats_3 | ~cand_elig | onehot_l_1);
-        cand_win_5[2] = cand_elig[2] & &(beats_5 | ~cand_elig | onehot_l_2);
-        cand_win_5[3] = cand_elig[3] & &(beats_7 | ~cand_elig | onehot_l_3);
+        cand_win_5[0] = cand_elig[0] & ~|(held & pos_below_1);
+        cand_win_5[1] = cand_elig[1] & ~|(held & pos_below_3);
+        cand_win_5[2] = cand_elig[2] & ~|(held & pos_below_5);
+        cand_win_5[3] = cand_elig[3] & ~|(held & pos_below_7);
+        cand_any_5 = |cand_elig;
         cand_fc_5 = |(cand_win_5 & on_grant_deal__lanes_1);
-        cand_rank_5 = zero6;
-        cand_rank_5[0] = |(cand_win_5 & rank_plane_0);
-        cand_rank_5[1] = |(cand_win_5 & rank_plane_1);
-        cand_rank_5[2] = |(cand_win_5 & rank_plane_2);
-        cand_rank_5[3] = |(cand_win_5 & rank_plane_3);
-        cand_rank_5[4] = |(cand_win_5 & rank_plane_4);
-        cand_rank_5[5] = |(cand_win_5 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        first_held_5 = held & ~(held_scan << shift_0);
+        cand_rank_5 = zero_rb;
+        cand_rank_5[0] = |(first_held_5 & pos_bit_0);
+        cand_rank_5[1] = |(first_held_5 & pos_bit_1);
+        cand_rank_5[2] = |(first_held_5 & pos_bit_2);
         cand_id_5 = zero_lb;
         cand_id_5[0] = |(cand_win_5 & local_id_bit_0);
         cand_id_5[1] = |(cand_win_5 & local_id_bit_1);
@@ -3043,19 +2541,32 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_1;
         end
         cand_elig = cand_elig & ready_1 & live_1__q;
+        held = held_class_0;
+        if (room_sp_2) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_2) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_2) begin
+            held = held | held_class_3;
+        end
         cand_win_6 = zero_l;
-        cand_win_6[0] = cand_elig[0] & &(beats_1 | ~cand_elig | onehot_l_0);
-        cand_win_6[1] = cand_elig[1] & &(beats_3 | ~cand_elig | onehot_l_1);
-        cand_win_6[2] = cand_elig[2] & &(beats_5 | ~cand_elig | onehot_l_2);
-        cand_win_6[3] = cand_elig[3] & &(beats_7 | ~cand_elig | onehot_l_3);
+        cand_win_6[0] = cand_elig[0] & ~|(held & pos_below_1);
+        cand_win_6[1] = cand_elig[1] & ~|(held & pos_below_3);
+        cand_win_6[2] = cand_elig[2] & ~|(held & pos_below_5);
+        cand_win_6[3] = cand_elig[3] & ~|(held & pos_below_7);
+        cand_any_6 = |cand_elig;
         cand_fc_6 = |(cand_win_6 & on_grant_deal__lanes_1);
-        cand_rank_6 = zero6;
-        cand_rank_6[0] = |(cand_win_6 & rank_plane_0);
-        cand_rank_6[1] = |(cand_win_6 & rank_plane_1);
-        cand_rank_6[2] = |(cand_win_6 & rank_plane_2);
-        cand_rank_6[3] = |(cand_win_6 & rank_plane_3);
-        cand_rank_6[4] = |(cand_win_6 & rank_plane_4);
-        cand_rank_6[5] = |(cand_win_6 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        first_held_6 = held & ~(held_scan << shift_0);
+        cand_rank_6 = zero_rb;
+        cand_rank_6[0] = |(first_held_6 & pos_bit_0);
+        cand_rank_6[1] = |(first_held_6 & pos_bit_1);
+        cand_rank_6[2] = |(first_held_6 & pos_bit_2);
         cand_id_6 = zero_lb;
         cand_id_6[0] = |(cand_win_6 & local_id_bit_0);
         cand_id_6[1] = |(cand_win_6 & local_id_bit_1);
@@ -3079,19 +2590,32 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             cand_elig = cand_elig | unit_lsu_1;
         end
         cand_elig = cand_elig & ready_1 & live_1__q;
+        held = held_class_0;
+        if (room_sp_3) begin
+            held = held | held_class_1;
+        end
+        if (room_sfu_3) begin
+            held = held | held_class_2;
+        end
+        if (room_lsu_3) begin
+            held = held | held_class_3;
+        end
         cand_win_7 = zero_l;
-        cand_win_7[0] = cand_elig[0] & &(beats_1 | ~cand_elig | onehot_l_0);
-        cand_win_7[1] = cand_elig[1] & &(beats_3 | ~cand_elig | onehot_l_1);
-        cand_win_7[2] = cand_elig[2] & &(beats_5 | ~cand_elig | onehot_l_2);
-        cand_win_7[3] = cand_elig[3] & &(beats_7 | ~cand_elig | onehot_l_3);
+        cand_win_7[0] = cand_elig[0] & ~|(held & pos_below_1);
+        cand_win_7[1] = cand_elig[1] & ~|(held & pos_below_3);
+        cand_win_7[2] = cand_elig[2] & ~|(held & pos_below_5);
+        cand_win_7[3] = cand_elig[3] & ~|(held & pos_below_7);
+        cand_any_7 = |cand_elig;
         cand_fc_7 = |(cand_win_7 & on_grant_deal__lanes_1);
-        cand_rank_7 = zero6;
-        cand_rank_7[0] = |(cand_win_7 & rank_plane_0);
-        cand_rank_7[1] = |(cand_win_7 & rank_plane_1);
-        cand_rank_7[2] = |(cand_win_7 & rank_plane_2);
-        cand_rank_7[3] = |(cand_win_7 & rank_plane_3);
-        cand_rank_7[4] = |(cand_win_7 & rank_plane_4);
-        cand_rank_7[5] = |(cand_win_7 & rank_plane_5);
+        held_scan = held;
+        held_scan = held_scan | (held_scan << shift_0);
+        held_scan = held_scan | (held_scan << shift_1);
+        held_scan = held_scan | (held_scan << shift_2);
+        first_held_7 = held & ~(held_scan << shift_0);
+        cand_rank_7 = zero_rb;
+        cand_rank_7[0] = |(first_held_7 & pos_bit_0);
+        cand_rank_7[1] = |(first_held_7 & pos_bit_1);
+        cand_rank_7[2] = |(first_held_7 & pos_bit_2);
         cand_id_7 = zero_lb;
         cand_id_7[0] = |(cand_win_7 & local_id_bit_0);
         cand_id_7[1] = |(cand_win_7 & local_id_bit_1);
@@ -3105,14 +2629,16 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         cand_prio_7[6] = |(cand_win_7 & wpt_14__q);
         cand_prio_7[7] = |(cand_win_7 & wpt_15__q);
         lead_unit_1 = zero3;
-        lead_unit_1[0] = |(cand_win_4 & umask_0);
-        lead_unit_1[1] = |(cand_win_4 & umask_1);
-        lead_unit_1[2] = |(cand_win_4 & umask_2);
+        lead_unit_1[0] = |(first_held_4 & held_class_1);
+        lead_unit_1[1] = |(first_held_4 & held_class_2);
+        lead_unit_1[2] = |(first_held_4 & held_class_3);
         grant_0 = cand_win_0;
         grant_id_0 = cand_id_0;
         grant_prio_0 = cand_prio_0;
         g_fc_0 = cand_fc_0;
         g_rank_0 = cand_rank_0;
+        g_any_0 = cand_any_0;
+        choice_0 = choice_bit_0;
         if (issue_lead != sched_ids_0) begin
             if (sched_ids_0 != sched_ids_0) begin
                 if (lead_unit_0[0]) begin
@@ -3121,6 +2647,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_1;
                     g_fc_0 = cand_fc_1;
                     g_rank_0 = cand_rank_1;
+                    g_any_0 = cand_any_1;
+                    choice_0 = choice_bit_1;
                 end
                 if (lead_unit_0[1]) begin
                     grant_0 = cand_win_2;
@@ -3128,6 +2656,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_2;
                     g_fc_0 = cand_fc_2;
                     g_rank_0 = cand_rank_2;
+                    g_any_0 = cand_any_2;
+                    choice_0 = choice_bit_2;
                 end
                 if (lead_unit_0[2]) begin
                     grant_0 = cand_win_3;
@@ -3135,6 +2665,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_3;
                     g_fc_0 = cand_fc_3;
                     g_rank_0 = cand_rank_3;
+                    g_any_0 = cand_any_3;
+                    choice_0 = choice_bit_3;
                 end
             end
             if (sched_ids_1 != sched_ids_0) begin
@@ -3144,6 +2676,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_1;
                     g_fc_0 = cand_fc_1;
                     g_rank_0 = cand_rank_1;
+                    g_any_0 = cand_any_1;
+                    choice_0 = choice_bit_1;
                 end
                 if (lead_unit_1[1]) begin
                     grant_0 = cand_win_2;
@@ -3151,6 +2685,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_2;
                     g_fc_0 = cand_fc_2;
                     g_rank_0 = cand_rank_2;
+                    g_any_0 = cand_any_2;
+                    choice_0 = choice_bit_2;
                 end
                 if (lead_unit_1[2]) begin
                     grant_0 = cand_win_3;
@@ -3158,6 +2694,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_0 = cand_prio_3;
                     g_fc_0 = cand_fc_3;
                     g_rank_0 = cand_rank_3;
+                    g_any_0 = cand_any_3;
+                    choice_0 = choice_bit_3;
                 end
             end
         end
@@ -3173,6 +2711,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         grant_prio_1 = cand_prio_4;
         g_fc_1 = cand_fc_4;
         g_rank_1 = cand_rank_4;
+        g_any_1 = cand_any_4;
+        choice_1 = choice_bit_0;
         if (issue_lead != sched_ids_1) begin
             if (sched_ids_0 != sched_ids_1) begin
                 if (lead_unit_0[0]) begin
@@ -3181,6 +2721,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_5;
                     g_fc_1 = cand_fc_5;
                     g_rank_1 = cand_rank_5;
+                    g_any_1 = cand_any_5;
+                    choice_1 = choice_bit_1;
                 end
                 if (lead_unit_0[1]) begin
                     grant_1 = cand_win_6;
@@ -3188,6 +2730,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_6;
                     g_fc_1 = cand_fc_6;
                     g_rank_1 = cand_rank_6;
+                    g_any_1 = cand_any_6;
+                    choice_1 = choice_bit_2;
                 end
                 if (lead_unit_0[2]) begin
                     grant_1 = cand_win_7;
@@ -3195,6 +2739,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_7;
                     g_fc_1 = cand_fc_7;
                     g_rank_1 = cand_rank_7;
+                    g_any_1 = cand_any_7;
+                    choice_1 = choice_bit_3;
                 end
             end
             if (sched_ids_1 != sched_ids_1) begin
@@ -3204,6 +2750,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_5;
                     g_fc_1 = cand_fc_5;
                     g_rank_1 = cand_rank_5;
+                    g_any_1 = cand_any_5;
+                    choice_1 = choice_bit_1;
                 end
                 if (lead_unit_1[1]) begin
                     grant_1 = cand_win_6;
@@ -3211,6 +2759,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_6;
                     g_fc_1 = cand_fc_6;
                     g_rank_1 = cand_rank_6;
+                    g_any_1 = cand_any_6;
+                    choice_1 = choice_bit_2;
                 end
                 if (lead_unit_1[2]) begin
                     grant_1 = cand_win_7;
@@ -3218,6 +2768,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
                     grant_prio_1 = cand_prio_7;
                     g_fc_1 = cand_fc_7;
                     g_rank_1 = cand_rank_7;
+                    g_any_1 = cand_any_7;
+                    choice_1 = choice_bit_3;
                 end
             end
         end
@@ -3233,10 +2785,8 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         live_all = live_gather__word;
         fetch_any = 1'b0;
         fetch_pick = zero_nb;
-        a_ok_0 = |a_win_0;
         g_ok_0 = g_fc_0;
         fetch_any = fetch_any | a_ok_0 | g_ok_0;
-        a_ok_1 = |a_win_1;
         g_ok_1 = g_fc_1;
         fetch_any = fetch_any | a_ok_1 | g_ok_1;
         a_first = a_ok_0;
@@ -3326,258 +2876,17 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         fresh = fetch_elig & launch & ~live_all;
         fresh_first__req = fresh;
         fetch_valid = fetch_any | fresh_first__valid;
-        fetch_warp = fresh_first__index;
+        fresh_pick = fresh_first__index;
         if (fetch_any) begin
-            fetch_warp = fetch_pick;
+            fresh_pick = zero_nb;
         end
-        grant_valid_0 = |grant_0;
+        fetch_warp = fetch_pick | fresh_pick;
+        grant_valid_0 = g_any_0;
         grant_warp_0 = grant_id_0;
         prio_0 = grant_prio_0;
-        grant_valid_1 = |grant_1;
+        grant_valid_1 = g_any_1;
         grant_warp_1 = grant_id_1;
         prio_1 = grant_prio_1;
-        cmp_lt_0 = zero_l;
-        cmp_gt_0 = ~wcur_0;
-        if (~st_lval_0[0]) begin
-            cmp_lt_0 = wcur_0;
-            cmp_gt_0 = zero_l;
-        end
-        cmp_lt_1 = zero_l;
-        cmp_gt_1 = ~wcur_1;
-        if (~st_lval_0[1]) begin
-            cmp_lt_1 = wcur_1;
-            cmp_gt_1 = zero_l;
-        end
-        cmp_lt_2 = zero_l;
-        cmp_gt_2 = ~wcur_2;
-        if (~st_lval_0[2]) begin
-            cmp_lt_2 = wcur_2;
-            cmp_gt_2 = zero_l;
-        end
-        cmp_lt_3 = zero_l;
-        cmp_gt_3 = ~wcur_3;
-        if (~st_lval_0[3]) begin
-            cmp_lt_3 = wcur_3;
-            cmp_gt_3 = zero_l;
-        end
-        cmp_lt_4 = zero_l;
-        cmp_gt_4 = ~wcur_4;
-        if (~st_lval_0[4]) begin
-            cmp_lt_4 = wcur_4;
-            cmp_gt_4 = zero_l;
-        end
-        cmp_lt_5 = zero_l;
-        cmp_gt_5 = ~wcur_5;
-        if (~st_lval_0[5]) begin
-            cmp_lt_5 = wcur_5;
-            cmp_gt_5 = zero_l;
-        end
-        cmp_lt_6 = zero_l;
-        cmp_gt_6 = ~wcur_6;
-        if (~st_lval_0[6]) begin
-            cmp_lt_6 = wcur_6;
-            cmp_gt_6 = zero_l;
-        end
-        cmp_lt_7 = zero_l;
-        cmp_gt_7 = ~wcur_7;
-        if (~st_lval_0[7]) begin
-            cmp_lt_7 = wcur_7;
-            cmp_gt_7 = zero_l;
-        end
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
-        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
-        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
-        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        launch_lt_0 = cmp_lt_0;
-        launch_gt_0 = cmp_gt_0;
-        launch_eq_0 = ~(launch_lt_0 | launch_gt_0);
-        if (st_launch_0[0]) begin
-            nlt_0 = launch_lt_0 & ~st_launch_0;
-            neq_0 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_0 = cur_lt_0 & ~st_launch_0;
-            if (launch_gt_0[0]) begin
-                nlt_0 = cur_lt_0 | st_launch_0;
-            end
-            neq_0 = cur_eq_0 & ~st_launch_0;
-            if (launch_eq_0[0]) begin
-                neq_0 = cur_eq_0 | st_launch_0;
-            end
-        end
-        if (st_launch_0[1]) begin
-            nlt_2 = launch_lt_0 & ~st_launch_0;
-            neq_2 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_2 = cur_lt_2 & ~st_launch_0;
-            if (launch_gt_0[1]) begin
-                nlt_2 = cur_lt_2 | st_launch_0;
-            end
-            neq_2 = cur_eq_2 & ~st_launch_0;
-            if (launch_eq_0[1]) begin
-                neq_2 = cur_eq_2 | st_launch_0;
-            end
-        end
-        if (st_launch_0[2]) begin
-            nlt_4 = launch_lt_0 & ~st_launch_0;
-            neq_4 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_4 = cur_lt_4 & ~st_launch_0;
-            if (launch_gt_0[2]) begin
-                nlt_4 = cur_lt_4 | st_launch_0;
-            end
-            neq_4 = cur_eq_4 & ~st_launch_0;
-            if (launch_eq_0[2]) begin
-                neq_4 = cur_eq_4 | st_launch_0;
-            end
-        end
-        if (st_launch_0[3]) begin
-            nlt_6 = launch_lt_0 & ~st_launch_0;
-            neq_6 = launch_eq_0 | st_launch_0;
-        end
-        else begin
-            nlt_6 = cur_lt_6 & ~st_launch_0;
-            if (launch_gt_0[3]) begin
-                nlt_6 = cur_lt_6 | st_launch_0;
-            end
-            neq_6 = cur_eq_6 & ~st_launch_0;
-            if (launch_eq_0[3]) begin
-                neq_6 = cur_eq_6 | st_launch_0;
-            end
-        end
-        cmp_lt_0 = zero_l;
-        cmp_gt_0 = ~wcur_8;
-        if (~st_lval_1[0]) begin
-            cmp_lt_0 = wcur_8;
-            cmp_gt_0 = zero_l;
-        end
-        cmp_lt_1 = zero_l;
-        cmp_gt_1 = ~wcur_9;
-        if (~st_lval_1[1]) begin
-            cmp_lt_1 = wcur_9;
-            cmp_gt_1 = zero_l;
-        end
-        cmp_lt_2 = zero_l;
-        cmp_gt_2 = ~wcur_10;
-        if (~st_lval_1[2]) begin
-            cmp_lt_2 = wcur_10;
-            cmp_gt_2 = zero_l;
-        end
-        cmp_lt_3 = zero_l;
-        cmp_gt_3 = ~wcur_11;
-        if (~st_lval_1[3]) begin
-            cmp_lt_3 = wcur_11;
-            cmp_gt_3 = zero_l;
-        end
-        cmp_lt_4 = zero_l;
-        cmp_gt_4 = ~wcur_12;
-        if (~st_lval_1[4]) begin
-            cmp_lt_4 = wcur_12;
-            cmp_gt_4 = zero_l;
-        end
-        cmp_lt_5 = zero_l;
-        cmp_gt_5 = ~wcur_13;
-        if (~st_lval_1[5]) begin
-            cmp_lt_5 = wcur_13;
-            cmp_gt_5 = zero_l;
-        end
-        cmp_lt_6 = zero_l;
-        cmp_gt_6 = ~wcur_14;
-        if (~st_lval_1[6]) begin
-            cmp_lt_6 = wcur_14;
-            cmp_gt_6 = zero_l;
-        end
-        cmp_lt_7 = zero_l;
-        cmp_gt_7 = ~wcur_15;
-        if (~st_lval_1[7]) begin
-            cmp_lt_7 = wcur_15;
-            cmp_gt_7 = zero_l;
-        end
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
-        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
-        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
-        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
-        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
-        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
-        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
-        launch_lt_1 = cmp_lt_0;
-        launch_gt_1 = cmp_gt_0;
-        launch_eq_1 = ~(launch_lt_1 | launch_gt_1);
-        if (st_launch_1[0]) begin
-            nlt_1 = launch_lt_1 & ~st_launch_1;
-            neq_1 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_1 = cur_lt_1 & ~st_launch_1;
-            if (launch_gt_1[0]) begin
-                nlt_1 = cur_lt_1 | st_launch_1;
-            end
-            neq_1 = cur_eq_1 & ~st_launch_1;
-            if (launch_eq_1[0]) begin
-                neq_1 = cur_eq_1 | st_launch_1;
-            end
-        end
-        if (st_launch_1[1]) begin
-            nlt_3 = launch_lt_1 & ~st_launch_1;
-            neq_3 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_3 = cur_lt_3 & ~st_launch_1;
-            if (launch_gt_1[1]) begin
-                nlt_3 = cur_lt_3 | st_launch_1;
-            end
-            neq_3 = cur_eq_3 & ~st_launch_1;
-            if (launch_eq_1[1]) begin
-                neq_3 = cur_eq_3 | st_launch_1;
-            end
-        end
-        if (st_launch_1[2]) begin
-            nlt_5 = launch_lt_1 & ~st_launch_1;
-            neq_5 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_5 = cur_lt_5 & ~st_launch_1;
-            if (launch_gt_1[2]) begin
-                nlt_5 = cur_lt_5 | st_launch_1;
-            end
-            neq_5 = cur_eq_5 & ~st_launch_1;
-            if (launch_eq_1[2]) begin
-                neq_5 = cur_eq_5 | st_launch_1;
-            end
-        end
-        if (st_launch_1[3]) begin
-            nlt_7 = launch_lt_1 & ~st_launch_1;
-            neq_7 = launch_eq_1 | st_launch_1;
-        end
-        else begin
-            nlt_7 = cur_lt_7 & ~st_launch_1;
-            if (launch_gt_1[3]) begin
-                nlt_7 = cur_lt_7 | st_launch_1;
-            end
-            neq_7 = cur_eq_7 & ~st_launch_1;
-            if (launch_eq_1[3]) begin
-                neq_7 = cur_eq_7 | st_launch_1;
-            end
-        end
         if (st_lval_0[0]) begin
             wnew_0 = wcur_0 | st_launch_0;
         end
@@ -3626,71 +2935,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         else begin
             wnew_7 = wcur_7 & ~st_launch_0;
         end
-        at255 = ~zero_l;
-        at255 = at255 & wnew_0;
-        at255 = at255 & wnew_1;
-        at255 = at255 & wnew_2;
-        at255 = at255 & wnew_3;
-        at255 = at255 & wnew_4;
-        at255 = at255 & wnew_5;
-        at255 = at255 & wnew_6;
-        at255 = at255 & wnew_7;
-        if (launch_s_0[0]) begin
-            nlt_0 = zero_l;
-            neq_0 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_0 = nlt_0 & ~launch_s_0;
-            neq_0 = neq_0 & ~launch_s_0;
-            if (at255[0]) begin
-                neq_0 = neq_0 | launch_s_0;
-            end
-            else begin
-                nlt_0 = nlt_0 | launch_s_0;
-            end
-        end
-        if (launch_s_0[1]) begin
-            nlt_2 = zero_l;
-            neq_2 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_2 = nlt_2 & ~launch_s_0;
-            neq_2 = neq_2 & ~launch_s_0;
-            if (at255[1]) begin
-                neq_2 = neq_2 | launch_s_0;
-            end
-            else begin
-                nlt_2 = nlt_2 | launch_s_0;
-            end
-        end
-        if (launch_s_0[2]) begin
-            nlt_4 = zero_l;
-            neq_4 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_4 = nlt_4 & ~launch_s_0;
-            neq_4 = neq_4 & ~launch_s_0;
-            if (at255[2]) begin
-                neq_4 = neq_4 | launch_s_0;
-            end
-            else begin
-                nlt_4 = nlt_4 | launch_s_0;
-            end
-        end
-        if (launch_s_0[3]) begin
-            nlt_6 = zero_l;
-            neq_6 = at255 | launch_s_0;
-        end
-        else begin
-            nlt_6 = nlt_6 & ~launch_s_0;
-            neq_6 = neq_6 & ~launch_s_0;
-            if (at255[3]) begin
-                neq_6 = neq_6 | launch_s_0;
-            end
-            else begin
-                nlt_6 = nlt_6 | launch_s_0;
-            end
-        end
         wnew_0 = wnew_0 | launch_s_0;
         wnew_1 = wnew_1 | launch_s_0;
         wnew_2 = wnew_2 | launch_s_0;
@@ -3730,30 +2974,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         wpt_7__d = wnew_7;
         if (reset) begin
             wpt_7__d = ~zero_l;
-        end
-        rel_lt_0__d = nlt_0;
-        rel_eq_0__d = neq_0;
-        if (reset) begin
-            rel_lt_0__d = zero_l;
-            rel_eq_0__d = ~zero_l;
-        end
-        rel_lt_2__d = nlt_2;
-        rel_eq_2__d = neq_2;
-        if (reset) begin
-            rel_lt_2__d = zero_l;
-            rel_eq_2__d = ~zero_l;
-        end
-        rel_lt_4__d = nlt_4;
-        rel_eq_4__d = neq_4;
-        if (reset) begin
-            rel_lt_4__d = zero_l;
-            rel_eq_4__d = ~zero_l;
-        end
-        rel_lt_6__d = nlt_6;
-        rel_eq_6__d = neq_6;
-        if (reset) begin
-            rel_lt_6__d = zero_l;
-            rel_eq_6__d = ~zero_l;
         end
         if (launch_s_0[0]) begin
             nold_0 = ~launch_s_0 | (launch_s_0 & below_l_0);
@@ -3799,30 +3019,370 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (reset) begin
             nlive_0 = zero_l;
         end
-        plt_0__bits = nlive_0 & ~nlt_0 & ~neq_0;
-        peo_0__bits = nlive_0 & neq_0 & nold_0;
-        rk_lt_0__clock = clock;
-        rk_lteo_0__clock = clock;
-        rk_lt_0__d = plt_0__count;
-        rk_lteo_0__d = plt_0__count + peo_0__count;
-        plt_2__bits = nlive_0 & ~nlt_2 & ~neq_2;
-        peo_2__bits = nlive_0 & neq_2 & nold_2;
-        rk_lt_2__clock = clock;
-        rk_lteo_2__clock = clock;
-        rk_lt_2__d = plt_2__count;
-        rk_lteo_2__d = plt_2__count + peo_2__count;
-        plt_4__bits = nlive_0 & ~nlt_4 & ~neq_4;
-        peo_4__bits = nlive_0 & neq_4 & nold_4;
-        rk_lt_4__clock = clock;
-        rk_lteo_4__clock = clock;
-        rk_lt_4__d = plt_4__count;
-        rk_lteo_4__d = plt_4__count + peo_4__count;
-        plt_6__bits = nlive_0 & ~nlt_6 & ~neq_6;
-        peo_6__bits = nlive_0 & neq_6 & nold_6;
-        rk_lt_6__clock = clock;
-        rk_lteo_6__clock = clock;
-        rk_lt_6__d = plt_6__count;
-        rk_lteo_6__d = plt_6__count + peo_6__count;
+        next_value_0 = zero8;
+        next_value_0[0] = wnew_0[0];
+        next_value_0[1] = wnew_1[0];
+        next_value_0[2] = wnew_2[0];
+        next_value_0[3] = wnew_3[0];
+        next_value_0[4] = wnew_4[0];
+        next_value_0[5] = wnew_5[0];
+        next_value_0[6] = wnew_6[0];
+        next_value_0[7] = wnew_7[0];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_0[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_0[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_0[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_0[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_0[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_0[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_0[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_0[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_0__lower = cmp_lower_0;
+        position_0__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_0__live = nlive_0;
+        position_0__older = nold_0;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_0;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_0__after_greedy = |(last_0__q & younger_equal);
+        position_0__is_greedy = last_0__q[0];
+        if (g_any_0) begin
+            position_0__after_greedy = |(greedy_after & choice_0);
+            position_0__is_greedy = grant_0[0];
+        end
+        pos_0__d = position_0__pos;
+        if (reset) begin
+            pos_0__d = zero_rb;
+        end
+        next_value_2 = zero8;
+        next_value_2[0] = wnew_0[1];
+        next_value_2[1] = wnew_1[1];
+        next_value_2[2] = wnew_2[1];
+        next_value_2[3] = wnew_3[1];
+        next_value_2[4] = wnew_4[1];
+        next_value_2[5] = wnew_5[1];
+        next_value_2[6] = wnew_6[1];
+        next_value_2[7] = wnew_7[1];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_2[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_2[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_2[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_2[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_2[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_2[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_2[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_2[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_2__lower = cmp_lower_0;
+        position_2__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_2__live = nlive_0;
+        position_2__older = nold_2;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_2;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_2__after_greedy = |(last_0__q & younger_equal);
+        position_2__is_greedy = last_0__q[1];
+        if (g_any_0) begin
+            position_2__after_greedy = |(greedy_after & choice_0);
+            position_2__is_greedy = grant_0[1];
+        end
+        pos_2__d = position_2__pos;
+        if (reset) begin
+            pos_2__d = zero_rb;
+        end
+        next_value_4 = zero8;
+        next_value_4[0] = wnew_0[2];
+        next_value_4[1] = wnew_1[2];
+        next_value_4[2] = wnew_2[2];
+        next_value_4[3] = wnew_3[2];
+        next_value_4[4] = wnew_4[2];
+        next_value_4[5] = wnew_5[2];
+        next_value_4[6] = wnew_6[2];
+        next_value_4[7] = wnew_7[2];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_4[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_4[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_4[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_4[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_4[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_4[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_4[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_4[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_4__lower = cmp_lower_0;
+        position_4__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_4__live = nlive_0;
+        position_4__older = nold_4;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_4;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_4__after_greedy = |(last_0__q & younger_equal);
+        position_4__is_greedy = last_0__q[2];
+        if (g_any_0) begin
+            position_4__after_greedy = |(greedy_after & choice_0);
+            position_4__is_greedy = grant_0[2];
+        end
+        pos_4__d = position_4__pos;
+        if (reset) begin
+            pos_4__d = zero_rb;
+        end
+        next_value_6 = zero8;
+        next_value_6[0] = wnew_0[3];
+        next_value_6[1] = wnew_1[3];
+        next_value_6[2] = wnew_2[3];
+        next_value_6[3] = wnew_3[3];
+        next_value_6[4] = wnew_4[3];
+        next_value_6[5] = wnew_5[3];
+        next_value_6[6] = wnew_6[3];
+        next_value_6[7] = wnew_7[3];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_0;
+        if (next_value_6[0]) begin
+            cmp_lower_0 = ~wnew_0;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_1;
+        if (next_value_6[1]) begin
+            cmp_lower_1 = ~wnew_1;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_2;
+        if (next_value_6[2]) begin
+            cmp_lower_2 = ~wnew_2;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_3;
+        if (next_value_6[3]) begin
+            cmp_lower_3 = ~wnew_3;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_4;
+        if (next_value_6[4]) begin
+            cmp_lower_4 = ~wnew_4;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_5;
+        if (next_value_6[5]) begin
+            cmp_lower_5 = ~wnew_5;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_6;
+        if (next_value_6[6]) begin
+            cmp_lower_6 = ~wnew_6;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_7;
+        if (next_value_6[7]) begin
+            cmp_lower_7 = ~wnew_7;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_6__lower = cmp_lower_0;
+        position_6__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_6__live = nlive_0;
+        position_6__older = nold_6;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_0 & ~nold_6;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_0 & younger_equal);
+        greedy_after[1] = |(cand_win_1 & younger_equal);
+        greedy_after[2] = |(cand_win_2 & younger_equal);
+        greedy_after[3] = |(cand_win_3 & younger_equal);
+        position_6__after_greedy = |(last_0__q & younger_equal);
+        position_6__is_greedy = last_0__q[3];
+        if (g_any_0) begin
+            position_6__after_greedy = |(greedy_after & choice_0);
+            position_6__is_greedy = grant_0[3];
+        end
+        pos_6__d = position_6__pos;
+        if (reset) begin
+            pos_6__d = zero_rb;
+        end
         if (st_lval_1[0]) begin
             wnew_8 = wcur_8 | st_launch_1;
         end
@@ -3871,71 +3431,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         else begin
             wnew_15 = wcur_15 & ~st_launch_1;
         end
-        at255 = ~zero_l;
-        at255 = at255 & wnew_8;
-        at255 = at255 & wnew_9;
-        at255 = at255 & wnew_10;
-        at255 = at255 & wnew_11;
-        at255 = at255 & wnew_12;
-        at255 = at255 & wnew_13;
-        at255 = at255 & wnew_14;
-        at255 = at255 & wnew_15;
-        if (launch_s_1[0]) begin
-            nlt_1 = zero_l;
-            neq_1 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_1 = nlt_1 & ~launch_s_1;
-            neq_1 = neq_1 & ~launch_s_1;
-            if (at255[0]) begin
-                neq_1 = neq_1 | launch_s_1;
-            end
-            else begin
-                nlt_1 = nlt_1 | launch_s_1;
-            end
-        end
-        if (launch_s_1[1]) begin
-            nlt_3 = zero_l;
-            neq_3 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_3 = nlt_3 & ~launch_s_1;
-            neq_3 = neq_3 & ~launch_s_1;
-            if (at255[1]) begin
-                neq_3 = neq_3 | launch_s_1;
-            end
-            else begin
-                nlt_3 = nlt_3 | launch_s_1;
-            end
-        end
-        if (launch_s_1[2]) begin
-            nlt_5 = zero_l;
-            neq_5 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_5 = nlt_5 & ~launch_s_1;
-            neq_5 = neq_5 & ~launch_s_1;
-            if (at255[2]) begin
-                neq_5 = neq_5 | launch_s_1;
-            end
-            else begin
-                nlt_5 = nlt_5 | launch_s_1;
-            end
-        end
-        if (launch_s_1[3]) begin
-            nlt_7 = zero_l;
-            neq_7 = at255 | launch_s_1;
-        end
-        else begin
-            nlt_7 = nlt_7 & ~launch_s_1;
-            neq_7 = neq_7 & ~launch_s_1;
-            if (at255[3]) begin
-                neq_7 = neq_7 | launch_s_1;
-            end
-            else begin
-                nlt_7 = nlt_7 | launch_s_1;
-            end
-        end
         wnew_8 = wnew_8 | launch_s_1;
         wnew_9 = wnew_9 | launch_s_1;
         wnew_10 = wnew_10 | launch_s_1;
@@ -3975,30 +3470,6 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         wpt_15__d = wnew_15;
         if (reset) begin
             wpt_15__d = ~zero_l;
-        end
-        rel_lt_1__d = nlt_1;
-        rel_eq_1__d = neq_1;
-        if (reset) begin
-            rel_lt_1__d = zero_l;
-            rel_eq_1__d = ~zero_l;
-        end
-        rel_lt_3__d = nlt_3;
-        rel_eq_3__d = neq_3;
-        if (reset) begin
-            rel_lt_3__d = zero_l;
-            rel_eq_3__d = ~zero_l;
-        end
-        rel_lt_5__d = nlt_5;
-        rel_eq_5__d = neq_5;
-        if (reset) begin
-            rel_lt_5__d = zero_l;
-            rel_eq_5__d = ~zero_l;
-        end
-        rel_lt_7__d = nlt_7;
-        rel_eq_7__d = neq_7;
-        if (reset) begin
-            rel_lt_7__d = zero_l;
-            rel_eq_7__d = ~zero_l;
         end
         if (launch_s_1[0]) begin
             nold_1 = ~launch_s_1 | (launch_s_1 & below_l_0);
@@ -4044,32 +3515,372 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
         if (reset) begin
             nlive_1 = zero_l;
         end
-        plt_1__bits = nlive_1 & ~nlt_1 & ~neq_1;
-        peo_1__bits = nlive_1 & neq_1 & nold_1;
-        rk_lt_1__clock = clock;
-        rk_lteo_1__clock = clock;
-        rk_lt_1__d = plt_1__count;
-        rk_lteo_1__d = plt_1__count + peo_1__count;
-        plt_3__bits = nlive_1 & ~nlt_3 & ~neq_3;
-        peo_3__bits = nlive_1 & neq_3 & nold_3;
-        rk_lt_3__clock = clock;
-        rk_lteo_3__clock = clock;
-        rk_lt_3__d = plt_3__count;
-        rk_lteo_3__d = plt_3__count + peo_3__count;
-        plt_5__bits = nlive_1 & ~nlt_5 & ~neq_5;
-        peo_5__bits = nlive_1 & neq_5 & nold_5;
-        rk_lt_5__clock = clock;
-        rk_lteo_5__clock = clock;
-        rk_lt_5__d = plt_5__count;
-        rk_lteo_5__d = plt_5__count + peo_5__count;
-        plt_7__bits = nlive_1 & ~nlt_7 & ~neq_7;
-        peo_7__bits = nlive_1 & neq_7 & nold_7;
-        rk_lt_7__clock = clock;
-        rk_lteo_7__clock = clock;
-        rk_lt_7__d = plt_7__count;
-        rk_lteo_7__d = plt_7__count + peo_7__count;
+        next_value_1 = zero8;
+        next_value_1[0] = wnew_8[0];
+        next_value_1[1] = wnew_9[0];
+        next_value_1[2] = wnew_10[0];
+        next_value_1[3] = wnew_11[0];
+        next_value_1[4] = wnew_12[0];
+        next_value_1[5] = wnew_13[0];
+        next_value_1[6] = wnew_14[0];
+        next_value_1[7] = wnew_15[0];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_1[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_1[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_1[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_1[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_1[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_1[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_1[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_1[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_1__lower = cmp_lower_0;
+        position_1__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_1__live = nlive_1;
+        position_1__older = nold_1;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_1;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_1__after_greedy = |(last_1__q & younger_equal);
+        position_1__is_greedy = last_1__q[0];
+        if (g_any_1) begin
+            position_1__after_greedy = |(greedy_after & choice_1);
+            position_1__is_greedy = grant_1[0];
+        end
+        pos_1__d = position_1__pos;
+        if (reset) begin
+            pos_1__d = zero_rb;
+        end
+        next_value_3 = zero8;
+        next_value_3[0] = wnew_8[1];
+        next_value_3[1] = wnew_9[1];
+        next_value_3[2] = wnew_10[1];
+        next_value_3[3] = wnew_11[1];
+        next_value_3[4] = wnew_12[1];
+        next_value_3[5] = wnew_13[1];
+        next_value_3[6] = wnew_14[1];
+        next_value_3[7] = wnew_15[1];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_3[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_3[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_3[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_3[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_3[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_3[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_3[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_3[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_3__lower = cmp_lower_0;
+        position_3__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_3__live = nlive_1;
+        position_3__older = nold_3;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_3;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_3__after_greedy = |(last_1__q & younger_equal);
+        position_3__is_greedy = last_1__q[1];
+        if (g_any_1) begin
+            position_3__after_greedy = |(greedy_after & choice_1);
+            position_3__is_greedy = grant_1[1];
+        end
+        pos_3__d = position_3__pos;
+        if (reset) begin
+            pos_3__d = zero_rb;
+        end
+        next_value_5 = zero8;
+        next_value_5[0] = wnew_8[2];
+        next_value_5[1] = wnew_9[2];
+        next_value_5[2] = wnew_10[2];
+        next_value_5[3] = wnew_11[2];
+        next_value_5[4] = wnew_12[2];
+        next_value_5[5] = wnew_13[2];
+        next_value_5[6] = wnew_14[2];
+        next_value_5[7] = wnew_15[2];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_5[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_5[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_5[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_5[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_5[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_5[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_5[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_5[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_5__lower = cmp_lower_0;
+        position_5__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_5__live = nlive_1;
+        position_5__older = nold_5;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_5;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_5__after_greedy = |(last_1__q & younger_equal);
+        position_5__is_greedy = last_1__q[2];
+        if (g_any_1) begin
+            position_5__after_greedy = |(greedy_after & choice_1);
+            position_5__is_greedy = grant_1[2];
+        end
+        pos_5__d = position_5__pos;
+        if (reset) begin
+            pos_5__d = zero_rb;
+        end
+        next_value_7 = zero8;
+        next_value_7[0] = wnew_8[3];
+        next_value_7[1] = wnew_9[3];
+        next_value_7[2] = wnew_10[3];
+        next_value_7[3] = wnew_11[3];
+        next_value_7[4] = wnew_12[3];
+        next_value_7[5] = wnew_13[3];
+        next_value_7[6] = wnew_14[3];
+        next_value_7[7] = wnew_15[3];
+        cmp_lower_0 = zero_l;
+        cmp_upper_0 = wnew_8;
+        if (next_value_7[0]) begin
+            cmp_lower_0 = ~wnew_8;
+            cmp_upper_0 = zero_l;
+        end
+        cmp_lower_1 = zero_l;
+        cmp_upper_1 = wnew_9;
+        if (next_value_7[1]) begin
+            cmp_lower_1 = ~wnew_9;
+            cmp_upper_1 = zero_l;
+        end
+        cmp_lower_2 = zero_l;
+        cmp_upper_2 = wnew_10;
+        if (next_value_7[2]) begin
+            cmp_lower_2 = ~wnew_10;
+            cmp_upper_2 = zero_l;
+        end
+        cmp_lower_3 = zero_l;
+        cmp_upper_3 = wnew_11;
+        if (next_value_7[3]) begin
+            cmp_lower_3 = ~wnew_11;
+            cmp_upper_3 = zero_l;
+        end
+        cmp_lower_4 = zero_l;
+        cmp_upper_4 = wnew_12;
+        if (next_value_7[4]) begin
+            cmp_lower_4 = ~wnew_12;
+            cmp_upper_4 = zero_l;
+        end
+        cmp_lower_5 = zero_l;
+        cmp_upper_5 = wnew_13;
+        if (next_value_7[5]) begin
+            cmp_lower_5 = ~wnew_13;
+            cmp_upper_5 = zero_l;
+        end
+        cmp_lower_6 = zero_l;
+        cmp_upper_6 = wnew_14;
+        if (next_value_7[6]) begin
+            cmp_lower_6 = ~wnew_14;
+            cmp_upper_6 = zero_l;
+        end
+        cmp_lower_7 = zero_l;
+        cmp_upper_7 = wnew_15;
+        if (next_value_7[7]) begin
+            cmp_lower_7 = ~wnew_15;
+            cmp_upper_7 = zero_l;
+        end
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_2 = cmp_lower_5 | (~cmp_upper_5 & cmp_lower_4);
+        cmp_upper_2 = cmp_upper_5 | (~cmp_lower_5 & cmp_upper_4);
+        cmp_lower_3 = cmp_lower_7 | (~cmp_upper_7 & cmp_lower_6);
+        cmp_upper_3 = cmp_upper_7 | (~cmp_lower_7 & cmp_upper_6);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        cmp_lower_1 = cmp_lower_3 | (~cmp_upper_3 & cmp_lower_2);
+        cmp_upper_1 = cmp_upper_3 | (~cmp_lower_3 & cmp_upper_2);
+        cmp_lower_0 = cmp_lower_1 | (~cmp_upper_1 & cmp_lower_0);
+        cmp_upper_0 = cmp_upper_1 | (~cmp_lower_1 & cmp_upper_0);
+        position_7__lower = cmp_lower_0;
+        position_7__equal = ~(cmp_lower_0 | cmp_upper_0);
+        position_7__live = nlive_1;
+        position_7__older = nold_7;
+        younger_equal = ~(cmp_lower_0 | cmp_upper_0) & nlive_1 & ~nold_7;
+        greedy_after = zero4;
+        greedy_after[0] = |(cand_win_4 & younger_equal);
+        greedy_after[1] = |(cand_win_5 & younger_equal);
+        greedy_after[2] = |(cand_win_6 & younger_equal);
+        greedy_after[3] = |(cand_win_7 & younger_equal);
+        position_7__after_greedy = |(last_1__q & younger_equal);
+        position_7__is_greedy = last_1__q[3];
+        if (g_any_1) begin
+            position_7__after_greedy = |(greedy_after & choice_1);
+            position_7__is_greedy = grant_1[3];
+        end
+        pos_7__d = position_7__pos;
+        if (reset) begin
+            pos_7__d = zero_rb;
+        end
         live_0__d = nlive_0;
-        if (|grant_0) begin
+        if (g_any_0) begin
             last_0__d = grant_0;
         end
         pend_0__d = grant_0;
@@ -4079,7 +3890,7 @@ module elf_pipelined_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch
             pend_0__d = zero_l;
         end
         live_1__d = nlive_1;
-        if (|grant_1) begin
+        if (g_any_1) begin
             last_1__d = grant_1;
         end
         pend_1__d = grant_1;
@@ -4448,65 +4259,101 @@ module elf_pipelined_proto__pend(d,q,clock);
           
 endmodule // elf_pipelined_proto__pend
 
-// elf_pipelined_proto__peo: a sub-block, field `peo` of `elf_pipelined_proto`; 8 instances (one per array element).
-module elf_pipelined_proto__peo(bits,count);
+// elf_pipelined_proto__pos: a register (rust-hdl DFF), field `pos` of `elf_pipelined_proto`; 8 instances (one per array element).
+module elf_pipelined_proto__pos(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] bits;
-    output reg  [5:0] count;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
     
-    // Constant declarations
-    localparam  one = 6'b1;
-    localparam  zero = 6'b0;
-    
-    // Local signals
-    reg  [5:0] sum_0;
-    reg  [5:0] sum_1;
-    reg  [5:0] sum_2;
-    reg  [5:0] sum_3;
-    
-    // Update code
-    always @(*) begin
-        sum_0 = zero;
-        if (bits[0]) begin
-            sum_0 = one;
-        end
-        sum_1 = zero;
-        if (bits[1]) begin
-            sum_1 = one;
-        end
-        sum_2 = zero;
-        if (bits[2]) begin
-            sum_2 = one;
-        end
-        sum_3 = zero;
-        if (bits[3]) begin
-            sum_3 = one;
-        end
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_0 = sum_0 + sum_1;
-        count = sum_0;
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
     end
     
-endmodule // elf_pipelined_proto__peo
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // elf_pipelined_proto__pos
 
-// elf_pipelined_proto__plt: a sub-block, field `plt` of `elf_pipelined_proto`; 8 instances (one per array element).
-module elf_pipelined_proto__plt(bits,count);
+// elf_pipelined_proto__position: a sub-block, field `position` of `elf_pipelined_proto`; 8 instances (one per array element).
+module elf_pipelined_proto__position(lower,equal,live,older,is_greedy,after_greedy,pos);
+    
+    // Module arguments
+    input wire  [3:0] lower;
+    input wire  [3:0] equal;
+    input wire  [3:0] live;
+    input wire  [3:0] older;
+    input wire  is_greedy;
+    input wire  after_greedy;
+    output reg  [2:0] pos;
+    
+    // Constant declarations
+    localparam  one = 3'b1;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] below_count__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] below_count__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] older_equal_count__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [2:0] older_equal_count__count;
+    
+    // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] not_greedy;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] one_more;
+    // verilator lint_on UNOPTFLAT
+    
+    // Sub module instances
+    elf_pipelined_proto__position__below_count below_count(
+        .bits(below_count__bits),
+        .count(below_count__count)
+    );
+    elf_pipelined_proto__position__older_equal_count older_equal_count(
+        .bits(older_equal_count__bits),
+        .count(older_equal_count__count)
+    );
+    
+    // Update code
+    always @(*) begin
+        below_count__bits = lower & live;
+        older_equal_count__bits = equal & live & older;
+        not_greedy = below_count__count + older_equal_count__count;
+        one_more = not_greedy + one;
+        pos = not_greedy;
+        if (after_greedy) begin
+            pos = one_more;
+        end
+        if (is_greedy) begin
+            pos = below_count__count;
+        end
+    end
+    
+endmodule // elf_pipelined_proto__position
+
+// elf_pipelined_proto__position__below_count: a sub-block, field `position.below_count` of `elf_pipelined_proto`; 8 instances (one per array element).
+module elf_pipelined_proto__position__below_count(bits,count);
     
     // Module arguments
     input wire  [3:0] bits;
-    output reg  [5:0] count;
+    output reg  [2:0] count;
     
     // Constant declarations
-    localparam  one = 6'b1;
-    localparam  zero = 6'b0;
+    localparam  one = 3'b1;
+    localparam  zero = 3'b0;
     
     // Local signals
-    reg  [5:0] sum_0;
-    reg  [5:0] sum_1;
-    reg  [5:0] sum_2;
-    reg  [5:0] sum_3;
+    reg  [2:0] sum_0;
+    reg  [2:0] sum_1;
+    reg  [2:0] sum_2;
+    reg  [2:0] sum_3;
     
     // Update code
     always @(*) begin
@@ -4532,7 +4379,50 @@ module elf_pipelined_proto__plt(bits,count);
         count = sum_0;
     end
     
-endmodule // elf_pipelined_proto__plt
+endmodule // elf_pipelined_proto__position__below_count
+
+// elf_pipelined_proto__position__older_equal_count: a sub-block, field `position.older_equal_count` of `elf_pipelined_proto`; 8 instances (one per array element).
+module elf_pipelined_proto__position__older_equal_count(bits,count);
+    
+    // Module arguments
+    input wire  [3:0] bits;
+    output reg  [2:0] count;
+    
+    // Constant declarations
+    localparam  one = 3'b1;
+    localparam  zero = 3'b0;
+    
+    // Local signals
+    reg  [2:0] sum_0;
+    reg  [2:0] sum_1;
+    reg  [2:0] sum_2;
+    reg  [2:0] sum_3;
+    
+    // Update code
+    always @(*) begin
+        sum_0 = zero;
+        if (bits[0]) begin
+            sum_0 = one;
+        end
+        sum_1 = zero;
+        if (bits[1]) begin
+            sum_1 = one;
+        end
+        sum_2 = zero;
+        if (bits[2]) begin
+            sum_2 = one;
+        end
+        sum_3 = zero;
+        if (bits[3]) begin
+            sum_3 = one;
+        end
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_0 = sum_0 + sum_1;
+        count = sum_0;
+    end
+    
+endmodule // elf_pipelined_proto__position__older_equal_count
 
 // elf_pipelined_proto__pp_table: a sub-block, field `pp_table` of `elf_pipelined_proto`; 1 instance.
 module elf_pipelined_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_pc,tw_score,merge_ge,pc_0,pc_1,pc_2,en_0,en_1,en_2,prio_0,prio_1,prio_2);
@@ -5787,82 +5677,6 @@ module elf_pipelined_proto__pp_table__valid(d,q,clock);
     end
           
 endmodule // elf_pipelined_proto__pp_table__valid
-
-// elf_pipelined_proto__rel_eq: a register (rust-hdl DFF), field `rel_eq` of `elf_pipelined_proto`; 8 instances (one per array element).
-module elf_pipelined_proto__rel_eq(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // elf_pipelined_proto__rel_eq
-
-// elf_pipelined_proto__rel_lt: a register (rust-hdl DFF), field `rel_lt` of `elf_pipelined_proto`; 8 instances (one per array element).
-module elf_pipelined_proto__rel_lt(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // elf_pipelined_proto__rel_lt
-
-// elf_pipelined_proto__rk_lt: a register (rust-hdl DFF), field `rk_lt` of `elf_pipelined_proto`; 8 instances (one per array element).
-module elf_pipelined_proto__rk_lt(d,q,clock);
-    
-    // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // elf_pipelined_proto__rk_lt
-
-// elf_pipelined_proto__rk_lteo: a register (rust-hdl DFF), field `rk_lteo` of `elf_pipelined_proto`; 8 instances (one per array element).
-module elf_pipelined_proto__rk_lteo(d,q,clock);
-    
-    // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // elf_pipelined_proto__rk_lteo
 
 // elf_pipelined_proto__stage_launch: a register (rust-hdl DFF), field `stage_launch` of `elf_pipelined_proto`; 2 instances (one per array element).
 module elf_pipelined_proto__stage_launch(d,q,clock);

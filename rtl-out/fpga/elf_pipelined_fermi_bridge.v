@@ -137,7 +137,7 @@ module elf_pipelined_fermi_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'h709ab429; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'hf675dfd6; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd35, 16'd494};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

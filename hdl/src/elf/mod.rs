@@ -42,10 +42,12 @@
 //! `l * SC + s` bind `n = SC` with a one-iteration loop (`for n in SC..SC + 1`).
 
 mod pipelined;
+mod position;
 mod table;
 mod table_slotwise;
 
 pub use pipelined::{ElfPipelined, ElfPipelinedFermi, ElfPipelinedProto};
+pub use position::WarpPosition;
 pub use table::PpTable;
 pub use table_slotwise::PpTableSlotwise;
 

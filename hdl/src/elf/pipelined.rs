@@ -6,20 +6,24 @@
 //! the port reports it (`stage_*`) and written into the WPT at the next edge, so a grant at
 //! `t` takes effect in the select of `t + 3`; a decrement reads the in-flight value; a warp
 //! launched at `t` is live from its edge with WPT 255 until its lookup's value lands. The
-//! selects read the WPT and its relations from the registers.
+//! selects read the WPT and the warps' positions from the registers.
 //!
 //! Sizes as [`super::Elf`]'s (`N`, `NB`, `SC`, `SCB`, `K = SC + 1`, `L`, `LB`,
-//! `U = 2 * L`, `FB`, `P`, `PB`, `WP = 8 * SC`), for two schedulers (`SC = 2`, the presets'
-//! SM). Structure, every stage a tree (logic depth 25 at `proto`, 29 at `fermi` in
-//! `rtl-out/REPORT.md`):
+//! `U = 2 * L`, `FB`, `P`, `PB`, `WP = 8 * SC`), and `RB` bits a position (`L < 2^RB`), for
+//! two schedulers (`SC = 2`, the presets' SM). Storage: the paper's two tables (program
+//! points, WPT), the age rows, and `RB` bits a warp for its position; no relation matrix.
+//! Structure, every stage a tree (logic depth in `rtl-out/REPORT.md`):
 //! * the table is a [`super::PpTableSlotwise`]: every slot's priority is computed beside the
 //!   find-first, from one subtraction per slot and lookup (its borrow the hit, its bits
 //!   3..12 the distance) and one adder for the score;
-//! * WPT relations `rel_lt[w]` / `rel_eq[w]` (which warps of its scheduler warp `w`'s value is
-//!   below / equal to), updated in the rows and columns of the values landing at the edge;
-//! * per-warp rank parts registered from next cycle's relations, ages and live warps (the live
-//!   warps with a lower value; those plus the older equal ones): the rank of a warp in the
-//!   cycle is one of them, corrected for the greedy warp, with no adder tree on the path;
+//! * per warp its *position* `pos` (how many live warps of its scheduler come before it on
+//!   `(WPT, not greedy, age)`; distinct among the live warps), registered at the edge by a
+//!   [`super::WarpPosition`] from next cycle's values (the warp's compared with its
+//!   scheduler's, a plane at a time), ages and live warps, the grant selecting last;
+//! * the positions decoded (`at_pos[p]`: the warp at position `p`; `pos_below[w]`: the
+//!   positions before warp `w`): a select takes the candidate before which no candidate holds
+//!   a position (the positions held an OR per position, per unit class for the issue), and its
+//!   position is its rank;
 //! * issue: the lead scheduler issues into the units with a free slot, the other into those
 //!   the lead left: one of four *choices* (the lead took no slot, or one of SP / SFU / LSU),
 //!   each known from the `free` inputs alone. Per scheduler and choice, in parallel: the warp
@@ -31,9 +35,11 @@
 //! rust-hdl evaluates array indices from loop variables only, so loops that index by
 //! `l * SC + s` bind `n = SC` with a one-iteration loop (`for n in SC..SC + 1`).
 
-use super::PpTableSlotwise;
-use crate::consts::{below_table, constant, index_table, onehot_table};
-use crate::prim::{Deal, Decode2, FindFirst, Gather, PopCount};
+use super::{PpTableSlotwise, WarpPosition};
+use crate::consts::{
+    below_table, constant, index_bit_masks, index_table, onehot_table, shift_table,
+};
+use crate::prim::{Deal, Decode2, FindFirst, Gather};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
@@ -52,6 +58,7 @@ pub struct ElfPipelined<
     const P: usize,
     const PB: usize,
     const WP: usize,
+    const RB: usize,
 > {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
@@ -118,12 +125,29 @@ pub struct ElfPipelined<
     /// Age rows, by global warp id: bit `j` set when local warp `j` of the same scheduler
     /// is older.
     older: [DFF<Bits<L>>; N],
-    /// WPT relations, by global warp id: bit `j` set when the warp's WPT value is below
-    /// (`rel_lt`) or equal to (`rel_eq`, the warp itself included) local warp `j`'s of the
-    /// same scheduler. They follow the WPT register for register, updated only in the rows
-    /// and columns of the warps whose value changes, so no cycle compares every pair.
-    rel_lt: [DFF<Bits<L>>; N],
-    rel_eq: [DFF<Bits<L>>; N],
+    /// By global warp id: its position this cycle, the live warps of its scheduler that come
+    /// before it on `(WPT, not greedy, age)` (distinct among a scheduler's live warps),
+    /// registered at the edge from next cycle's WPT, ages, live and greedy warps.
+    pos: [DFF<Bits<RB>>; N],
+    /// By global warp id: its next position.
+    position: [WarpPosition<L, RB>; N],
+    /// By global warp id: its WPT value next cycle (the position's input).
+    next_value: [Signal<Local, Bits<8>>; N],
+    /// Reused per warp: its next value compared with its scheduler's next values, per bit
+    /// then by a tree over the bits (level by level in place; entry 0 ends as the whole
+    /// compare): the warps whose value is below (`cmp_lower`) or above (`cmp_upper`) it.
+    cmp_lower: [Signal<Local, Bits<L>>; 8],
+    cmp_upper: [Signal<Local, Bits<L>>; 8],
+    /// Per scheduler: the choice its grant takes (one-hot over the four choices) and whether
+    /// it grants (the choice has a candidate: known before the winner).
+    choice: [Signal<Local, Bits<4>>; SC],
+    g_any: [Signal<Local, Bit>; SC],
+    /// Per (scheduler `s`, choice `x`), at `s * 4 + x`: the choice has a candidate.
+    cand_any: [Signal<Local, Bit>; 8],
+    /// Reused per warp: its live equal-valued younger warps next cycle; per choice, whether
+    /// the choice's winner is one of them.
+    younger_equal: Signal<Local, Bits<L>>,
+    greedy_after: Signal<Local, Bits<4>>,
     /// Per scheduler: live warps.
     live: [DFF<Bits<L>>; SC],
     /// Per scheduler: the last granted warp (one-hot; zero before any grant): the greedy one.
@@ -145,13 +169,8 @@ pub struct ElfPipelined<
     st_new: [Signal<Local, Bits<8>>; SC],
     st_launch: [Signal<Local, Bits<L>>; SC],
     st_lval: [Signal<Local, Bits<8>>; SC],
-    /// By global id: the relation rows the registers take (before reset).
-    nlt: [Signal<Local, Bits<L>>; N],
-    neq: [Signal<Local, Bits<L>>; N],
     /// The WPT planes the registers take (before reset).
     wnew: [Signal<Local, Bits<L>>; WP],
-    /// Reused per scheduler (pipelined): the warps at 255 after this edge's landings.
-    at255: Signal<Local, Bits<L>>,
     /// Launch, exit and fetch masks split by scheduler (global ids to local ones).
     launch_deal: Deal<N, L, SC>,
     exit_deal: Deal<N, L, SC>,
@@ -174,35 +193,23 @@ pub struct ElfPipelined<
     /// The WPT planes as this cycle's selects see them (last cycle's grants updated).
     wcur: [Signal<Local, Bits<L>>; WP],
     /// Per scheduler: the pending grant (one-hot) if its update port reports this cycle, its
-    /// stored and new WPT value, and the warps whose stored value the new one is below,
-    /// above, equal to (the pending warp itself left out of the first two).
+    /// stored and new WPT value.
     pend_mask: [Signal<Local, Bits<L>>; SC],
     pend_old: [Signal<Local, Bits<8>>; SC],
     pend_new: [Signal<Local, Bits<8>>; SC],
-    pend_lt: [Signal<Local, Bits<L>>; SC],
-    pend_gt: [Signal<Local, Bits<L>>; SC],
-    pend_eq: [Signal<Local, Bits<L>>; SC],
-    /// Reused: a value compared with a scheduler's WPT planes, per bit then by a tree over the
-    /// bits (level by level in place; entry 0 ends as the whole compare): the warps whose
-    /// value it is below (`cmp_lt`) or above (`cmp_gt`).
-    cmp_lt: [Signal<Local, Bits<L>>; 8],
-    cmp_gt: [Signal<Local, Bits<L>>; 8],
-    /// By global id: this cycle's relations (the pending grant's row and column updated).
-    cur_lt: [Signal<Local, Bits<L>>; N],
-    cur_eq: [Signal<Local, Bits<L>>; N],
-    /// By global id: the warps it beats on a tie.
-    tie: [Signal<Local, Bits<L>>; N],
-    /// By global id: the warps of its scheduler it beats.
-    beats: [Signal<Local, Bits<L>>; N],
-    /// Per scheduler: the warps whose value (after this cycle's update) the launch lookup's
-    /// is below, above, equal to.
-    launch_lt: [Signal<Local, Bits<L>>; SC],
-    launch_gt: [Signal<Local, Bits<L>>; SC],
-    launch_eq: [Signal<Local, Bits<L>>; SC],
+    /// By global id: the positions before the warp's (bit `p` set for `p < pos`).
+    pos_below: [Signal<Local, Bits<L>>; N],
+    /// By position `p` and scheduler (`p * SC + s`): the warps whose registered position is
+    /// `p` (at most one live one; the selects mask by live), so a set of warps' positions is a
+    /// word operation per position.
+    at_pos: [Signal<Local, Bits<L>>; N],
+    /// Reused per scheduler: the positions its ready warps hold, per unit class (none, SP,
+    /// SFU, LSU); per choice, those of its candidates; the positions its fetch-eligible live
+    /// warps hold.
+    held_class: [Signal<Local, Bits<L>>; 4],
+    held: Signal<Local, Bits<L>>,
     /// Reused per (scheduler, choice): the eligible warps.
     cand_elig: Signal<Local, Bits<L>>,
-    /// Reused per scheduler: its SP, SFU and LSU warps.
-    umask: [Signal<Local, Bits<L>>; 3],
     /// Per choice `x` (see the issue picks): an SP, SFU, LSU slot is left.
     room_sp: [Signal<Local, Bit>; 4],
     room_sfu: [Signal<Local, Bit>; 4],
@@ -210,10 +217,14 @@ pub struct ElfPipelined<
     /// Per scheduler: the unit its lead choice takes (SP, SFU, LSU bits; zero for none).
     lead_unit: [Signal<Local, Bits<3>>; SC],
     /// Per (scheduler `s`, choice `x`), at `s * 4 + x`: the warp granted (one-hot) and its
-    /// fetch candidacy, rank, local id and WPT value.
+    /// fetch candidacy, rank (its position), local id and WPT value.
     cand_win: [Signal<Local, Bits<L>>; 8],
     cand_fc: [Signal<Local, Bit>; 8],
-    cand_rank: [Signal<Local, Bits<6>>; 8],
+    cand_rank: [Signal<Local, Bits<RB>>; 8],
+    /// Per (scheduler, choice): the first of the positions its candidates hold (one-hot);
+    /// reused: the prefix OR that finds it.
+    first_held: [Signal<Local, Bits<L>>; 8],
+    held_scan: Signal<Local, Bits<L>>,
     cand_id: [Signal<Local, Bits<LB>>; 8],
     cand_prio: [Signal<Local, Bits<8>>; 8],
     /// Per scheduler: its grant this cycle (one-hot), its local id and WPT value.
@@ -225,34 +236,28 @@ pub struct ElfPipelined<
     a_elig: Signal<Local, Bits<L>>,
     /// Per scheduler: the best of them (`A`, one-hot), its rank, its global id.
     a_win: [Signal<Local, Bits<L>>; SC],
-    a_rank: [Signal<Local, Bits<6>>; SC],
+    a_rank: [Signal<Local, Bits<RB>>; SC],
     a_id: [Signal<Local, Bits<NB>>; SC],
-    /// Per warp: its rank as the selects use it, from the registered rank parts.
-    wcount: [Signal<Local, Bits<6>>; N],
-    /// Pipelined, per warp: registered rank parts (the live warps with a lower WPT value;
-    /// those plus the older ones with an equal value), and their counters.
-    rk_lt: [DFF<Bits<6>>; N],
-    rk_lteo: [DFF<Bits<6>>; N],
-    plt: [PopCount<L, 6>; N],
-    peo: [PopCount<L, 6>; N],
     /// Next cycle's age rows and live warps.
     nold: [Signal<Local, Bits<L>>; N],
     nlive: [Signal<Local, Bits<L>>; SC],
-    /// Reused per scheduler: bit `b` of every local warp's rank.
-    rank_plane: [Signal<Local, Bits<L>>; 6],
+    /// Reused per scheduler: bit `b` of every local warp's position.
+    pos_plane: [Signal<Local, Bits<L>>; RB],
     /// Per scheduler: position after the fetch lead.
     fpos: [Signal<Local, Bits<SCB>>; SC],
     /// Per scheduler: its grant's rank and global id; `A` and the grant are fetch candidates;
     /// reused: the one being checked comes first.
-    g_rank: [Signal<Local, Bits<6>>; SC],
+    g_rank: [Signal<Local, Bits<RB>>; SC],
     g_fc: [Signal<Local, Bit>; SC],
     g_id: [Signal<Local, Bits<NB>>; SC],
     a_ok: [Signal<Local, Bit>; SC],
     g_ok: [Signal<Local, Bit>; SC],
     a_first: Signal<Local, Bit>,
     g_first: Signal<Local, Bit>,
-    /// The fetched live warp (global id).
+    /// The fetched live warp (global id; zero for none).
     fetch_pick: Signal<Local, Bits<NB>>,
+    /// The launching warp fetched (zero when a live one is).
+    fresh_pick: Signal<Local, Bits<NB>>,
     /// Warps launching now (not yet live) that want a fetch; the lowest of them.
     live_all: Signal<Local, Bits<N>>,
     fresh: Signal<Local, Bits<N>>,
@@ -260,8 +265,16 @@ pub struct ElfPipelined<
     zero_lb: Constant<Bits<LB>>,
     zero_fb: Constant<Bits<FB>>,
     zero3: Constant<Bits<3>>,
-    zero6: Constant<Bits<6>>,
-    one6: Constant<Bits<6>>,
+    zero4: Constant<Bits<4>>,
+    zero_rb: Constant<Bits<RB>>,
+    /// `[0, 1, ..., L-1]` as positions.
+    pos_ids: [Constant<Bits<RB>>; L],
+    /// Per position bit `b`: the positions that have it.
+    pos_bit: [Constant<Bits<L>>; RB],
+    /// Shifts by 1, 2, 4, ... for the prefix OR.
+    shift: [Constant<Bits<8>>; RB],
+    /// Choice `x` one-hot.
+    choice_bit: [Constant<Bits<4>>; 4],
     /// Per choice `x`: the unit the lead took (bit `x - 1`; none for `x = 0`).
     taken: [Constant<Bits<3>>; 4],
     zero_nb: Constant<Bits<NB>>,
@@ -276,7 +289,6 @@ pub struct ElfPipelined<
     sched_ids: [Constant<Bits<SCB>>; SC],
     /// Scheduler `s` as the low bits of a global id.
     sched_gid: [Constant<Bits<NB>>; SC],
-    onehot_l: [Constant<Bits<L>>; L],
     below_l: [Constant<Bits<L>>; L],
 }
 
@@ -293,14 +305,15 @@ impl<
         const P: usize,
         const PB: usize,
         const WP: usize,
-    > Default for ElfPipelined<N, NB, SC, SCB, K, L, LB, U, FB, P, PB, WP>
+        const RB: usize,
+    > Default for ElfPipelined<N, NB, SC, SCB, K, L, LB, U, FB, P, PB, WP, RB>
 {
     fn default() -> Self {
         // Two schedulers (the presets' SM): the issue picks are written for a lead and one
         // scheduler after it.
         assert!(SC == 2 && SCB == 1);
         assert!(N == SC * L && L <= 32 && (1usize << LB) >= L && NB == LB + SCB);
-        assert!(K == SC + 1 && U == 2 * L && WP == 8 * SC);
+        assert!(K == SC + 1 && U == 2 * L && WP == 8 * SC && L < (1usize << RB));
         assert!((1usize << FB) > SC && (1usize << (FB - 1)) <= SC);
         Self {
             clock: Default::default(),
@@ -334,9 +347,21 @@ impl<
             pp_table: Default::default(),
             wpt: array_init::array_init(|_| Default::default()),
             older: array_init::array_init(|_| Default::default()),
-            rel_lt: array_init::array_init(|_| Default::default()),
-            rel_eq: array_init::array_init(|_| Default::default()),
             live: array_init::array_init(|_| Default::default()),
+            pos: array_init::array_init(|_| Default::default()),
+            position: array_init::array_init(|_| Default::default()),
+            next_value: array_init::array_init(|_| Default::default()),
+            cmp_lower: array_init::array_init(|_| Default::default()),
+            cmp_upper: array_init::array_init(|_| Default::default()),
+            choice: array_init::array_init(|_| Default::default()),
+            g_any: array_init::array_init(|_| Default::default()),
+            cand_any: array_init::array_init(|_| Default::default()),
+            younger_equal: Default::default(),
+            greedy_after: Default::default(),
+            pos_below: array_init::array_init(|_| Default::default()),
+            at_pos: array_init::array_init(|_| Default::default()),
+            held_class: array_init::array_init(|_| Default::default()),
+            held: Default::default(),
             last: array_init::array_init(|_| Default::default()),
             pend: array_init::array_init(|_| Default::default()),
             stage_mask: array_init::array_init(|_| Default::default()),
@@ -347,10 +372,7 @@ impl<
             st_new: array_init::array_init(|_| Default::default()),
             st_launch: array_init::array_init(|_| Default::default()),
             st_lval: array_init::array_init(|_| Default::default()),
-            nlt: array_init::array_init(|_| Default::default()),
-            neq: array_init::array_init(|_| Default::default()),
             wnew: array_init::array_init(|_| Default::default()),
-            at255: Default::default(),
             launch_deal: Default::default(),
             exit_deal: Default::default(),
             elig_deal: Default::default(),
@@ -368,19 +390,6 @@ impl<
             pend_mask: array_init::array_init(|_| Default::default()),
             pend_old: array_init::array_init(|_| Default::default()),
             pend_new: array_init::array_init(|_| Default::default()),
-            pend_lt: array_init::array_init(|_| Default::default()),
-            pend_gt: array_init::array_init(|_| Default::default()),
-            pend_eq: array_init::array_init(|_| Default::default()),
-            cmp_lt: array_init::array_init(|_| Default::default()),
-            cmp_gt: array_init::array_init(|_| Default::default()),
-            cur_lt: array_init::array_init(|_| Default::default()),
-            cur_eq: array_init::array_init(|_| Default::default()),
-            tie: array_init::array_init(|_| Default::default()),
-            beats: array_init::array_init(|_| Default::default()),
-            launch_lt: array_init::array_init(|_| Default::default()),
-            launch_gt: array_init::array_init(|_| Default::default()),
-            launch_eq: array_init::array_init(|_| Default::default()),
-            umask: array_init::array_init(|_| Default::default()),
             cand_elig: Default::default(),
             room_sp: array_init::array_init(|_| Default::default()),
             room_sfu: array_init::array_init(|_| Default::default()),
@@ -389,6 +398,8 @@ impl<
             lead_unit: array_init::array_init(|_| Default::default()),
             cand_fc: array_init::array_init(|_| Default::default()),
             cand_rank: array_init::array_init(|_| Default::default()),
+            first_held: array_init::array_init(|_| Default::default()),
+            held_scan: Default::default(),
             cand_id: array_init::array_init(|_| Default::default()),
             cand_prio: array_init::array_init(|_| Default::default()),
             grant: array_init::array_init(|_| Default::default()),
@@ -399,14 +410,9 @@ impl<
             a_win: array_init::array_init(|_| Default::default()),
             a_rank: array_init::array_init(|_| Default::default()),
             a_id: array_init::array_init(|_| Default::default()),
-            wcount: array_init::array_init(|_| Default::default()),
-            rk_lt: array_init::array_init(|_| Default::default()),
-            rk_lteo: array_init::array_init(|_| Default::default()),
-            plt: array_init::array_init(|_| Default::default()),
-            peo: array_init::array_init(|_| Default::default()),
             nold: array_init::array_init(|_| Default::default()),
             nlive: array_init::array_init(|_| Default::default()),
-            rank_plane: array_init::array_init(|_| Default::default()),
+            pos_plane: array_init::array_init(|_| Default::default()),
             fpos: array_init::array_init(|_| Default::default()),
             g_rank: array_init::array_init(|_| Default::default()),
             g_fc: array_init::array_init(|_| Default::default()),
@@ -416,14 +422,19 @@ impl<
             a_first: Default::default(),
             g_first: Default::default(),
             fetch_pick: Default::default(),
+            fresh_pick: Default::default(),
             live_all: Default::default(),
             fresh: Default::default(),
             zero_l: constant(0),
             zero_lb: constant(0),
             zero_fb: constant(0),
             zero3: constant(0),
-            zero6: constant(0),
-            one6: constant(1),
+            zero4: constant(0),
+            zero_rb: constant(0),
+            pos_ids: index_table(),
+            pos_bit: index_bit_masks(),
+            shift: shift_table(),
+            choice_bit: onehot_table(),
             taken: array_init::array_init(|x| constant(if x == 0 { 0 } else { 1 << (x - 1) })),
             zero_nb: constant(0),
             one_fb: constant(1),
@@ -436,7 +447,6 @@ impl<
             }),
             sched_ids: index_table(),
             sched_gid: index_table(),
-            onehot_l: onehot_table(),
             below_l: below_table(),
         }
     }
@@ -455,7 +465,8 @@ impl<
         const P: usize,
         const PB: usize,
         const WP: usize,
-    > Logic for ElfPipelined<N, NB, SC, SCB, K, L, LB, U, FB, P, PB, WP>
+        const RB: usize,
+    > Logic for ElfPipelined<N, NB, SC, SCB, K, L, LB, U, FB, P, PB, WP, RB>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -465,8 +476,7 @@ impl<
         for w in 0..N {
             self.older[w].clock.next = self.clock.val();
             self.older[w].d.next = self.older[w].q.val();
-            self.rel_lt[w].clock.next = self.clock.val();
-            self.rel_eq[w].clock.next = self.clock.val();
+            self.pos[w].clock.next = self.clock.val();
         }
         for s in 0..SC {
             self.live[s].clock.next = self.clock.val();
@@ -553,72 +563,6 @@ impl<
                 if self.reset.val() {
                     self.stage_mask[s].d.next = self.zero_l.val();
                 }
-                // Compared with every stored value a plane at a time: per bit, where the value
-                // is below / above; then a tree from the top bit down (`cmp_lt`, `cmp_gt`).
-                for b in 0..8 {
-                    self.cmp_lt[b].next = self.zero_l.val();
-                    self.cmp_gt[b].next = !self.wpt[s * 8 + b].q.val();
-                    if !self.st_new[s].val().get_bit(b) {
-                        self.cmp_lt[b].next = self.wpt[s * 8 + b].q.val();
-                        self.cmp_gt[b].next = self.zero_l.val();
-                    }
-                }
-                for i in 0..4 {
-                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
-                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
-                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
-                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
-                }
-                for i in 0..2 {
-                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
-                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
-                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
-                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
-                }
-                for i in 0..1 {
-                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
-                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
-                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
-                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
-                }
-                self.pend_lt[s].next = self.cmp_lt[0].val() & !self.st_mask[s].val();
-                self.pend_gt[s].next = self.cmp_gt[0].val() & !self.st_mask[s].val();
-                self.pend_eq[s].next = !(self.pend_lt[s].val() | self.pend_gt[s].val());
-            }
-            // This cycle's WPT relations: the stored ones with the pending grant's row and
-            // column replaced; warp i beats warp j on (WPT, not greedy, age).
-            for s in 0..SC {
-                for i in 0..L {
-                    if self.st_mask[s].val().get_bit(i) {
-                        self.cur_lt[i * n + s].next = self.pend_lt[s].val();
-                        self.cur_eq[i * n + s].next = self.pend_eq[s].val();
-                    } else {
-                        self.cur_lt[i * n + s].next =
-                            self.rel_lt[i * n + s].q.val() & !self.st_mask[s].val();
-                        if self.pend_gt[s].val().get_bit(i) {
-                            self.cur_lt[i * n + s].next =
-                                self.cur_lt[i * n + s].val() | self.st_mask[s].val();
-                        }
-                        self.cur_eq[i * n + s].next =
-                            self.rel_eq[i * n + s].q.val() & !self.st_mask[s].val();
-                        if self.pend_eq[s].val().get_bit(i) {
-                            self.cur_eq[i * n + s].next =
-                                self.cur_eq[i * n + s].val() | self.st_mask[s].val();
-                        }
-                    }
-                    // Ties: the greedy warp beats every other; else the older one wins,
-                    // never the greedy one.
-                    if self.last[s].q.val().get_bit(i) {
-                        self.tie[i * n + s].next = !self.last[s].q.val();
-                    } else {
-                        self.tie[i * n + s].next = !self.last[s].q.val()
-                            & !self.older[i * n + s].q.val()
-                            & !self.onehot_l[i].val();
-                    }
-                    // Bypass: this cycle's relations; registered: the stored ones.
-                    self.beats[i * n + s].next = self.rel_lt[i * n + s].q.val()
-                        | (self.rel_eq[i * n + s].q.val() & self.tie[i * n + s].val());
-                }
             }
             // Last cycle's grants report back: the WPT as this cycle's selects see it.
             for s in 0..SC {
@@ -629,57 +573,61 @@ impl<
                     }
                 }
             }
-            // Fetch, before the grants: each scheduler's best fetch-eligible live warp (`A`),
-            // every live warp's rank (the live warps of its scheduler that beat it: a
-            // population count per warp, the keys being a total order), as bit planes; `A`'s
-            // rank, global id and position from the fetch lead.
-            self.elig_deal.word.next = self.fetch_elig.val();
-            self.on_grant_deal.word.next = self.fetch_on_grant.val();
+            // Every warp's registered position decoded: the positions before it, and per
+            // position the warp there; bit `b` of every warp's position as a word.
             for s in 0..SC {
                 for i in 0..L {
-                    // Pipelined: from the registered counts; the greedy warp is beaten only by
-                    // lower values, any other also by the older equal ones and by a younger
-                    // equal greedy one.
-                    self.wcount[i * n + s].next = self.rk_lteo[i * n + s].q.val();
-                    if (self.rel_eq[i * n + s].q.val()
-                        & self.last[s].q.val()
-                        & self.live[s].q.val()
-                        & !self.older[i * n + s].q.val()
-                        & !self.onehot_l[i].val())
-                    .any()
-                    {
-                        self.wcount[i * n + s].next =
-                            self.rk_lteo[i * n + s].q.val() + self.one6.val();
-                    }
-                    if self.last[s].q.val().get_bit(i) {
-                        self.wcount[i * n + s].next = self.rk_lt[i * n + s].q.val();
+                    self.pos_below[i * n + s].next = self.zero_l.val();
+                    self.at_pos[i * n + s].next = self.zero_l.val();
+                }
+                for i in 0..L {
+                    for p in 0..L {
+                        self.pos_below[i * n + s].next = self.pos_below[i * n + s]
+                            .val()
+                            .replace_bit(p, self.pos_ids[p].val() < self.pos[i * n + s].q.val());
+                        self.at_pos[p * n + s].next = self.at_pos[p * n + s]
+                            .val()
+                            .replace_bit(i, self.pos_ids[p].val() == self.pos[i * n + s].q.val());
                     }
                 }
             }
+            // Fetch, before the grants: each scheduler's best fetch-eligible live warp (`A`:
+            // the one no other holds a position before), its rank (its position), global id
+            // and place from the fetch lead.
+            self.elig_deal.word.next = self.fetch_elig.val();
+            self.on_grant_deal.word.next = self.fetch_on_grant.val();
             for s in 0..SC {
+                for b in 0..RB {
+                    self.pos_plane[b].next = self.zero_l.val();
+                    for i in 0..L {
+                        self.pos_plane[b].next = self.pos_plane[b]
+                            .val()
+                            .replace_bit(i, self.pos[i * n + s].q.val().get_bit(b));
+                    }
+                }
                 self.a_elig.next = self.elig_deal.lanes[s].val() & self.live[s].q.val();
+                // `A` exists when an eligible warp does (before the select).
+                self.a_ok[s].next = self.a_elig.val().any();
+                self.held.next = self.zero_l.val();
+                for p in 0..L {
+                    self.held.next = self.held.val().replace_bit(
+                        p,
+                        (self.at_pos[p * n + s].val() & self.a_elig.val()).any(),
+                    );
+                }
                 self.a_win[s].next = self.zero_l.val();
                 for i in 0..L {
                     self.a_win[s].next = self.a_win[s].val().replace_bit(
                         i,
                         self.a_elig.val().get_bit(i)
-                            & (self.beats[i * n + s].val()
-                                | !self.a_elig.val()
-                                | self.onehot_l[i].val())
-                            .all(),
+                            & !(self.held.val() & self.pos_below[i * n + s].val()).any(),
                     );
                 }
-                self.a_rank[s].next = self.zero6.val();
-                for b in 0..6 {
-                    self.rank_plane[b].next = self.zero_l.val();
-                    for i in 0..L {
-                        self.rank_plane[b].next = self.rank_plane[b]
-                            .val()
-                            .replace_bit(i, self.wcount[i * n + s].val().get_bit(b));
-                    }
+                self.a_rank[s].next = self.zero_rb.val();
+                for b in 0..RB {
                     self.a_rank[s].next = self.a_rank[s]
                         .val()
-                        .replace_bit(b, (self.rank_plane[b].val() & self.a_win[s].val()).any());
+                        .replace_bit(b, (self.pos_plane[b].val() & self.a_win[s].val()).any());
                 }
                 self.fpos[s].next = self.sched_ids[s].val() - self.fetch_lead.val();
                 self.a_id[s].next = self.sched_gid[s].val();
@@ -711,16 +659,43 @@ impl<
                 }
             }
             for s in 0..SC {
-                self.umask[0].next = self.unit_sp[s].val();
-                self.umask[1].next = self.unit_sfu[s].val();
-                self.umask[2].next = self.unit_lsu[s].val();
-                for b in 0..6 {
-                    self.rank_plane[b].next = self.zero_l.val();
-                    for i in 0..L {
-                        self.rank_plane[b].next = self.rank_plane[b]
-                            .val()
-                            .replace_bit(i, self.wcount[i * n + s].val().get_bit(b));
-                    }
+                // The positions the ready live warps of each unit class hold.
+                for c in 0..4 {
+                    self.held_class[c].next = self.zero_l.val();
+                }
+                for p in 0..L {
+                    self.held_class[0].next = self.held_class[0].val().replace_bit(
+                        p,
+                        (self.at_pos[p * n + s].val()
+                            & self.unit_none[s].val()
+                            & self.ready[s].val()
+                            & self.live[s].q.val())
+                        .any(),
+                    );
+                    self.held_class[1].next = self.held_class[1].val().replace_bit(
+                        p,
+                        (self.at_pos[p * n + s].val()
+                            & self.unit_sp[s].val()
+                            & self.ready[s].val()
+                            & self.live[s].q.val())
+                        .any(),
+                    );
+                    self.held_class[2].next = self.held_class[2].val().replace_bit(
+                        p,
+                        (self.at_pos[p * n + s].val()
+                            & self.unit_sfu[s].val()
+                            & self.ready[s].val()
+                            & self.live[s].q.val())
+                        .any(),
+                    );
+                    self.held_class[3].next = self.held_class[3].val().replace_bit(
+                        p,
+                        (self.at_pos[p * n + s].val()
+                            & self.unit_lsu[s].val()
+                            & self.ready[s].val()
+                            & self.live[s].q.val())
+                        .any(),
+                    );
                 }
                 for x in 0..4 {
                     self.cand_elig.next = self.unit_none[s].val();
@@ -735,24 +710,42 @@ impl<
                     }
                     self.cand_elig.next =
                         self.cand_elig.val() & self.ready[s].val() & self.live[s].q.val();
+                    self.held.next = self.held_class[0].val();
+                    if self.room_sp[x].val() {
+                        self.held.next = self.held.val() | self.held_class[1].val();
+                    }
+                    if self.room_sfu[x].val() {
+                        self.held.next = self.held.val() | self.held_class[2].val();
+                    }
+                    if self.room_lsu[x].val() {
+                        self.held.next = self.held.val() | self.held_class[3].val();
+                    }
                     self.cand_win[s * 4 + x].next = self.zero_l.val();
                     for i in 0..L {
                         self.cand_win[s * 4 + x].next = self.cand_win[s * 4 + x].val().replace_bit(
                             i,
                             self.cand_elig.val().get_bit(i)
-                                & (self.beats[i * n + s].val()
-                                    | !self.cand_elig.val()
-                                    | self.onehot_l[i].val())
-                                .all(),
+                                & !(self.held.val() & self.pos_below[i * n + s].val()).any(),
                         );
                     }
+                    self.cand_any[s * 4 + x].next = self.cand_elig.val().any();
                     self.cand_fc[s * 4 + x].next =
                         (self.cand_win[s * 4 + x].val() & self.on_grant_deal.lanes[s].val()).any();
-                    self.cand_rank[s * 4 + x].next = self.zero6.val();
-                    for b in 0..6 {
-                        self.cand_rank[s * 4 + x].next = self.cand_rank[s * 4 + x]
-                            .val()
-                            .replace_bit(b, (self.cand_win[s * 4 + x].val() & self.rank_plane[b].val()).any());
+                    // The winner's rank is the first position held, found beside the winner:
+                    // a prefix OR marks the positions at or after it.
+                    self.held_scan.next = self.held.val();
+                    for k in 0..RB {
+                        self.held_scan.next =
+                            self.held_scan.val() | (self.held_scan.val() << self.shift[k].val());
+                    }
+                    self.first_held[s * 4 + x].next =
+                        self.held.val() & !(self.held_scan.val() << self.shift[0].val());
+                    self.cand_rank[s * 4 + x].next = self.zero_rb.val();
+                    for b in 0..RB {
+                        self.cand_rank[s * 4 + x].next = self.cand_rank[s * 4 + x].val().replace_bit(
+                            b,
+                            (self.first_held[s * 4 + x].val() & self.pos_bit[b].val()).any(),
+                        );
                     }
                     self.cand_id[s * 4 + x].next = self.zero_lb.val();
                     for b in 0..LB {
@@ -767,12 +760,13 @@ impl<
                             .replace_bit(b, (self.cand_win[s * 4 + x].val() & self.wpt[s * 8 + b].q.val()).any());
                     }
                 }
-                // The unit its lead choice takes.
+                // The unit its lead choice takes: the class holding the first position held.
                 self.lead_unit[s].next = self.zero3.val();
                 for u in 0..3 {
-                    self.lead_unit[s].next = self.lead_unit[s]
-                        .val()
-                        .replace_bit(u, (self.cand_win[s * 4].val() & self.umask[u].val()).any());
+                    self.lead_unit[s].next = self.lead_unit[s].val().replace_bit(
+                        u,
+                        (self.first_held[s * 4].val() & self.held_class[1 + u].val()).any(),
+                    );
                 }
             }
             // Each scheduler's grant: its lead choice, or second after the other's.
@@ -782,6 +776,8 @@ impl<
                 self.grant_prio[s].next = self.cand_prio[s * 4].val();
                 self.g_fc[s].next = self.cand_fc[s * 4].val();
                 self.g_rank[s].next = self.cand_rank[s * 4].val();
+                self.g_any[s].next = self.cand_any[s * 4].val();
+                self.choice[s].next = self.choice_bit[0].val();
                 if self.issue_lead.val() != self.sched_ids[s].val() {
                     for t in 0..SC {
                         if self.sched_ids[t].val() != self.sched_ids[s].val() {
@@ -792,6 +788,8 @@ impl<
                                     self.grant_prio[s].next = self.cand_prio[s * 4 + 1 + u].val();
                                     self.g_fc[s].next = self.cand_fc[s * 4 + 1 + u].val();
                                     self.g_rank[s].next = self.cand_rank[s * 4 + 1 + u].val();
+                                    self.g_any[s].next = self.cand_any[s * 4 + 1 + u].val();
+                                    self.choice[s].next = self.choice_bit[1 + u].val();
                                 }
                             }
                         }
@@ -812,14 +810,13 @@ impl<
         self.live_all.next = self.live_gather.word.val();
         // The fetch: among every scheduler's `A` and its grant `G` when the grant empties its
         // i-buffer, the one no other comes before in (rank, position from the fetch lead).
-        // Ranks order a scheduler's live warps as `beats` does (no two are equal), so every
-        // comparison is one of ranks: `A`s against each other before the grants, the `G`s
-        // against the `A`s and each other once the grants' ranks are muxed; `A_s` and `G_s`
-        // with equal ranks are the same warp (both name it).
+        // Ranks (positions) order a scheduler's live warps on (WPT, not greedy, age), no two
+        // equal, so every comparison is one of ranks: `A`s against each other before the
+        // grants, the `G`s against the `A`s and each other once the grants' ranks are muxed;
+        // `A_s` and `G_s` with equal ranks are the same warp (both name it).
         self.fetch_any.next = false;
         self.fetch_pick.next = self.zero_nb.val();
         for s in 0..SC {
-            self.a_ok[s].next = self.a_win[s].val().any();
             self.g_ok[s].next = self.g_fc[s].val();
             self.fetch_any.next = self.fetch_any.val() | self.a_ok[s].val() | self.g_ok[s].val();
         }
@@ -877,72 +874,22 @@ impl<
         self.fresh.next = self.fetch_elig.val() & self.launch.val() & !self.live_all.val();
         self.fresh_first.req.next = self.fresh.val();
         self.fetch_valid.next = self.fetch_any.val() | self.fresh_first.valid.val();
-        self.fetch_warp.next = self.fresh_first.index.val();
+        // The pick is zero when no live warp is fetched: OR it with the launching one (no
+        // mux after the pick's comparisons).
+        self.fresh_pick.next = self.fresh_first.index.val();
         if self.fetch_any.val() {
-            self.fetch_warp.next = self.fetch_pick.val();
+            self.fresh_pick.next = self.zero_nb.val();
         }
+        self.fetch_warp.next = self.fetch_pick.val() | self.fresh_pick.val();
         for s in 0..SC {
-            self.grant_valid[s].next = self.grant[s].val().any();
+            self.grant_valid[s].next = self.g_any[s].val();
             self.grant_warp[s].next = self.grant_id[s].val();
             self.prio[s].next = self.grant_prio[s].val();
         }
         // Edge: the WPT takes this cycle's values, then launches (the table as it is now).
         for n in SC..(SC + 1) {
-            // Launched warps all take the launch lookup's value: compare it with every
-            // warp's value after this cycle's update.
             for s in 0..SC {
-                for b in 0..8 {
-                    self.cmp_lt[b].next = self.zero_l.val();
-                    self.cmp_gt[b].next = !self.wcur[s * 8 + b].val();
-                    if !self.st_lval[s].val().get_bit(b) {
-                        self.cmp_lt[b].next = self.wcur[s * 8 + b].val();
-                        self.cmp_gt[b].next = self.zero_l.val();
-                    }
-                }
-                for i in 0..4 {
-                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
-                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
-                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
-                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
-                }
-                for i in 0..2 {
-                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
-                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
-                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
-                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
-                }
-                for i in 0..1 {
-                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
-                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
-                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
-                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
-                }
-                self.launch_lt[s].next = self.cmp_lt[0].val();
-                self.launch_gt[s].next = self.cmp_gt[0].val();
-                self.launch_eq[s].next = !(self.launch_lt[s].val() | self.launch_gt[s].val());
-                for i in 0..L {
-                    if self.st_launch[s].val().get_bit(i) {
-                        self.nlt[i * n + s].next =
-                            self.launch_lt[s].val() & !self.st_launch[s].val();
-                        self.neq[i * n + s].next =
-                            self.launch_eq[s].val() | self.st_launch[s].val();
-                    } else {
-                        self.nlt[i * n + s].next =
-                            self.cur_lt[i * n + s].val() & !self.st_launch[s].val();
-                        if self.launch_gt[s].val().get_bit(i) {
-                            self.nlt[i * n + s].next =
-                                self.cur_lt[i * n + s].val() | self.st_launch[s].val();
-                        }
-                        self.neq[i * n + s].next =
-                            self.cur_eq[i * n + s].val() & !self.st_launch[s].val();
-                        if self.launch_eq[s].val().get_bit(i) {
-                            self.neq[i * n + s].next =
-                                self.cur_eq[i * n + s].val() | self.st_launch[s].val();
-                        }
-                    }
-                }
-            }
-            for s in 0..SC {
+                // Launched warps all take the launch lookup's value.
                 for b in 0..8 {
                     if self.st_lval[s].val().get_bit(b) {
                         self.wnew[s * 8 + b].next =
@@ -952,30 +899,7 @@ impl<
                             self.wcur[s * 8 + b].val() & !self.st_launch[s].val();
                     }
                 }
-                // Pipelined: the warps launched now, at 255 until their lookup lands (after
-                // the values landing now): equal to the warps at 255, below no one.
-                self.at255.next = !self.zero_l.val();
-                for b in 0..8 {
-                    self.at255.next = self.at255.val() & self.wnew[s * 8 + b].val();
-                }
-                for i in 0..L {
-                    if self.launch_s[s].val().get_bit(i) {
-                        self.nlt[i * n + s].next = self.zero_l.val();
-                        self.neq[i * n + s].next = self.at255.val() | self.launch_s[s].val();
-                    } else {
-                        self.nlt[i * n + s].next =
-                            self.nlt[i * n + s].val() & !self.launch_s[s].val();
-                        self.neq[i * n + s].next =
-                            self.neq[i * n + s].val() & !self.launch_s[s].val();
-                        if self.at255.val().get_bit(i) {
-                            self.neq[i * n + s].next =
-                                self.neq[i * n + s].val() | self.launch_s[s].val();
-                        } else {
-                            self.nlt[i * n + s].next =
-                                self.nlt[i * n + s].val() | self.launch_s[s].val();
-                        }
-                    }
-                }
+                // Pipelined: the warps launched now, at 255 until their lookup lands.
                 for b in 0..8 {
                     self.wnew[s * 8 + b].next = self.wnew[s * 8 + b].val() | self.launch_s[s].val();
                 }
@@ -983,14 +907,6 @@ impl<
                     self.wpt[s * 8 + b].d.next = self.wnew[s * 8 + b].val();
                     if self.reset.val() {
                         self.wpt[s * 8 + b].d.next = !self.zero_l.val();
-                    }
-                }
-                for i in 0..L {
-                    self.rel_lt[i * n + s].d.next = self.nlt[i * n + s].val();
-                    self.rel_eq[i * n + s].d.next = self.neq[i * n + s].val();
-                    if self.reset.val() {
-                        self.rel_lt[i * n + s].d.next = self.zero_l.val();
-                        self.rel_eq[i * n + s].d.next = !self.zero_l.val();
                     }
                 }
                 for l in 0..L {
@@ -1011,26 +927,78 @@ impl<
                 if self.reset.val() {
                     self.nlive[s].next = self.zero_l.val();
                 }
-                // Pipelined: next cycle's rank parts, from next cycle's relations, ages and
-                // live warps: the live warps with a lower value; with it, the older ones with
-                // an equal value.
+                // Next cycle's positions, from next cycle's values, ages, live warps and
+                // greedy warp (this cycle's grant, else the last one). The grant comes late:
+                // each choice's winner is checked against the warp beside the choice, and
+                // the choice, then whether there is a grant, select last.
                 for i in 0..L {
-                    self.plt[i * n + s].bits.next = self.nlive[s].val()
-                        & !self.nlt[i * n + s].val()
-                        & !self.neq[i * n + s].val();
-                    self.peo[i * n + s].bits.next =
-                        self.nlive[s].val() & self.neq[i * n + s].val() & self.nold[i * n + s].val();
-                    self.rk_lt[i * n + s].clock.next = self.clock.val();
-                    self.rk_lteo[i * n + s].clock.next = self.clock.val();
-                    self.rk_lt[i * n + s].d.next = self.plt[i * n + s].count.val();
-                    self.rk_lteo[i * n + s].d.next =
-                        self.plt[i * n + s].count.val() + self.peo[i * n + s].count.val();
+                    self.next_value[i * n + s].next = self.zero8.val();
+                    for b in 0..8 {
+                        self.next_value[i * n + s].next = self.next_value[i * n + s]
+                            .val()
+                            .replace_bit(b, self.wnew[s * 8 + b].val().get_bit(i));
+                    }
+                    // The value compared with every warp's a plane at a time: per bit, the
+                    // warps below / above it there; then a tree from the top bit down.
+                    for b in 0..8 {
+                        self.cmp_lower[b].next = self.zero_l.val();
+                        self.cmp_upper[b].next = self.wnew[s * 8 + b].val();
+                        if self.next_value[i * n + s].val().get_bit(b) {
+                            self.cmp_lower[b].next = !self.wnew[s * 8 + b].val();
+                            self.cmp_upper[b].next = self.zero_l.val();
+                        }
+                    }
+                    for k in 0..4 {
+                        self.cmp_lower[k].next = self.cmp_lower[2 * k + 1].val()
+                            | (!self.cmp_upper[2 * k + 1].val() & self.cmp_lower[2 * k].val());
+                        self.cmp_upper[k].next = self.cmp_upper[2 * k + 1].val()
+                            | (!self.cmp_lower[2 * k + 1].val() & self.cmp_upper[2 * k].val());
+                    }
+                    for k in 0..2 {
+                        self.cmp_lower[k].next = self.cmp_lower[2 * k + 1].val()
+                            | (!self.cmp_upper[2 * k + 1].val() & self.cmp_lower[2 * k].val());
+                        self.cmp_upper[k].next = self.cmp_upper[2 * k + 1].val()
+                            | (!self.cmp_lower[2 * k + 1].val() & self.cmp_upper[2 * k].val());
+                    }
+                    for k in 0..1 {
+                        self.cmp_lower[k].next = self.cmp_lower[2 * k + 1].val()
+                            | (!self.cmp_upper[2 * k + 1].val() & self.cmp_lower[2 * k].val());
+                        self.cmp_upper[k].next = self.cmp_upper[2 * k + 1].val()
+                            | (!self.cmp_lower[2 * k + 1].val() & self.cmp_upper[2 * k].val());
+                    }
+                    self.position[i * n + s].lower.next = self.cmp_lower[0].val();
+                    self.position[i * n + s].equal.next =
+                        !(self.cmp_lower[0].val() | self.cmp_upper[0].val());
+                    self.position[i * n + s].live.next = self.nlive[s].val();
+                    self.position[i * n + s].older.next = self.nold[i * n + s].val();
+                    self.younger_equal.next = !(self.cmp_lower[0].val() | self.cmp_upper[0].val())
+                        & self.nlive[s].val()
+                        & !self.nold[i * n + s].val();
+                    self.greedy_after.next = self.zero4.val();
+                    for x in 0..4 {
+                        self.greedy_after.next = self.greedy_after.val().replace_bit(
+                            x,
+                            (self.cand_win[s * 4 + x].val() & self.younger_equal.val()).any(),
+                        );
+                    }
+                    self.position[i * n + s].after_greedy.next =
+                        (self.last[s].q.val() & self.younger_equal.val()).any();
+                    self.position[i * n + s].is_greedy.next = self.last[s].q.val().get_bit(i);
+                    if self.g_any[s].val() {
+                        self.position[i * n + s].after_greedy.next =
+                            (self.greedy_after.val() & self.choice[s].val()).any();
+                        self.position[i * n + s].is_greedy.next = self.grant[s].val().get_bit(i);
+                    }
+                    self.pos[i * n + s].d.next = self.position[i * n + s].pos.val();
+                    if self.reset.val() {
+                        self.pos[i * n + s].d.next = self.zero_rb.val();
+                    }
                 }
             }
         }
         for s in 0..SC {
             self.live[s].d.next = self.nlive[s].val();
-            if self.grant[s].val().any() {
+            if self.g_any[s].val() {
                 self.last[s].d.next = self.grant[s].val();
             }
             self.pend[s].d.next = self.grant[s].val();
@@ -1056,7 +1024,8 @@ impl<
         const P: usize,
         const PB: usize,
         const WP: usize,
-    > Clocked for ElfPipelined<N, NB, SC, SCB, K, L, LB, U, FB, P, PB, WP>
+        const RB: usize,
+    > Clocked for ElfPipelined<N, NB, SC, SCB, K, L, LB, U, FB, P, PB, WP, RB>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -1064,6 +1033,6 @@ impl<
 }
 
 /// `fermi` preset, pipelined WPT updates: 48 warps (two schedulers of 24), 32 program points.
-pub type ElfPipelinedFermi = ElfPipelined<48, 6, 2, 1, 3, 24, 5, 48, 2, 32, 5, 16>;
+pub type ElfPipelinedFermi = ElfPipelined<48, 6, 2, 1, 3, 24, 5, 48, 2, 32, 5, 16, 5>;
 /// `proto` preset, pipelined WPT updates: 8 warps (two schedulers of 4), 8 program points.
-pub type ElfPipelinedProto = ElfPipelined<8, 3, 2, 1, 3, 4, 2, 8, 2, 8, 3, 16>;
+pub type ElfPipelinedProto = ElfPipelined<8, 3, 2, 1, 3, 4, 2, 8, 2, 8, 3, 16, 3>;
