@@ -2244,8 +2244,8 @@ fn bridge_targets_run_cosim_and_one_gpu_site_and_bad_targets_say_what_is_expecte
 }
 
 /// `fpga --all` on a copy of rtl-out/ whose FPGA row for one module was deleted: only that
-/// row is placed and routed again, the others are kept as they are; a stale row made with
-/// another seed is made again with it.
+/// row is placed and routed again, the others are kept as they are, and the targets section is
+/// rendered again from the rows; a stale row made with another seed is made again with it.
 #[test]
 fn fpga_all_reruns_only_the_rows_that_are_missing_or_stale_with_their_options() {
     let have = ["yosys", "nextpnr-ice40", "icepack"]
@@ -2278,9 +2278,17 @@ fn fpga_all_reruns_only_the_rows_that_are_missing_or_stale_with_their_options() 
     };
     let kept = row(&report, "warp_arbiter_gto_proto").expect("committed row");
     let gone = row(&report, "warp_arbiter_lrr_proto").expect("committed row");
+    // A stale cell in the targets section, which reads the FPGA rows: written again with them.
+    let target = report
+        .lines()
+        .find(|l| l.starts_with("| newcar | "))
+        .expect("newcar's targets row")
+        .to_string();
     std::fs::write(
         rtl.join("REPORT.md"),
-        report.replace(&format!("{gone}\n"), ""),
+        report
+            .replace(&format!("{gone}\n"), "")
+            .replace(&target, "| newcar | - | - | **no** |"),
     )
     .unwrap();
     // `fpga --all --board icebreaker` on the copy, with `more` arguments.
@@ -2309,6 +2317,8 @@ fn fpga_all_reruns_only_the_rows_that_are_missing_or_stale_with_their_options() 
     );
     let after = std::fs::read_to_string(rtl.join("REPORT.md")).unwrap();
     assert_eq!(row(&after, "warp_arbiter_gto_proto").unwrap(), kept);
+    assert!(t.contains("targets section updated"), "{t}");
+    assert!(after.lines().any(|l| l == target), "{after}");
     let again = row(&after, "warp_arbiter_lrr_proto").expect("row written again");
     // The same Verilog and the same tools give the same figures.
     let hash_and_fmax = |l: &str| {

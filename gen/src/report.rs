@@ -184,6 +184,20 @@ pub fn stale(gen: &Generated, dir: &Path) -> Option<String> {
     }
 }
 
+/// The report rendered again from the rows on disk when every module's Xilinx row is current
+/// (no Yosys run): how `gpusched fpga --all` brings the targets section up to date after writing
+/// FPGA rows. `None` when some module's Verilog in `dir` is not what `gen` produces now.
+pub fn render_current(gen: &Generated, dir: &Path) -> Result<Option<String>, GateError> {
+    let old = rows_at(dir);
+    if modules(gen)
+        .iter()
+        .any(|(m, h)| row_for(&old, m, h).is_none())
+    {
+        return Ok(None);
+    }
+    render(gen, dir, &|_| {}).map(Some)
+}
+
 /// Renders the report for the modules of `gen` (written into `dir` first): rows of unchanged
 /// Verilog come from the report on disk, the others are synthesized on every core, the largest
 /// Verilog first (`progress` names each module as its synthesis starts, from any thread).

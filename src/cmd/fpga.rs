@@ -9,7 +9,7 @@ use gpusched_gen::fpga::flow::{
     run_flow, Design, FlowError, FlowReport, RunOptions, Status, DEFAULT_SEED,
 };
 use gpusched_gen::fpga::table::{self, net_of, FpgaRow};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `gpusched fpga`.
@@ -242,6 +242,7 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
         );
     }
     let n = pairs.len();
+    let mut wrote = false;
     for (k, (m, b, target)) in pairs.into_iter().enumerate() {
         let hash = table::pair_hash(
             &read(rtl.join(format!("{m}.v")))?,
@@ -336,9 +337,38 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
         );
         std::fs::write(&report_path, fresh)
             .map_err(|e| anyhow::anyhow!("{}: {e}", report_path.display()))?;
+        wrote = true;
     }
     outln!("{}: FPGA section up to date", report_path.display());
+    if wrote {
+        refresh_targets(&rtl)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Renders `rtl`'s REPORT.md again after new FPGA rows, so that its targets section (which
+/// reads them) follows; when the Verilog there is not what `hdl/` generates now, says that
+/// `gpusched gen` does it instead (it would synthesize).
+fn refresh_targets(rtl: &Path) -> Result<()> {
+    use gpusched_gen::report::{render_current, REPORT};
+    let g = gpusched_gen::generate_all()?;
+    let path = rtl.join(REPORT);
+    match render_current(&g, rtl)? {
+        Some(text) => {
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                std::fs::write(&path, text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                outln!("{}: targets section updated", path.display());
+            }
+        }
+        None => eprintln!(
+            "note: {} holds Verilog that hdl/ no longer generates: run `gpusched gen --out {}` \
+             to bring its targets section up to date",
+            rtl.display(),
+            rtl.display()
+        ),
+    }
+    Ok(())
 }
 
 /// A row's figures from a place-and-route report.
