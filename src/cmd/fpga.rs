@@ -52,7 +52,8 @@ pub struct FpgaArgs {
     #[arg(long, value_name = "DIR")]
     rtl: Option<PathBuf>,
     /// Extra nextpnr arguments, after the flow's own (not the device, files, --freq, --seed or
-    /// --report, which it sets: see --seed), e.g. "--router2-alt-weights" or "--no-tmdriv"; a
+    /// --report, which it sets: see --seed), e.g. "--router2-alt-weights" or "--no-tmdriv"; one
+    /// the flow adds for a large design ("--router router2" on the ECP5) is replaced by yours; a
     /// report row made with them shows them in its status.
     #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
     pnr_args: Option<String>,

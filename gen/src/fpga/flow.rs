@@ -295,9 +295,24 @@ pub fn parse_stat(stat: &serde_json::Value) -> BTreeMap<String, u64> {
 }
 
 /// nextpnr's arguments beyond the board's and the design's files: [`large_pnr_args`], then
-/// the user's `extra` (`gpusched fpga --pnr-args`), in that order (a later option wins).
+/// the user's `extra` (`gpusched fpga --pnr-args`). An option of the flow's that the user also
+/// gives (`--router router1`) is left out with its values: nextpnr refuses an option twice.
 pub fn pnr_args(board: &Board, cells: &BTreeMap<String, u64>, extra: &[String]) -> Vec<String> {
-    let mut args = large_pnr_args(board, cells);
+    let named = |option: &str| {
+        extra
+            .iter()
+            .any(|e| e == option || e.strip_prefix(option).is_some_and(|v| v.starts_with('=')))
+    };
+    let mut args = Vec::new();
+    let mut skipping = false;
+    for arg in large_pnr_args(board, cells) {
+        if arg.starts_with("--") {
+            skipping = named(&arg);
+        }
+        if !skipping {
+            args.push(arg);
+        }
+    }
     args.extend(extra.iter().cloned());
     args
 }
@@ -655,6 +670,20 @@ mod tests {
             ["--router", "router2", "--placer-heap-beta", "0.6"]
         );
         assert_eq!(pnr_args(ulx3s, &cells(100), &extra), extra);
+        // An option the flow sets and the user gives again is the user's alone (nextpnr
+        // refuses `--router` twice), with a value apart or after `=`.
+        let router = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for user in [
+            router(&["--router", "router2"]),
+            router(&["--router=router1"]),
+        ] {
+            assert_eq!(pnr_args(ulx3s, &cells(61_845), &user), user);
+        }
+        let near = router(&["--router2-alt-weights"]);
+        assert_eq!(
+            pnr_args(ulx3s, &cells(61_845), &near),
+            ["--router", "router2", "--router2-alt-weights"]
+        );
     }
 
     #[test]
