@@ -2326,25 +2326,29 @@ fn fpga_all_reruns_only_the_rows_that_are_missing_or_stale_with_their_options() 
         (c[2].to_string(), c[6].to_string())
     };
     assert_eq!(hash_and_fmax(&again), hash_and_fmax(&gone));
-    // A stale row that names the options it was made with is made again with them, and
-    // `--module` limits `--all` to that module's rows.
+    // A stale row that names the options it was made with (Yosys's, nextpnr's) is made again
+    // with them, and `--module` limits `--all` to that module's rows.
     let cells: Vec<&str> = again.split(" | ").collect();
-    let planted = again
-        .replace(cells[2], "`0000000000000000`")
-        .replace(&format!(" | {} | ", cells[3]), " | ok (`--seed 2`) | ");
+    let planted = again.replace(cells[2], "`0000000000000000`").replace(
+        &format!(" | {} | ", cells[3]),
+        " | ok (`synth_ice40 -abc9`, `--seed 2`) | ",
+    );
     std::fs::write(rtl.join("REPORT.md"), after.replace(&again, &planted)).unwrap();
     let o = all_on_copy(&["--module", "warp_arbiter_lrr_proto"]);
     assert!(o.status.success(), "{}", text(&o));
     let t = text(&o);
     assert!(
-        t.contains("nextpnr options of its REPORT.md row: --seed 2"),
+        t.contains("options of its REPORT.md row: Yosys -abc9; nextpnr --seed 2"),
         "{t}"
     );
     assert!(!t.contains("warp_arbiter_gto_proto"), "{t}");
     let reseeded = std::fs::read_to_string(rtl.join("REPORT.md")).unwrap();
     let reseeded = row(&reseeded, "warp_arbiter_lrr_proto").unwrap();
     assert!(reseeded.contains(cells[2]), "{reseeded}");
-    assert!(reseeded.contains("(`--seed 2`)"), "{reseeded}");
+    assert!(
+        reseeded.contains("(`synth_ice40 -abc9`, `--seed 2`)"),
+        "{reseeded}"
+    );
     let o = gpusched(&["fpga", "--all", "--module", "x"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("no row for module x"), "{}", text(&o));

@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Args;
 use gpusched_gen::fpga::board::{board, Board, BOARDS};
 use gpusched_gen::fpga::flow::{
-    run_flow, Design, FlowError, FlowReport, RunOptions, Status, DEFAULT_SEED,
+    self, run_flow, Design, FlowError, FlowReport, RunOptions, Status, DEFAULT_SEED,
 };
 use gpusched_gen::fpga::table::{self, net_of, FpgaRow};
 use std::path::{Path, PathBuf};
@@ -57,10 +57,17 @@ pub struct FpgaArgs {
     /// report row made with them shows them in its status.
     #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
     pnr_args: Option<String>,
+    /// Extra options of Yosys's synthesis command, after the flow's (`synth_ecp5 -top gs_top
+    /// -json synth.json`; not -top or -json), e.g. "-abc9" (ABC9's timing-driven LUT mapping)
+    /// or, on the iCEBreaker, "-dsp" (multipliers in the UP5K's DSP blocks); a report row made
+    /// with them shows them in its status.
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true, value_parser = parse_synth_args)]
+    synth_args: Option<SynthArgs>,
     /// nextpnr's placement seed; a report row made with another than 1 shows it in its status
     /// (another placement can route a congested design that seed 1 does not) [default: 1].
-    /// Without --seed and --pnr-args, a self-test whose REPORT.md row names the options it was
-    /// made with (e.g. `--no-tmdriv --seed 2`) is placed with those again.
+    /// Without --seed, --pnr-args and --synth-args, a self-test whose REPORT.md row names the
+    /// options it was made with (e.g. `synth_ecp5 -abc9`, `--no-tmdriv --seed 2`) is built
+    /// with those again.
     #[arg(long)]
     seed: Option<u64>,
     /// Print one JSON object instead of the report.
@@ -69,38 +76,58 @@ pub struct FpgaArgs {
 }
 
 impl FpgaArgs {
-    /// The nextpnr options for `board`'s self-test of a module whose REPORT.md row (of any
-    /// Verilog) is `previous`: `--pnr-args` and `--seed` when either is given, else the
-    /// options the row names, else none and seed 1. Prints where they came from.
+    /// The Yosys and nextpnr options for `board`'s self-test of a module whose REPORT.md row
+    /// (of any Verilog) is `previous`: `--synth-args`, `--pnr-args` and `--seed` when any is
+    /// given, else the options the row names, else none and seed 1. Prints where they came
+    /// from.
     fn options(&self, board: &Board, previous: Option<&FpgaRow>, label: &str) -> RunOptions {
         let mut opts = RunOptions::default();
-        if self.seed.is_some() || self.pnr_args.is_some() {
+        if self.seed.is_some() || self.pnr_args.is_some() || self.synth_args.is_some() {
             opts.extra_pnr = self
                 .pnr_args
                 .as_deref()
                 .map(|a| a.split_whitespace().map(String::from).collect())
                 .unwrap_or_default();
+            opts.extra_synth = self.synth_args.clone().map(|a| a.0).unwrap_or_default();
             opts.seed = self.seed.unwrap_or(DEFAULT_SEED);
             return opts;
         }
+        let Some(previous) = previous else {
+            return opts;
+        };
         let flow_own = board.large_pnr.map_or(&[][..], |(_, _, args)| args);
-        if let Some((extra, seed)) = previous.map(|r| r.recorded_options(flow_own)) {
-            if !extra.is_empty() || seed.is_some() {
-                opts.extra_pnr = extra;
-                opts.seed = seed.unwrap_or(DEFAULT_SEED);
-                let named = [
-                    &opts.extra_pnr[..],
-                    &["--seed".into(), opts.seed.to_string()],
-                ];
-                eprintln!(
-                    "{label}: nextpnr options of its REPORT.md row: {} \
-                     (--seed or --pnr-args to choose others)",
-                    named.concat().join(" ")
-                );
-            }
+        let (extra, seed) = previous.recorded_options(flow_own);
+        opts.extra_synth = previous.recorded_synth();
+        if !extra.is_empty() || seed.is_some() || !opts.extra_synth.is_empty() {
+            opts.extra_pnr = extra;
+            opts.seed = seed.unwrap_or(DEFAULT_SEED);
+            let named = [
+                &opts.extra_pnr[..],
+                &["--seed".into(), opts.seed.to_string()],
+            ];
+            let synth = match &opts.extra_synth[..] {
+                [] => String::new(),
+                words => format!("Yosys {}; ", words.join(" ")),
+            };
+            eprintln!(
+                "{label}: options of its REPORT.md row: {synth}nextpnr {} \
+                 (--synth-args, --seed or --pnr-args to choose others)",
+                named.concat().join(" ")
+            );
         }
         opts
     }
+}
+
+/// `--synth-args`, split into words.
+#[derive(Clone, Debug)]
+pub struct SynthArgs(Vec<String>);
+
+/// `--synth-args`: the words of `text`, checked by [`flow::check_synth_args`].
+fn parse_synth_args(text: &str) -> Result<SynthArgs, String> {
+    let words: Vec<String> = text.split_whitespace().map(String::from).collect();
+    flow::check_synth_args(&words)?;
+    Ok(SynthArgs(words))
 }
 
 /// The FPGA section's rows in `rtl`'s REPORT.md (none when it has no report).
@@ -161,6 +188,9 @@ fn print(r: &FlowReport, title: &str) -> Result<()> {
     outln!("{} ({design}) on {}", r.module, title);
     let cells: Vec<String> = r.cells.iter().map(|(t, n)| format!("{t} {n}")).collect();
     outln!("  synthesis (Yosys cells): {}", cells.join(", "));
+    if !r.synth_args.is_empty() {
+        outln!("  Yosys options: {}", r.synth_args.join(" "));
+    }
     if !r.pnr_args.is_empty() {
         outln!("  nextpnr options: {}", r.pnr_args.join(" "));
     }
@@ -302,10 +332,12 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
                         ..
                     }) => {
                         row.status = "no fit".into();
+                        row.note_options(flow::synth_name(b), &opts.extra_synth, &[]);
                         row.logic = format!("{resource} {used} of {available} ({pct}%)");
                     }
                     Err(FlowError::Timeout { tool, seconds, .. }) => {
                         row.status = format!("{tool} stopped after {seconds} s (time limit)");
+                        row.note_options(flow::synth_name(b), &opts.extra_synth, &[]);
                     }
                     Err(e) => return Err(e.into()),
                 }
@@ -379,9 +411,8 @@ fn fill(row: &mut FpgaRow, r: &FlowReport) {
         Status::TimingMiss => "board clock missed".into(),
         Status::SynthOnly => "synthesis only".into(),
     };
-    if !r.pnr_args.is_empty() {
-        row.status = format!("{} (`{}`)", row.status, r.pnr_args.join(" "));
-    }
+    let synth = flow::synth_name(board(&r.board).expect("the flow's own board"));
+    row.note_options(synth, &r.synth_args, &r.pnr_args);
     let logic = ["ICESTORM_LC", "TRELLIS_COMB"];
     if let Some(u) = r
         .utilization

@@ -90,6 +90,9 @@ pub struct FlowReport {
     /// router2`, then the user's (`--pnr-args`), then `--seed N` when the seed is not
     /// [`DEFAULT_SEED`]; empty otherwise.
     pub pnr_args: Vec<String>,
+    /// The user's options of Yosys's synthesis command (`--synth-args`), after the flow's;
+    /// empty when the flow's alone were used.
+    pub synth_args: Vec<String>,
 }
 
 /// What `gpusched fpga` builds around a module.
@@ -317,6 +320,57 @@ pub fn pnr_args(board: &Board, cells: &BTreeMap<String, u64>, extra: &[String]) 
     args
 }
 
+/// Yosys's synthesis command for `board` (`synth_ecp5 -top gs_top -json synth.json`), the
+/// user's `extra` options after the flow's (`gpusched fpga --synth-args`).
+pub fn synth_command(board: &Board, extra: &[String]) -> String {
+    let own = match board.family {
+        Family::Ice40 => "synth_ice40 -top gs_top -json synth.json",
+        Family::Ecp5 => "synth_ecp5 -top gs_top -json synth.json",
+        Family::Xilinx7 => "synth_xilinx -top gs_top -flatten",
+    };
+    [own.to_string()]
+        .into_iter()
+        .chain(extra.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Yosys's synthesis command name for `board` (`synth_ecp5`), as a report row names the
+/// user's options with it ([`synth_command`]).
+pub fn synth_name(board: &Board) -> &'static str {
+    match board.family {
+        Family::Ice40 => "synth_ice40",
+        Family::Ecp5 => "synth_ecp5",
+        Family::Xilinx7 => "synth_xilinx",
+    }
+}
+
+/// Why `words` cannot be added to Yosys's synthesis command (`gpusched fpga --synth-args`):
+/// each must be an option (`-abc9`) or an option's value, none may end the command (`;`) or
+/// set what the flow sets (`-top`, `-json`).
+pub fn check_synth_args(words: &[String]) -> Result<(), String> {
+    if words.first().is_some_and(|w| !w.starts_with('-')) {
+        return Err(format!(
+            "expected an option such as -abc9, found `{}`",
+            words[0]
+        ));
+    }
+    if let Some(w) = words.iter().find(|w| w.contains(';') || w.contains('#')) {
+        return Err(format!(
+            "`{w}`: `;` and `#` would end Yosys's synthesis command"
+        ));
+    }
+    if let Some(w) = words
+        .iter()
+        .find(|w| ["-top", "-json"].contains(&w.as_str()))
+    {
+        return Err(format!(
+            "`{w}` is set by the flow (-top gs_top -json synth.json)"
+        ));
+    }
+    Ok(())
+}
+
 /// The nextpnr options `board` adds for a design of `cells` ([`Board::large_pnr`]).
 pub fn large_pnr_args(board: &Board, cells: &BTreeMap<String, u64>) -> Vec<String> {
     match board.large_pnr {
@@ -430,6 +484,9 @@ pub struct RunOptions {
     pub timeout: Option<Duration>,
     /// More nextpnr arguments, after the flow's own (`gpusched fpga --pnr-args`).
     pub extra_pnr: Vec<String>,
+    /// More options of Yosys's synthesis command, after the flow's (`gpusched fpga
+    /// --synth-args`, e.g. `-abc9`; [`check_synth_args`]).
+    pub extra_synth: Vec<String>,
     /// nextpnr's placement seed ([`DEFAULT_SEED`] unless `gpusched fpga --seed` says).
     pub seed: u64,
 }
@@ -439,11 +496,12 @@ pub struct RunOptions {
 pub const DEFAULT_SEED: u64 = 1;
 
 impl Default for RunOptions {
-    /// No time limit, no extra nextpnr arguments, [`DEFAULT_SEED`].
+    /// No time limit, no extra nextpnr or Yosys options, [`DEFAULT_SEED`].
     fn default() -> Self {
         Self {
             timeout: None,
             extra_pnr: vec![],
+            extra_synth: vec![],
             seed: DEFAULT_SEED,
         }
     }
@@ -511,14 +569,10 @@ pub fn run_flow(
     std::fs::write(&top, text).map_err(io(&top))?;
     let cons = out.join(board.constraints);
     std::fs::write(&cons, board.constraints_text).map_err(io(&cons))?;
-    let synth = match board.family {
-        Family::Ice40 => "synth_ice40 -top gs_top -json synth.json",
-        Family::Ecp5 => "synth_ecp5 -top gs_top -json synth.json",
-        Family::Xilinx7 => "synth_xilinx -top gs_top -flatten",
-    };
     let script = format!(
-        "read_verilog {}; {synth}; tee -q -o stat.json stat -json",
-        sources.join(" ")
+        "read_verilog {}; {}; tee -q -o stat.json stat -json",
+        sources.join(" "),
+        synth_command(board, &opts.extra_synth)
     );
     progress(&format!(
         "synthesizing with {yosys} (log: {})",
@@ -555,6 +609,7 @@ pub fn run_flow(
             bitstream: None,
             seconds: start.elapsed().as_secs_f64(),
             pnr_args: vec![],
+            synth_args: opts.extra_synth.clone(),
         });
     };
     let pnr_extra = pnr_args(board, &cells, &opts.extra_pnr);
@@ -625,6 +680,7 @@ pub fn run_flow(
         } else {
             [pnr_extra, vec!["--seed".into(), opts.seed.to_string()]].concat()
         },
+        synth_args: opts.extra_synth.clone(),
     })
 }
 
@@ -651,6 +707,30 @@ mod tests {
         );
         assert!(pnr.contains("--pnr-args \"--no-tmdriv\""), "{pnr}");
         assert!(!stopped("yosys").contains("no-tmdriv"));
+    }
+
+    #[test]
+    fn the_users_yosys_options_follow_the_flows_and_cannot_end_its_command() {
+        let words = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let ulx3s = board("ulx3s").unwrap();
+        assert_eq!(
+            synth_command(ulx3s, &[]),
+            "synth_ecp5 -top gs_top -json synth.json"
+        );
+        assert_eq!(
+            synth_command(board("icebreaker").unwrap(), &words(&["-dsp", "-abc9"])),
+            "synth_ice40 -top gs_top -json synth.json -dsp -abc9"
+        );
+        assert_eq!(synth_name(ulx3s), "synth_ecp5");
+        assert!(check_synth_args(&words(&["-abc9", "-run", "begin:map_ffs"])).is_ok());
+        for bad in [
+            &["abc9"][..],
+            &["-abc9;", "shell"],
+            &["-top", "x"],
+            &["-json", "a.json"],
+        ] {
+            assert!(check_synth_args(&words(bad)).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

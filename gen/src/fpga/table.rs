@@ -110,7 +110,7 @@ impl FpgaRow {
     /// (`None`: the default) and the other options, without the leading ones in `flow_own`
     /// (what the flow adds by itself for a large design, [`super::board::Board::large_pnr`]).
     pub fn recorded_options(&self, flow_own: &[&str]) -> (Vec<String>, Option<u64>) {
-        let Some(quoted) = self.status.split('`').nth(1) else {
+        let Some(quoted) = self.quoted().find(|q| !q.starts_with("synth_")) else {
             return (vec![], None);
         };
         let mut words: Vec<String> = quoted.split_whitespace().map(String::from).collect();
@@ -123,6 +123,36 @@ impl FpgaRow {
             words.drain(at..(at + 2).min(words.len()));
         }
         (words, seed)
+    }
+
+    /// The Yosys options the row was made with beyond the flow's, as its status names them
+    /// after the synthesis command (`ok (`synth_ecp5 -abc9`, `--router router2`)`).
+    pub fn recorded_synth(&self) -> Vec<String> {
+        self.quoted()
+            .find_map(|q| q.strip_prefix("synth_"))
+            .map(|q| q.split_whitespace().skip(1).map(String::from).collect())
+            .unwrap_or_default()
+    }
+
+    /// Appends to the status the options the row was made with, as [`Self::recorded_synth`]
+    /// and [`Self::recorded_options`] read them back: the user's Yosys options after the
+    /// synthesis command's name `synth` (`synth_ecp5`), then nextpnr's.
+    pub fn note_options(&mut self, synth: &str, synth_args: &[String], pnr_args: &[String]) {
+        let mut parts = vec![];
+        if !synth_args.is_empty() {
+            parts.push(format!("`{synth} {}`", synth_args.join(" ")));
+        }
+        if !pnr_args.is_empty() {
+            parts.push(format!("`{}`", pnr_args.join(" ")));
+        }
+        if !parts.is_empty() {
+            self.status = format!("{} ({})", self.status, parts.join(", "));
+        }
+    }
+
+    /// The status's parts in backticks.
+    fn quoted(&self) -> impl Iterator<Item = &str> {
+        self.status.split('`').skip(1).step_by(2)
     }
 
     /// Whether this row, made from the same sources as `new`, stays in its place: it reached
@@ -411,6 +441,24 @@ mod tests {
         assert_eq!(r.recorded_options(&router2), (vec![], None));
         r.status = "ok (`--seed 3`)".into();
         assert_eq!(r.recorded_options(&router2), (vec![], Some(3)));
+        assert!(r.recorded_synth().is_empty());
+        r.status = "ok".into();
+        let words = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        r.note_options(
+            "synth_ecp5",
+            &words(&["-abc9"]),
+            &words(&["--router", "router2", "--seed", "4"]),
+        );
+        assert_eq!(
+            r.status,
+            "ok (`synth_ecp5 -abc9`, `--router router2 --seed 4`)"
+        );
+        assert_eq!(r.recorded_options(&router2), (vec![], Some(4)));
+        assert_eq!(r.recorded_synth(), ["-abc9"]);
+        r.status = "no fit".into();
+        r.note_options("synth_ice40", &words(&["-dsp", "-abc9"]), &[]);
+        assert_eq!(r.recorded_options(&router2), (vec![], None));
+        assert_eq!(r.recorded_synth(), ["-dsp", "-abc9"]);
     }
 
     #[test]
