@@ -323,7 +323,7 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
                 eprintln!("{label}: synthesizing, placing and routing...");
                 let dir = out_root.join(b.name).join(format!("{m}_selftest"));
                 match run_flow(b, &m, Design::Selftest, &rtl, &dir, &opts, &mut |_| {}) {
-                    Ok(r) => fill(&mut row, &r),
+                    Ok(r) => fill(&mut row, &r, b),
                     Err(FlowError::NoFit {
                         resource,
                         used,
@@ -404,15 +404,14 @@ fn refresh_targets(rtl: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A row's figures from a place-and-route report.
-fn fill(row: &mut FpgaRow, r: &FlowReport) {
+/// A row's figures from a place-and-route report on `board`.
+fn fill(row: &mut FpgaRow, r: &FlowReport, board: &Board) {
     row.status = match r.status {
         Status::Ok => "ok".into(),
         Status::TimingMiss => "board clock missed".into(),
         Status::SynthOnly => "synthesis only".into(),
     };
-    let synth = flow::synth_name(board(&r.board).expect("the flow's own board"));
-    row.note_options(synth, &r.synth_args, &r.pnr_args);
+    row.note_options(flow::synth_name(board), &r.synth_args, &r.pnr_args);
     let logic = ["ICESTORM_LC", "TRELLIS_COMB"];
     if let Some(u) = r
         .utilization

@@ -324,12 +324,12 @@ pub fn pnr_args(board: &Board, cells: &BTreeMap<String, u64>, extra: &[String]) 
 /// user's `extra` options after the flow's (`gpusched fpga --synth-args`).
 pub fn synth_command(board: &Board, extra: &[String]) -> String {
     let own = match board.family {
-        Family::Ice40 => "synth_ice40 -top gs_top -json synth.json",
-        Family::Ecp5 => "synth_ecp5 -top gs_top -json synth.json",
-        Family::Xilinx7 => "synth_xilinx -top gs_top -flatten",
+        Family::Xilinx7 => "-top gs_top -flatten",
+        Family::Ice40 | Family::Ecp5 => "-top gs_top -json synth.json",
     };
-    [own.to_string()]
+    [synth_name(board), own]
         .into_iter()
+        .map(String::from)
         .chain(extra.iter().cloned())
         .collect::<Vec<_>>()
         .join(" ")
@@ -365,7 +365,7 @@ pub fn check_synth_args(words: &[String]) -> Result<(), String> {
         .find(|w| ["-top", "-json"].contains(&w.as_str()))
     {
         return Err(format!(
-            "`{w}` is set by the flow (-top gs_top -json synth.json)"
+            "`{w}` is set by the flow (-top gs_top, -json synth.json)"
         ));
     }
     Ok(())
@@ -690,6 +690,11 @@ mod tests {
     use crate::fpga::board::board;
     use serde_json::json;
 
+    /// Owned copies of `words`, as the flow's options are kept.
+    fn strings(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
     #[test]
     fn a_stopped_placer_and_router_suggests_wirelength_driven_placement() {
         let stopped = |tool: &str| {
@@ -711,25 +716,24 @@ mod tests {
 
     #[test]
     fn the_users_yosys_options_follow_the_flows_and_cannot_end_its_command() {
-        let words = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         let ulx3s = board("ulx3s").unwrap();
         assert_eq!(
             synth_command(ulx3s, &[]),
             "synth_ecp5 -top gs_top -json synth.json"
         );
         assert_eq!(
-            synth_command(board("icebreaker").unwrap(), &words(&["-dsp", "-abc9"])),
+            synth_command(board("icebreaker").unwrap(), &strings(&["-dsp", "-abc9"])),
             "synth_ice40 -top gs_top -json synth.json -dsp -abc9"
         );
         assert_eq!(synth_name(ulx3s), "synth_ecp5");
-        assert!(check_synth_args(&words(&["-abc9", "-run", "begin:map_ffs"])).is_ok());
+        assert!(check_synth_args(&strings(&["-abc9", "-run", "begin:map_ffs"])).is_ok());
         for bad in [
             &["abc9"][..],
             &["-abc9;", "shell"],
             &["-top", "x"],
             &["-json", "a.json"],
         ] {
-            assert!(check_synth_args(&words(bad)).is_err(), "{bad:?}");
+            assert!(check_synth_args(&strings(bad)).is_err(), "{bad:?}");
         }
     }
 
@@ -752,14 +756,13 @@ mod tests {
         assert_eq!(pnr_args(ulx3s, &cells(100), &extra), extra);
         // An option the flow sets and the user gives again is the user's alone (nextpnr
         // refuses `--router` twice), with a value apart or after `=`.
-        let router = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         for user in [
-            router(&["--router", "router2"]),
-            router(&["--router=router1"]),
+            strings(&["--router", "router2"]),
+            strings(&["--router=router1"]),
         ] {
             assert_eq!(pnr_args(ulx3s, &cells(61_845), &user), user);
         }
-        let near = router(&["--router2-alt-weights"]);
+        let near = strings(&["--router2-alt-weights"]);
         assert_eq!(
             pnr_args(ulx3s, &cells(61_845), &near),
             ["--router", "router2", "--router2-alt-weights"]
