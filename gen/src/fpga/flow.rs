@@ -346,8 +346,9 @@ pub fn synth_name(board: &Board) -> &'static str {
 }
 
 /// Why `words` cannot be added to Yosys's synthesis command (`gpusched fpga --synth-args`):
-/// each must be an option (`-abc9`) or an option's value, none may end the command (`;`) or
-/// set what the flow sets (`-top`, `-json`).
+/// the first must be an option (`-abc9`; the words after it may be options' values, such as
+/// `begin:map_ffs`), none may end the command (`;`, `#`) or set what the flow sets (`-top`,
+/// `-json`).
 pub fn check_synth_args(words: &[String]) -> Result<(), String> {
     if words.first().is_some_and(|w| !w.starts_with('-')) {
         return Err(format!(
