@@ -265,6 +265,24 @@ pub trait BlockKind: 'static {
     /// Whether the golden model answers [`Block::holds`], so that the GPU model skips the
     /// steps of its repeated idle cycles ([`crate::gpu::sites::Slot`]).
     const HOLDS: bool = false;
+    /// With [`BlockKind::HOLDS`]: whether the golden model at `params` can answer
+    /// [`Block::holds`] at all (`false` for a variant whose state changes every cycle, such as
+    /// a scan pointer's; the GPU model then does not ask it).
+    fn may_hold(_params: &Self::Params) -> bool {
+        Self::HOLDS
+    }
+    /// With [`BlockKind::HOLDS`]: whether a step with `inp` reads what one with `last` read
+    /// (the GPU model's test for a repeated cycle). The default compares every port; a block
+    /// that reads some ports only in some cycles (LAWS's warp vectors, at launches) may
+    /// compare those only then.
+    fn repeats(last: &Self::In, inp: &Self::In) -> bool {
+        last == inp
+    }
+    /// With [`BlockKind::HOLDS`]: keeps `inp` in `last` for [`BlockKind::repeats`] (the
+    /// default copies it all; a block may leave out what `repeats` does not compare).
+    fn remember(last: &mut Self::In, inp: &Self::In) {
+        last.clone_from(inp);
+    }
     /// A short human description of `params`, for errors.
     fn describe(params: &Self::Params) -> String {
         format!("{params:?}")

@@ -176,6 +176,7 @@ impl WarpIssuePolicy for Laws {
             slots,
             mode: self.mode(),
             starve_after: 16,
+            quiets: <locality_degree::Kind as BlockKind>::may_hold(&p),
         }))
     }
 }
@@ -187,6 +188,24 @@ struct LawsUnit<'a> {
     mode: IssueMode,
     /// Starvation threshold: twice the offered kernel's blocks per SM (R5).
     starve_after: u8,
+    /// The blocks hold when nothing changes (not `scan`, whose pointer steps every cycle).
+    quiets: bool,
+}
+
+impl<'a> LawsUnit<'a> {
+    /// Scheduler `s`'s block and its inputs for `inp`.
+    fn inputs(&mut self, s: usize, inp: &SchedIn) -> (&mut Slot<'a, locality_degree::Kind>, &LawsIn) {
+        let starve_after = self.starve_after;
+        let (slot, i) = &mut self.slots[s];
+        i.ready = inp.ready;
+        i.launch = inp.launch & !inp.launch2;
+        i.launch2 = inp.launch2;
+        i.tbs_launched = inp.tbs_launched;
+        i.exit = inp.exit;
+        i.long_stall = inp.long_stall;
+        i.starve_after = starve_after;
+        (slot, i)
+    }
 }
 
 impl<'a> IssueUnit<'a> for LawsUnit<'a> {
@@ -221,16 +240,22 @@ impl<'a> IssueUnit<'a> for LawsUnit<'a> {
         inp.sub[w.local] = pack_sub(&v);
     }
 
+    fn prepared_state(&self) -> Option<u64> {
+        Some(self.starve_after as u64)
+    }
+
     fn select(&mut self, s: usize, inp: &SchedIn) -> Result<Option<usize>, SimError> {
-        let (slot, i) = &mut self.slots[s];
-        i.ready = inp.ready;
-        i.launch = inp.launch & !inp.launch2;
-        i.launch2 = inp.launch2;
-        i.tbs_launched = inp.tbs_launched;
-        i.exit = inp.exit;
-        i.long_stall = inp.long_stall;
-        i.starve_after = self.starve_after;
+        let (slot, i) = self.inputs(s, inp);
         let out = slot.step(i)?;
         Ok(out.grant_valid.then_some(out.grant_warp as usize))
+    }
+
+    fn can_be_quiet(&self) -> bool {
+        self.quiets
+    }
+
+    fn quiet(&mut self, s: usize, inp: &SchedIn) -> bool {
+        let (slot, i) = self.inputs(s, inp);
+        slot.settle(i).is_some_and(|out| !out.grant_valid)
     }
 }

@@ -336,6 +336,52 @@ impl Golden {
         list.iter().take(free).fold(0u64, |s, &p| s | 1 << p)
     }
 
+    /// The live warps starved at `starve_after` (more blocks launched after their own).
+    fn starved(&self, starve_after: u8) -> u64 {
+        Self::bits(self.live)
+            .filter(|&w| self.gap[w] > starve_after)
+            .fold(0u64, |s, w| s | 1 << w)
+    }
+
+    /// This cycle's grant (module documentation, "Issue").
+    fn grant(&self, inp: &LawsIn, starved: u64) -> Option<usize> {
+        let long = inp.long_stall & self.mask();
+        let ready = inp.ready & self.active & self.live & !long;
+        self.oldest(ready & starved).or_else(|| {
+            if let Some(l) = self.last.filter(|&l| ready >> l & 1 == 1) {
+                return Some(l);
+            }
+            Self::bits(ready).min_by_key(|&w| {
+                let deg = if self.params.serial {
+                    self.deg_last[w]
+                } else {
+                    self.last.map_or(0, |l| self.degree(w, l))
+                };
+                #[cfg(test)]
+                let deg = if self.fault == Some(Fault::IgnoreLocality) {
+                    0
+                } else {
+                    deg
+                };
+                (std::cmp::Reverse(deg), self.stamp[w])
+            })
+        })
+    }
+
+    /// Places the active group has for promotions once the `staying` warps stay (`scan`: at
+    /// most one a cycle).
+    fn free(&self, staying: u64) -> usize {
+        let free = self
+            .params
+            .active
+            .saturating_sub(staying.count_ones() as usize);
+        if self.params.scan {
+            free.min(1)
+        } else {
+            free
+        }
+    }
+
     /// The locality degree between warps `i` and `j` as the scheduler reads it (under
     /// `serial`, 0 while either warp is dirty).
     pub fn degree(&self, i: usize, j: usize) -> u8 {
@@ -464,31 +510,8 @@ impl Block for Golden {
         let m = self.mask();
         let (live, active) = (self.live, self.active);
         let long = inp.long_stall & m;
-        let starved = Self::bits(live)
-            .filter(|&w| self.gap[w] > inp.starve_after)
-            .fold(0u64, |s, w| s | 1 << w);
-        // Issue.
-        let ready = inp.ready & active & live & !long;
-        let grant = self.oldest(ready & starved).or_else(|| {
-            if let Some(l) = self.last.filter(|&l| ready >> l & 1 == 1) {
-                return Some(l);
-            }
-            let last = self.last;
-            Self::bits(ready).min_by_key(|&w| {
-                let deg = if self.params.serial {
-                    self.deg_last[w]
-                } else {
-                    last.map_or(0, |l| self.degree(w, l))
-                };
-                #[cfg(test)]
-                let deg = if self.fault == Some(Fault::IgnoreLocality) {
-                    0
-                } else {
-                    deg
-                };
-                (std::cmp::Reverse(deg), self.stamp[w])
-            })
-        });
+        let starved = self.starved(inp.starve_after);
+        let grant = self.grant(inp, starved);
         let mut out = LawsOut {
             grant_valid: grant.is_some(),
             grant_warp: grant.unwrap_or(0) as u8,
@@ -509,12 +532,7 @@ impl Block for Golden {
             demoted
         };
         let staying = active & !demoted;
-        let free = self
-            .params
-            .active
-            .saturating_sub(staying.count_ones() as usize);
-        let free = if self.params.scan { free.min(1) } else { free };
-        let promoted = self.promoted(live & !active & !long, starved, free);
+        let promoted = self.promoted(live & !active & !long, starved, self.free(staying));
         // Edge: next cycle's scores, from this cycle's staying warps and table.
         if self.params.scan {
             self.scan_edge(staying);
@@ -590,6 +608,42 @@ impl Block for Golden {
         out.active &= m;
         out
     }
+
+    /// A step with `inp` changes nothing when no warp launches, exits, is demoted or is
+    /// promoted, the grant (if any) is the last warp, the table has no row to compute
+    /// (`serial`: none under way or picked), the scores are the active group's and (`serial`)
+    /// the registered degrees the last warp's. Never under `scan`: its pointer steps every
+    /// cycle.
+    fn holds(&self, inp: &LawsIn) -> Option<LawsOut> {
+        let m = self.mask();
+        let rows_idle = self.dirty == 0 && self.row.is_none() && self.next_start.is_none();
+        let moves = (inp.launch | inp.launch2 | inp.exit) & m != 0 || inp.tbs_launched != 0;
+        let long = inp.long_stall & m;
+        if self.params.scan || !rows_idle || moves || self.active & long != 0 {
+            return None;
+        }
+        if self.score_of != Some(self.active) {
+            return None;
+        }
+        let starved = self.starved(inp.starve_after);
+        let pending = self.live & !self.active & !long;
+        if self.promoted(pending, starved, self.free(self.active)) != 0 {
+            return None;
+        }
+        let grant = self.grant(inp, starved);
+        if grant.is_some() && grant != self.last {
+            return None;
+        }
+        let deg_last = |w: usize| self.last.map_or(0, |l| self.degree(w, l));
+        if self.params.serial && (0..self.params.warps).any(|w| self.deg_last[w] != deg_last(w)) {
+            return None;
+        }
+        Some(LawsOut {
+            grant_valid: grant.is_some(),
+            grant_warp: grant.unwrap_or(0) as u8,
+            active: self.active & m,
+        })
+    }
 }
 
 impl Inspect for Golden {
@@ -654,6 +708,22 @@ impl Inspect for Golden {
     }
 }
 
+/// The inputs of a cycle but the warp vectors.
+fn scalars(i: &LawsIn) -> (u64, u64, u64, u8, u64, u64, u8) {
+    let LawsIn {
+        ready,
+        launch,
+        launch2,
+        tbs_launched,
+        exit,
+        long_stall,
+        starve_after,
+        region: _,
+        sub: _,
+    } = *i;
+    (ready, launch, launch2, tbs_launched, exit, long_stall, starve_after)
+}
+
 /// The scheduler as a block kind.
 pub struct Kind;
 
@@ -699,6 +769,26 @@ impl crate::block::BlockKind for Kind {
     }
     fn busy(out: &LawsOut) -> bool {
         out.grant_valid
+    }
+    const HOLDS: bool = true;
+    fn may_hold(p: &Params) -> bool {
+        !p.scan
+    }
+    /// The vectors (`region`, `sub`: 1.5 kB) are read only for launched warps.
+    fn repeats(last: &LawsIn, inp: &LawsIn) -> bool {
+        scalars(last) == scalars(inp)
+            && (inp.launch | inp.launch2 == 0 || (last.region == inp.region && last.sub == inp.sub))
+    }
+    /// The vectors only in a cycle that launches warps (the only one `repeats` compares them
+    /// in).
+    fn remember(last: &mut LawsIn, inp: &LawsIn) {
+        if inp.launch | inp.launch2 == 0 {
+            (last.ready, last.launch, last.launch2) = (inp.ready, inp.launch, inp.launch2);
+            (last.tbs_launched, last.exit) = (inp.tbs_launched, inp.exit);
+            (last.long_stall, last.starve_after) = (inp.long_stall, inp.starve_after);
+        } else {
+            last.clone_from(inp);
+        }
     }
     fn describe(p: &Params) -> String {
         let rows = if p.serial { ", serial rows" } else { "" };

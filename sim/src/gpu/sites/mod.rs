@@ -174,13 +174,16 @@ where
 
 /// A block at its site: steps it and names the site in its errors.
 ///
-/// A block that declares [`BlockKind::HOLDS`] is not stepped in a cycle whose inputs repeat
-/// the last cycle's once its port has said ([`Port::holds`]) that a step with them changes
-/// nothing: the slot answers the held output itself (most cycles of a waiting scheduler or an
-/// allocator with nothing to place). The port is asked once per run of repeated inputs.
+/// A block that declares [`BlockKind::HOLDS`] (and [`BlockKind::may_hold`] at its parameters)
+/// is not stepped in a cycle whose inputs repeat the last cycle's once its port has said
+/// ([`Port::holds`]) that a step with them changes nothing: the slot answers the held output
+/// itself (most cycles of a waiting scheduler or an allocator with nothing to place). The port
+/// is asked once per run of repeated inputs.
 pub struct Slot<'a, K: BlockKind> {
     site: Site,
     port: SitePort<'a, K>,
+    /// The block may hold ([`BlockKind::HOLDS`] and [`BlockKind::may_hold`]).
+    holds: bool,
     /// The inputs and outputs of the last cycle (`None` before the first).
     last: Option<(K::In, K::Out)>,
     /// The port said a step with `last`'s inputs changes nothing and gives its outputs.
@@ -204,6 +207,7 @@ impl<'a, K: Provided> Slot<'a, K> {
         Ok(Self {
             site,
             port,
+            holds: K::HOLDS && K::may_hold(params),
             last: None,
             held: false,
             asked: false,
@@ -215,28 +219,45 @@ impl<K: BlockKind> Slot<'_, K> {
     /// One cycle of the block.
     #[inline]
     pub fn step(&mut self, inp: &K::In) -> Result<K::Out, SimError> {
-        if !K::HOLDS {
+        if !self.holds {
             return self.step_port(inp);
         }
-        match &self.last {
-            Some((last_in, last_out)) if last_in == inp => {
+        let repeats = match &self.last {
+            Some((last_in, last_out)) if K::repeats(last_in, inp) => {
                 if self.held {
                     return Ok(last_out.clone());
                 }
                 if !std::mem::replace(&mut self.asked, true) {
                     if let Some(out) = self.port.holds(inp) {
                         self.held = true;
-                        self.last = Some((inp.clone(), out.clone()));
+                        self.keep(inp, &out, true);
                         return Ok(out);
                     }
                 }
+                true
             }
-            _ => self.asked = false,
-        }
+            _ => {
+                self.asked = false;
+                false
+            }
+        };
         let out = self.step_port(inp)?;
         self.held = false;
-        self.last = Some((inp.clone(), out.clone()));
+        self.keep(inp, &out, repeats);
         Ok(out)
+    }
+
+    /// Keeps `inp` and `out` as the last cycle's (`repeats`: `inp` repeats the kept inputs).
+    fn keep(&mut self, inp: &K::In, out: &K::Out, repeats: bool) {
+        match &mut self.last {
+            Some((last_in, last_out)) => {
+                if !repeats {
+                    K::remember(last_in, inp);
+                }
+                last_out.clone_from(out);
+            }
+            None => self.last = Some((inp.clone(), out.clone())),
+        }
     }
 
     /// The output the next [`Slot::step`] with `inp` answers without stepping the block
@@ -244,14 +265,14 @@ impl<K: BlockKind> Slot<'_, K> {
     /// or says now, that a step with them changes nothing. Asking now is what that step
     /// would do first (the port is not stepped in between), so the step then only answers.
     pub fn settle(&mut self, inp: &K::In) -> Option<&K::Out> {
-        let (last_in, _) = self.last.as_ref().filter(|_| K::HOLDS)?;
-        if last_in != inp {
+        let (last_in, _) = self.last.as_ref().filter(|_| self.holds)?;
+        if !K::repeats(last_in, inp) {
             return None;
         }
         if !self.held && !std::mem::replace(&mut self.asked, true) {
             if let Some(out) = self.port.holds(inp) {
                 self.held = true;
-                self.last = Some((inp.clone(), out));
+                self.keep(inp, &out, true);
             }
         }
         self.last.as_ref().filter(|_| self.held).map(|(_, out)| out)

@@ -12,11 +12,13 @@
 //! suite both ways, `SimOptions::sm_sleep`).
 //!
 //! Only SMs whose units say when they are quiet sleep: sequential or paired issue through
-//! warp arbiters that hold when nothing is ready, LRR and GTO ([`IssueUnit::can_be_quiet`],
-//! [`IssueUnit::quiet`]; with no grant, paired issue offers each scheduler the units free at
-//! the start of the cycle, as sequential issue does), without the operand collector, the
-//! L1D latency queues in front of the tag lookup, an LSU-queue unit, marks, a unit that
-//! orders fetch, tracks PCs or prepares kernels.
+//! warp arbiters that hold when nothing is ready, LRR and GTO, or through LAWS's blocks
+//! (`base` and `serial`; [`IssueUnit::can_be_quiet`], [`IssueUnit::quiet`]; with no grant,
+//! paired issue offers each scheduler the units free at the start of the cycle, as sequential
+//! issue does), without the operand collector, the L1D latency queues in front of the tag
+//! lookup, an LSU-queue unit, marks, a unit that orders fetch or tracks PCs, or one that
+//! prepares kernels unless what it prepares is a value that wakes the SM when it changes
+//! ([`IssueUnit::prepared_state`]: LAWS's starvation threshold).
 
 use super::issue::Stall;
 use super::*;
@@ -56,7 +58,7 @@ impl Sm<'_> {
             && self.marks.is_none()
             && !self.orders_fetch
             && !self.tracks_pcs
-            && !self.prepares
+            && (!self.prepares || self.issue.prepared_state().is_some())
     }
 
     /// The SM sleeps through cycle `now` (it is not stepped).
