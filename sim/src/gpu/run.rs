@@ -335,7 +335,7 @@ impl<'a> Gpu<'a> {
             let offered = lp.out.offer[i].and_then(|k| Some((k, ks.slots.get(k)?.as_ref()?)));
             match offered {
                 Some((k, r)) => {
-                    let (one, two) = sm.room(&r.ctx, lp.out.quota[i][k], self.now)?;
+                    let (one, two) = sm.room(&r.ctx, lp.out.quota[i][k])?;
                     lp.room[k].0 |= (one as u128) << i;
                     lp.room[k].1 |= (two as u128) << i;
                 }

@@ -115,6 +115,9 @@ fn sleeping_sms_change_no_statistic_of_mixes_preemptions_and_cut_runs() {
     });
     for sched in super::preempt_tests::OVERLAPPING {
         assert_same(&gtx480(), &mix, sched, &format!("mix under {sched}"));
+        // LAWS's starvation threshold changes with the kernel offered.
+        let laws = format!("{sched} --warp-sched laws");
+        assert_same(&gtx480(), &mix, &laws, &format!("mix under {laws}"));
     }
     // Cut at half the run: the slept cycles up to the cut are counted.
     for (name, open) in suite_and_traces("small").into_iter().take(5) {

@@ -240,8 +240,10 @@ impl<'a> IssueUnit<'a> for LawsUnit<'a> {
         inp.sub[w.local] = pack_sub(&v);
     }
 
-    fn prepared_state(&self) -> Option<u64> {
-        Some(self.starve_after as u64)
+    /// `prepare` sets the starvation threshold, which orders grants and promotions only: a
+    /// quiet cycle has neither, whatever the threshold.
+    fn sleeps_through_prepare(&self) -> bool {
+        true
     }
 
     fn select(&mut self, s: usize, inp: &SchedIn) -> Result<Option<usize>, SimError> {

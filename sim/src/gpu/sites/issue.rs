@@ -179,12 +179,12 @@ pub trait IssueUnit<'a> {
         let _ = (kernel, empty);
         true
     }
-    /// With [`IssueUnit::needs_prepare`]: a value that changes whenever
-    /// [`IssueUnit::prepare`] changes what the unit's selects do, if `prepare` never holds a
-    /// kernel off (a sleeping SM then wakes when it changes; [`crate::gpu::sm`]'s sleep).
-    /// `None`: it may hold one off or keep what a value cannot name, and the SM does not sleep.
-    fn prepared_state(&self) -> Option<u64> {
-        None
+    /// With [`IssueUnit::needs_prepare`]: whether the SM may still sleep
+    /// ([`crate::gpu::sm`]'s sleep, which goes on calling `prepare`): `prepare` never holds a
+    /// kernel off, and nothing it changes can make a quiet select ([`IssueUnit::quiet`]) grant
+    /// or change anything.
+    fn sleeps_through_prepare(&self) -> bool {
+        false
     }
     /// Whether the unit wants the marks of [`SchedIn`] (`kernel`, `boundary`, `drain`,
     /// `tail`); asked once, when the SM is built. They describe the SM at this cycle's issue

@@ -467,16 +467,15 @@ impl<'a> Sm<'a> {
     /// Offers the SM blocks of `kernel` this cycle: steps the resource allocator with what one
     /// of them takes, the kernel scheduler's `quota` of its blocks on the SM and the blocks made
     /// resident and released since its last step (once per core cycle, before the
-    /// dispatcher, in cycle `now`); returns whether one more block fits, and two, within the
-    /// quota. The unit at the warp-issue site may hold the kernel off (ELF, while it loads the
-    /// kernel's program table); a sleeping SM wakes when what the unit prepares changes.
+    /// dispatcher); returns whether one more block fits, and two, within the quota. The
+    /// unit at the warp-issue site may hold the kernel off (ELF, while it loads the kernel's
+    /// program table).
     pub fn room(
         &mut self,
         kernel: &KernelCtx,
         quota: Option<u32>,
-        now: u64,
     ) -> Result<(bool, bool), SimError> {
-        let ready = !self.prepares || self.prepare(kernel, now);
+        let ready = !self.prepares || self.issue.prepare(kernel, self.resident == 0);
         self.alloc_req.quota = quota;
         let (one, two) = self.step_alloc(Some(kernel.launch as u32), kernel.need)?;
         let (one, two) = match quota {
@@ -495,17 +494,6 @@ impl<'a> Sm<'a> {
             2
         };
         Ok((one && ready && ranges >= 1, two && ready && ranges >= 2))
-    }
-
-    /// The issue unit prepares `kernel` (whether it may launch); wakes the SM when that
-    /// changes what the unit's selects do.
-    fn prepare(&mut self, kernel: &KernelCtx, now: u64) -> bool {
-        let before = self.issue.prepared_state();
-        let ready = self.issue.prepare(kernel, self.resident == 0);
-        if self.issue.prepared_state() != before {
-            self.wake(now);
-        }
-        ready
     }
 
     /// Steps the resource allocator in a cycle no kernel is offered to the SM (the need of a

@@ -17,8 +17,9 @@
 //! paired issue offers each scheduler the units free at the start of the cycle, as sequential
 //! issue does), without the operand collector, the L1D latency queues in front of the tag
 //! lookup, an LSU-queue unit, marks, a unit that orders fetch or tracks PCs, or one that
-//! prepares kernels unless what it prepares is a value that wakes the SM when it changes
-//! ([`IssueUnit::prepared_state`]: LAWS's starvation threshold).
+//! prepares kernels unless nothing it prepares can change a quiet cycle
+//! ([`IssueUnit::sleeps_through_prepare`]: LAWS's starvation threshold, which only orders
+//! grants and promotions).
 
 use super::issue::Stall;
 use super::*;
@@ -58,7 +59,7 @@ impl Sm<'_> {
             && self.marks.is_none()
             && !self.orders_fetch
             && !self.tracks_pcs
-            && (!self.prepares || self.issue.prepared_state().is_some())
+            && (!self.prepares || self.issue.sleeps_through_prepare())
     }
 
     /// The SM sleeps through cycle `now` (it is not stepped).
