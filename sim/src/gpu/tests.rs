@@ -1,5 +1,6 @@
 use super::sites::{BlockFault, GoldenBlocks, Override, Port, SitePort};
 use super::*;
+use crate::blocks::locality_degree::{self, LawsIn, LawsOut};
 use crate::blocks::warp_arbiter::{self as arbiter, ArbiterIn, ArbiterOut};
 use crate::config::GpuConfig;
 use crate::workload::builtin::{self, Builtin};
@@ -592,9 +593,65 @@ fn run_stepped(
     let mut f = Override::<_, sm_alloc::Kind, _>::new(arbiters, |_, p| {
         Ok(Box::new(Stepped(sm_alloc::Golden::new(*p))) as SitePort<'_, sm_alloc::Kind>)
     });
-    let mut gpu = Gpu::new(&gtx480(), opts, &mut f).map_err(|e| e.to_string())?;
+    run_provided(w, opts, &mut f)
+}
+
+/// `opts`'s run of `w` on gtx480 with the blocks of `blocks`, as JSON (`Err`: the run's error).
+fn run_provided<'a, P: super::sites::Provider<'a>>(
+    w: &mut dyn WorkloadSource,
+    opts: SimOptions,
+    blocks: &mut P,
+) -> Result<serde_json::Value, String> {
+    let mut gpu = Gpu::new(&gtx480(), opts, blocks).map_err(|e| e.to_string())?;
     let r = gpu.run(w, &mut |_| {}).map_err(|e| e.to_string())?;
     Ok(serde_json::to_value(&r).unwrap())
+}
+
+/// A planted fault: LAWS's golden block, but it claims every cycle without a launch or an exit
+/// would grant nothing and change nothing.
+struct LawsHoldsWhenQuiet(locality_degree::Golden);
+
+impl Port<LawsIn, LawsOut> for LawsHoldsWhenQuiet {
+    fn step(&mut self, inp: &LawsIn) -> Result<LawsOut, BlockFault> {
+        Ok(crate::block::Block::step(&mut self.0, inp))
+    }
+    fn holds(&self, inp: &LawsIn) -> Option<LawsOut> {
+        (inp.launch | inp.launch2 | inp.exit == 0).then(LawsOut::default)
+    }
+}
+
+/// LAWS's blocks skipped when they hold (and the SMs' sleep that allows) give the reports of
+/// every block stepped every cycle, field for field; a planted wrong answer changes them.
+#[test]
+fn skipping_held_laws_steps_changes_no_statistic() {
+    let policies = [
+        "--warp-sched laws",
+        "--warp-sched laws --la-rows serial",
+        "--warp-sched laws --tb-sched locality --paired-issue",
+    ];
+    let run_laws = |w: &mut dyn WorkloadSource, args, port: fn(_) -> _| {
+        let mut f = Override::<_, locality_degree::Kind, _>::new(GoldenBlocks, move |_, p| {
+            Ok(port(locality_degree::Golden::new(*p)))
+        });
+        run_provided(w, opts(args), &mut f)
+    };
+    let stepped = |g| Box::new(Stepped(g)) as SitePort<'static, locality_degree::Kind>;
+    let planted = |g| Box::new(LawsHoldsWhenQuiet(g)) as SitePort<'static, locality_degree::Kind>;
+    let (mut caught, mut runs) = (0, 0);
+    for (name, open) in suite_and_traces("small") {
+        for args in policies {
+            runs += 1;
+            let skipping = serde_json::to_value(run(&mut *open(), opts(args))).unwrap();
+            let every = run_laws(&mut *open(), args, stepped).unwrap();
+            assert_eq!(skipping, every, "{name} {args}");
+            let wrong = run_laws(&mut *open(), args, planted);
+            caught += (wrong.as_ref() != Ok(&every)) as usize;
+        }
+    }
+    assert!(
+        caught * 4 >= runs * 3,
+        "the planted fault changed {caught} of {runs} runs"
+    );
 }
 
 /// The GPU model skips the steps of blocks that hold ([`super::sites::Slot`]); the same runs
