@@ -620,6 +620,31 @@ impl Port<LawsIn, LawsOut> for LawsHoldsWhenQuiet {
     }
 }
 
+/// Every suite kernel and trace under each of `policies`: the run that skips held steps gives
+/// the report of `with(w, args, false)` (every block stepped every cycle) field for field, and
+/// `with(w, args, true)` (a planted wrong `holds`) changes at least 3 runs in 4.
+fn assert_skipping_held_steps_is_exact(
+    policies: &[&str],
+    with: &dyn Fn(&mut dyn WorkloadSource, &str, bool) -> Result<serde_json::Value, String>,
+) {
+    let (mut caught, mut runs) = (0, 0);
+    for (name, open) in suite_and_traces("small") {
+        for &args in policies {
+            runs += 1;
+            let skipping = serde_json::to_value(run(&mut *open(), opts(args))).unwrap();
+            let every = with(&mut *open(), args, false).unwrap();
+            assert_eq!(skipping, every, "{name} {args}");
+            // The comparison sees a wrong answer: a run, or an error, that differs.
+            let wrong = with(&mut *open(), args, true);
+            caught += (wrong.as_ref() != Ok(&every)) as usize;
+        }
+    }
+    assert!(
+        caught * 4 >= runs * 3,
+        "the planted fault changed {caught} of {runs} runs"
+    );
+}
+
 /// LAWS's blocks skipped when they hold (and the SMs' sleep that allows) give the reports of
 /// every block stepped every cycle, field for field; a planted wrong answer changes them.
 #[test]
@@ -629,29 +654,18 @@ fn skipping_held_laws_steps_changes_no_statistic() {
         "--warp-sched laws --la-rows serial",
         "--warp-sched laws --tb-sched locality --paired-issue",
     ];
-    let run_laws = |w: &mut dyn WorkloadSource, args, port: fn(_) -> _| {
+    let with = |w: &mut dyn WorkloadSource, args: &str, planted: bool| {
         let mut f = Override::<_, locality_degree::Kind, _>::new(GoldenBlocks, move |_, p| {
-            Ok(port(locality_degree::Golden::new(*p)))
+            let g = locality_degree::Golden::new(*p);
+            Ok(if planted {
+                Box::new(LawsHoldsWhenQuiet(g)) as SitePort<'static, locality_degree::Kind>
+            } else {
+                Box::new(Stepped(g))
+            })
         });
         run_provided(w, opts(args), &mut f)
     };
-    let stepped = |g| Box::new(Stepped(g)) as SitePort<'static, locality_degree::Kind>;
-    let planted = |g| Box::new(LawsHoldsWhenQuiet(g)) as SitePort<'static, locality_degree::Kind>;
-    let (mut caught, mut runs) = (0, 0);
-    for (name, open) in suite_and_traces("small") {
-        for args in policies {
-            runs += 1;
-            let skipping = serde_json::to_value(run(&mut *open(), opts(args))).unwrap();
-            let every = run_laws(&mut *open(), args, stepped).unwrap();
-            assert_eq!(skipping, every, "{name} {args}");
-            let wrong = run_laws(&mut *open(), args, planted);
-            caught += (wrong.as_ref() != Ok(&every)) as usize;
-        }
-    }
-    assert!(
-        caught * 4 >= runs * 3,
-        "the planted fault changed {caught} of {runs} runs"
-    );
+    assert_skipping_held_steps_is_exact(&policies, &with);
 }
 
 /// The GPU model skips the steps of blocks that hold ([`super::sites::Slot`]); the same runs
@@ -668,23 +682,10 @@ fn skipping_held_steps_changes_no_statistic() {
     ];
     let stepped = |g| Box::new(Stepped(g)) as SitePort<'static, arbiter::Kind>;
     let planted = |g| Box::new(HoldsWhenQuiet(g)) as SitePort<'static, arbiter::Kind>;
-    let (mut caught, mut runs) = (0, 0);
-    for (name, open) in suite_and_traces("small") {
-        for args in policies {
-            runs += 1;
-            let what = format!("{name} {args}");
-            let skipping = run(&mut *open(), opts(args));
-            let every = run_stepped(&mut *open(), opts(args), stepped).unwrap();
-            assert_eq!(serde_json::to_value(&skipping).unwrap(), every, "{what}");
-            // The comparison sees a wrong answer: a run, or an error, that differs.
-            let wrong = run_stepped(&mut *open(), opts(args), planted);
-            caught += (wrong.as_ref() != Ok(&every)) as usize;
-        }
-    }
-    assert!(
-        caught * 4 >= runs * 3,
-        "the planted fault changed {caught} of {runs} runs"
-    );
+    let with = |w: &mut dyn WorkloadSource, args: &str, wrong: bool| {
+        run_stepped(w, opts(args), if wrong { planted } else { stepped })
+    };
+    assert_skipping_held_steps_is_exact(&policies, &with);
 }
 
 #[test]
