@@ -620,13 +620,14 @@ impl Port<LawsIn, LawsOut> for LawsHoldsWhenQuiet {
     }
 }
 
+/// A run of a workload under a policy's arguments, its blocks stepped every cycle (`false`) or
+/// with a planted wrong `holds` (`true`), as JSON (`Err`: the run's error).
+type RunWith = dyn Fn(&mut dyn WorkloadSource, &str, bool) -> Result<serde_json::Value, String>;
+
 /// Every suite kernel and trace under each of `policies`: the run that skips held steps gives
 /// the report of `with(w, args, false)` (every block stepped every cycle) field for field, and
 /// `with(w, args, true)` (a planted wrong `holds`) changes at least 3 runs in 4.
-fn assert_skipping_held_steps_is_exact(
-    policies: &[&str],
-    with: &dyn Fn(&mut dyn WorkloadSource, &str, bool) -> Result<serde_json::Value, String>,
-) {
+fn assert_skipping_held_steps_is_exact(policies: &[&str], with: &RunWith) {
     let (mut caught, mut runs) = (0, 0);
     for (name, open) in suite_and_traces("small") {
         for &args in policies {
@@ -682,7 +683,7 @@ fn skipping_held_steps_changes_no_statistic() {
     ];
     let stepped = |g| Box::new(Stepped(g)) as SitePort<'static, arbiter::Kind>;
     let planted = |g| Box::new(HoldsWhenQuiet(g)) as SitePort<'static, arbiter::Kind>;
-    let with = |w: &mut dyn WorkloadSource, args: &str, wrong: bool| {
+    let with = move |w: &mut dyn WorkloadSource, args: &str, wrong: bool| {
         run_stepped(w, opts(args), if wrong { planted } else { stepped })
     };
     assert_skipping_held_steps_is_exact(&policies, &with);
