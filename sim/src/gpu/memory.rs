@@ -710,7 +710,7 @@ impl MemorySystem {
                 // there when its last burst has crossed the bus (`data_end`, DRAM cycles), as
                 // in GPGPU-Sim's dram.cc, whose returns wait for CL and the burst.
                 let dram_now = ch.dram.now();
-                for (id, data_end) in ch.dram.take_done() {
+                for (id, data_end) in ch.dram.drain_done() {
                     if id & 1 == 1 {
                         continue;
                     }

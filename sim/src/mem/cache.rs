@@ -568,6 +568,11 @@ impl<R> MshrTable<R> {
             return Vec::new();
         };
         let before = w.union(self.per_sector).count_ones() as usize;
+        if w.sectors.iter().all(|&m| m & !valid == 0) {
+            // Every request is served (the common case): the entry's own list is the answer.
+            self.sectors_pending -= before;
+            return self.pending.remove(&line).map_or_else(Vec::new, |w| w.reqs);
+        }
         let mut done = Vec::new();
         let (mut reqs, mut sectors) = (Vec::new(), Vec::new());
         for (r, m) in w.reqs.drain(..).zip(w.sectors.drain(..)) {

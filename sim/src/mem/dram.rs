@@ -161,9 +161,10 @@ impl Channel {
         self.now
     }
 
-    /// Takes the completed requests (id, completion cycle).
-    pub fn take_done(&mut self) -> Vec<(u64, u64)> {
-        std::mem::take(&mut self.done)
+    /// Takes the completed requests (id, completion cycle), oldest first (the list keeps its
+    /// storage for the next ones).
+    pub fn drain_done(&mut self) -> std::vec::Drain<'_, (u64, u64)> {
+        self.done.drain(..)
     }
 
     /// The ids of the requests the channel holds: queued, and completed but not yet taken.

@@ -316,7 +316,7 @@ fn operands(warp: &Warp, tb: &TbSlot, inst: &WarpInst, rule: LongOpRule) -> (u64
     let (mut until, mut long) = (0, 0);
     for (i, &r) in tb.insts.operands(warp.index, inst).iter().enumerate() {
         if r != RZ {
-            let reg = warp.regs[r as usize];
+            let reg = warp.reg(r);
             until = until.max(reg.ready);
             if i >= inst.ndst as usize {
                 long = long.max(match rule {
@@ -345,7 +345,7 @@ pub(super) fn mark_for(rule: LongOpRule, class: OpClass, gpgpu_sim: Mark) -> Mar
 pub(super) fn set_regs(warp: &mut Warp, regs: &[u16], at: u64, mark: Mark) {
     for &r in regs {
         if r != RZ {
-            let reg = &mut warp.regs[r as usize];
+            let reg = warp.reg_mut(r);
             reg.ready = at;
             match mark {
                 Mark::Set => reg.long_op_until = u64::MAX,
@@ -1053,6 +1053,49 @@ mod tests {
             ready,
             long_op_until,
         }
+    }
+
+    #[test]
+    fn a_scoreboard_grown_on_demand_reads_as_the_whole_table() {
+        // The whole table, as the scoreboard was before it grew on demand.
+        let mut whole = [Reg::default(); REGS];
+        let mut warp = Warp::new();
+        warp.reset_regs();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x.is_multiple_of(97) {
+                warp.reset_regs();
+                whole.iter_mut().for_each(|r| r.ready = 0);
+                continue;
+            }
+            // Mostly low registers, now and then a high one (the table grows).
+            let r = if x.is_multiple_of(13) {
+                (x >> 8) % 256
+            } else {
+                (x >> 8) % 40
+            } as u16;
+            let mark = [Mark::Set, Mark::ClearAtWriteback, Mark::Keep][(x >> 20) as usize % 3];
+            let at = step * 3 + (x >> 40) % 50;
+            set_regs(&mut warp, &[r], at, mark);
+            if r != RZ {
+                let w = &mut whole[r as usize];
+                w.ready = at;
+                match mark {
+                    Mark::Set => w.long_op_until = u64::MAX,
+                    Mark::ClearAtWriteback => w.long_op_until = w.long_op_until.min(at),
+                    Mark::Keep => {}
+                }
+            }
+            if step.is_multiple_of(500) || x.is_multiple_of(31) {
+                for (i, w) in whole.iter().enumerate() {
+                    assert_eq!(warp.reg(i as u16), *w, "register {i} after step {step}");
+                }
+            }
+        }
+        assert_eq!(warp.regs.len(), REGS, "a high register grew the table");
     }
 
     #[test]

@@ -137,7 +137,7 @@ impl Sm<'_> {
         let ready = p.ready_at;
         for &r in self.tbs[p.tb].insts.dsts(warp.index, &p.inst) {
             if r != RZ {
-                warp.regs[r as usize].ready = ready;
+                warp.reg_mut(r).ready = ready;
             }
         }
         warp.loads -= 1;

@@ -51,9 +51,10 @@ pub(super) struct Warp {
     pub(super) kernel: u32,
     /// Where its kernel's code starts.
     pub(super) code_base: u64,
-    /// Per register, its scoreboard entry (`REGS` of them once the warp slot first launches,
-    /// empty before: most slots of a small kernel never do, and their memory is then never
-    /// touched).
+    /// Per register, its scoreboard entry: [`FIRST_REGS`] of them once the warp slot first
+    /// launches (empty before: most slots of a small kernel never do, and their memory is then
+    /// never touched), grown when a higher register is written ([`Warp::reg_mut`]); a
+    /// register past the end was never written and reads as the default ([`Warp::reg`]).
     pub(super) regs: Vec<Reg>,
 }
 
@@ -96,15 +97,47 @@ impl Warp {
         self.stores = 0;
         self.head = None;
         self.ahead = None;
-        if self.regs.len() == REGS {
+        self.reset_regs();
+    }
+
+    /// Every register ready; the long-op marks stay.
+    pub(super) fn reset_regs(&mut self) {
+        if self.regs.is_empty() {
+            self.regs = vec![Reg::default(); FIRST_REGS];
+        } else {
             for r in &mut self.regs {
                 r.ready = 0;
             }
-        } else {
-            self.regs = vec![Reg::default(); REGS];
         }
     }
+
+    /// Register `r`'s scoreboard entry (the default for one never written).
+    #[inline]
+    pub(super) fn reg(&self, r: u16) -> Reg {
+        self.regs.get(r as usize).copied().unwrap_or_default()
+    }
+
+    /// Register `r`'s scoreboard entry to write (the table grown to all [`REGS`] registers when
+    /// `r` is past its end).
+    #[inline]
+    pub(super) fn reg_mut(&mut self, r: u16) -> &mut Reg {
+        let i = r as usize;
+        if i >= self.regs.len() {
+            self.grow_regs(i);
+        }
+        &mut self.regs[i]
+    }
+
+    #[cold]
+    fn grow_regs(&mut self, i: usize) {
+        self.regs.resize(REGS.max(i + 1), Reg::default());
+    }
 }
+
+/// Scoreboard entries a warp slot starts with (1 kB: four slots share a page, where
+/// [`REGS`]' 4 kB took one each; kernels mostly use fewer registers; measured in the speed
+/// history, 2026-12-07 night).
+const FIRST_REGS: usize = 64;
 
 /// [`Reg::ready`] of a register an instruction in the operand collector or a pipeline writes:
 /// its writeback releases it (an event, not a known cycle).
@@ -638,8 +671,8 @@ impl Sm<'_> {
                     .insts
                     .operands(warp.index, &inst)
                     .iter()
-                    .filter(|&&r| r != RZ && warp.regs[r as usize].ready > now)
-                    .map(|r| match warp.regs[*r as usize].ready {
+                    .filter(|&&r| r != RZ && warp.reg(r).ready > now)
+                    .map(|&r| match warp.reg(r).ready {
                         u64::MAX => format!("R{r} (load in flight)"),
                         IN_PIPELINE => format!("R{r} (in the operand collector or a pipeline)"),
                         _ => format!("R{r}"),

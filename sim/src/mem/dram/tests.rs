@@ -76,7 +76,7 @@ fn run(cfg: &DramConfig, mut reqs: VecDeque<(u64, Request)>, limit: u64) -> Run 
             }
             log.push((now, c));
         }
-        for (id, at) in ch.take_done() {
+        for (id, at) in ch.drain_done() {
             done.insert(id, at);
         }
     }
