@@ -331,16 +331,19 @@ impl<'a> Gpu<'a> {
     /// Every SM's room for the kernel offered to it (the others' allocators step idle).
     fn offer(&mut self, ks: &Kernels, lp: &mut Loop) -> Result<(), SimError> {
         lp.room.fill((0, 0));
+        // SM `i`'s bit, shifted along with `i` (a shift by a variable is dearer on a u128).
+        let mut bit = 1u128;
         for (i, sm) in self.sms.iter_mut().enumerate() {
             let offered = lp.out.offer[i].and_then(|k| Some((k, ks.slots.get(k)?.as_ref()?)));
             match offered {
                 Some((k, r)) => {
                     let (one, two) = sm.room(&r.ctx, lp.out.quota[i][k])?;
-                    lp.room[k].0 |= (one as u128) << i;
-                    lp.room[k].1 |= (two as u128) << i;
+                    lp.room[k].0 |= if one { bit } else { 0 };
+                    lp.room[k].1 |= if two { bit } else { 0 };
                 }
                 None => sm.step_alloc_idle()?,
             }
+            bit <<= 1;
         }
         Ok(())
     }

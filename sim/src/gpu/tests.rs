@@ -566,17 +566,22 @@ impl<B: crate::block::Block> Port<B::In, B::Out> for Stepped<B> {
     }
 }
 
-/// A planted fault: the golden arbiter, but it claims every cycle without a launch or an exit
-/// would grant nothing and change nothing.
-struct HoldsWhenQuiet(arbiter::Golden);
+/// A planted fault: golden block `B`, but its `holds` answers what the function makes of the
+/// input (a claim that a step would change nothing, whether or not it would).
+struct WrongHolds<B: crate::block::Block>(B, fn(&B::In) -> Option<B::Out>);
 
-impl Port<ArbiterIn, ArbiterOut> for HoldsWhenQuiet {
-    fn step(&mut self, inp: &ArbiterIn) -> Result<ArbiterOut, BlockFault> {
-        Ok(crate::block::Block::step(&mut self.0, inp))
+impl<B: crate::block::Block> Port<B::In, B::Out> for WrongHolds<B> {
+    fn step(&mut self, inp: &B::In) -> Result<B::Out, BlockFault> {
+        Ok(self.0.step(inp))
     }
-    fn holds(&self, inp: &ArbiterIn) -> Option<ArbiterOut> {
-        (inp.launch | inp.exit == 0).then(ArbiterOut::default)
+    fn holds(&self, inp: &B::In) -> Option<B::Out> {
+        (self.1)(inp)
     }
+}
+
+/// The planted arbiter: every cycle without a launch or an exit would grant nothing.
+fn arbiter_holds_when_quiet(inp: &ArbiterIn) -> Option<ArbiterOut> {
+    (inp.launch | inp.exit == 0).then(ArbiterOut::default)
 }
 
 /// `opts`'s run of `w` with every arbiter from `arbiter` and every allocator stepped each
@@ -607,17 +612,9 @@ fn run_provided<'a, P: super::sites::Provider<'a>>(
     Ok(serde_json::to_value(&r).unwrap())
 }
 
-/// A planted fault: LAWS's golden block, but it claims every cycle without a launch or an exit
-/// would grant nothing and change nothing.
-struct LawsHoldsWhenQuiet(locality_degree::Golden);
-
-impl Port<LawsIn, LawsOut> for LawsHoldsWhenQuiet {
-    fn step(&mut self, inp: &LawsIn) -> Result<LawsOut, BlockFault> {
-        Ok(crate::block::Block::step(&mut self.0, inp))
-    }
-    fn holds(&self, inp: &LawsIn) -> Option<LawsOut> {
-        (inp.launch | inp.launch2 | inp.exit == 0).then(LawsOut::default)
-    }
+/// The planted LAWS block: every cycle without a launch or an exit would grant nothing.
+fn laws_holds_when_quiet(inp: &LawsIn) -> Option<LawsOut> {
+    (inp.launch | inp.launch2 | inp.exit == 0).then(LawsOut::default)
 }
 
 /// A run of a workload under a policy's arguments, its blocks stepped every cycle (`false`) or
@@ -628,8 +625,13 @@ type RunWith = dyn Fn(&mut dyn WorkloadSource, &str, bool) -> Result<serde_json:
 /// the report of `with(w, args, false)` (every block stepped every cycle) field for field, and
 /// `with(w, args, true)` (a planted wrong `holds`) changes at least 3 runs in 4.
 fn assert_skipping_held_steps_is_exact(policies: &[&str], with: &RunWith) {
+    assert_held_steps_exact_on(suite_and_traces("small"), policies, with);
+}
+
+/// [`assert_skipping_held_steps_is_exact`] on `workloads`.
+fn assert_held_steps_exact_on(workloads: Vec<(String, Opener)>, policies: &[&str], with: &RunWith) {
     let (mut caught, mut runs) = (0, 0);
-    for (name, open) in suite_and_traces("small") {
+    for (name, open) in workloads {
         for &args in policies {
             runs += 1;
             let skipping = serde_json::to_value(run(&mut *open(), opts(args))).unwrap();
@@ -659,7 +661,8 @@ fn skipping_held_laws_steps_changes_no_statistic() {
         let mut f = Override::<_, locality_degree::Kind, _>::new(GoldenBlocks, move |_, p| {
             let g = locality_degree::Golden::new(*p);
             Ok(if planted {
-                Box::new(LawsHoldsWhenQuiet(g)) as SitePort<'static, locality_degree::Kind>
+                Box::new(WrongHolds(g, laws_holds_when_quiet))
+                    as SitePort<'static, locality_degree::Kind>
             } else {
                 Box::new(Stepped(g))
             })
@@ -682,11 +685,46 @@ fn skipping_held_steps_changes_no_statistic() {
         "--warp-sched two_level --paired-issue",
     ];
     let stepped = |g| Box::new(Stepped(g)) as SitePort<'static, arbiter::Kind>;
-    let planted = |g| Box::new(HoldsWhenQuiet(g)) as SitePort<'static, arbiter::Kind>;
+    let planted =
+        |g| Box::new(WrongHolds(g, arbiter_holds_when_quiet)) as SitePort<'static, arbiter::Kind>;
     let with = move |w: &mut dyn WorkloadSource, args: &str, wrong: bool| {
         run_stepped(w, opts(args), if wrong { planted } else { stepped })
     };
     assert_skipping_held_steps_is_exact(&policies, &with);
+}
+
+/// The SMs answer a held allocator's repeated requests themselves (`AllocUnit::holds`): the
+/// runs give the reports of every allocator stepped every cycle, field for field; an allocator
+/// that claims room for two blocks in every cycle without a block made resident or released
+/// changes them. Medium kernels: their blocks fill the SMs (a small kernel's 30 or 36 blocks
+/// never do, so no answer of a quiet cycle can matter there).
+#[test]
+fn answering_held_allocator_steps_changes_no_statistic() {
+    use crate::blocks::sm_alloc::{self, AllocIn, AllocOut};
+    fn room_when_quiet(inp: &AllocIn) -> Option<AllocOut> {
+        let quiet = (inp.by_resource().iter()).all(|&(_, alloc, free)| alloc == 0 && free == 0);
+        quiet.then_some(AllocOut {
+            room: true,
+            room2: true,
+        })
+    }
+    let policies = ["--warp-sched gto", "--warp-sched lrr --tb-sched bcs"];
+    let with = |w: &mut dyn WorkloadSource, args: &str, planted: bool| {
+        let mut f = Override::<_, sm_alloc::Kind, _>::new(GoldenBlocks, move |_, p| {
+            let g = sm_alloc::Golden::new(*p);
+            Ok(if planted {
+                Box::new(WrongHolds(g, room_when_quiet)) as SitePort<'static, sm_alloc::Kind>
+            } else {
+                Box::new(Stepped(g))
+            })
+        });
+        run_provided(w, opts(args), &mut f)
+    };
+    let workloads = ["mm", "km", "stream"].map(|name| {
+        let open = move || crate::workload::open_named(name, "medium").unwrap();
+        (name.to_string(), Box::new(open) as Opener)
+    });
+    assert_held_steps_exact_on(workloads.into(), &policies, &with);
 }
 
 #[test]

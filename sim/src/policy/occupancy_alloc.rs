@@ -105,4 +105,8 @@ impl<'a> AllocUnit<'a> for OccupancyUnit<'a> {
             std::hint::black_box(out.room2),
         ))
     }
+
+    fn holds(&self) -> bool {
+        self.block.held()
+    }
 }

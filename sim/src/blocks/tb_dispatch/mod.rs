@@ -198,7 +198,13 @@ impl Block for Golden {
         let mut out = DispatchOut::default();
         let pairs = self.params.policy == Policy::Bcs
             && !(self.params.bcs_fallback_x1 && self.max_per_sm <= 1);
-        for i in 0..n {
+        // No SM to visit: every block granted, or none with room (most cycles of a run).
+        let visits = if self.next_id >= self.total || room == 0 {
+            0
+        } else {
+            n
+        };
+        for i in 0..visits {
             let s = (visit_from + i) % n;
             let left = self.total - self.next_id;
             let take = match (pairs, left) {

@@ -66,6 +66,13 @@ pub trait AllocUnit<'a> {
     /// One cycle: room for one more block, and for two.
     fn step(&mut self, req: &AllocRequest) -> Result<(bool, bool), SimError>;
 
+    /// The last step changed nothing and a step with the same request would answer the same
+    /// and change nothing (the SM then answers such a step itself); `false`, the default,
+    /// says nothing.
+    fn holds(&self) -> bool {
+        false
+    }
+
     /// Where the `nth` block (0: the first, 1: the second) the SM makes resident after the last
     /// step goes, if the unit places blocks (`None`, the default, for a counting allocator).
     /// Only asked for a block the last step had room for.

@@ -278,6 +278,12 @@ impl<K: BlockKind> Slot<'_, K> {
         self.last.as_ref().filter(|_| self.held).map(|(_, out)| out)
     }
 
+    /// The last step was answered from a hold ([`Port::holds`]): a step with the same inputs
+    /// answers the same output and does not step the block.
+    pub fn held(&self) -> bool {
+        self.held
+    }
+
     fn step_port(&mut self, inp: &K::In) -> Result<K::Out, SimError> {
         self.port.step(inp).map_err(|source| SimError::Block {
             site: self.site.to_string(),

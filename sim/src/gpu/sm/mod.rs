@@ -238,6 +238,9 @@ pub struct Sm<'a> {
     /// The allocator's request: the offered kernel's need, the resources of the blocks made
     /// resident and released since its last step.
     alloc_req: AllocRequest,
+    /// The allocator's last request and answer while it holds ([`AllocUnit::holds`]): a step
+    /// with the same request is answered without asking the unit.
+    alloc_held: Option<(AllocRequest, (bool, bool))>,
     /// Blocks given a place since the allocator's last step (the next one takes place `n`).
     placed_now: u8,
     /// Resident blocks.
@@ -432,6 +435,7 @@ impl<'a> Sm<'a> {
             },
             alloc: blocks.alloc,
             alloc_req: AllocRequest::default(),
+            alloc_held: None,
             placed_now: 0,
             finished: vec![],
             taken_off: vec![],
@@ -503,6 +507,7 @@ impl<'a> Sm<'a> {
         self.step_alloc(None, [0, 0, 0, 1]).map(|_| ())
     }
 
+    #[inline]
     fn step_alloc(
         &mut self,
         kernel: Option<u32>,
@@ -510,7 +515,17 @@ impl<'a> Sm<'a> {
     ) -> Result<(bool, bool), SimError> {
         self.alloc_req.kernel = kernel;
         self.alloc_req.need = need;
-        let room = self.alloc.step(&self.alloc_req);
+        let room = match self.alloc_held {
+            Some((held, room)) if held == self.alloc_req => Ok(room),
+            _ => {
+                let room = self.alloc.step(&self.alloc_req);
+                self.alloc_held = match room {
+                    Ok(room) if self.alloc.holds() => Some((self.alloc_req, room)),
+                    _ => None,
+                };
+                room
+            }
+        };
         let req = &mut self.alloc_req;
         (req.allocated, req.released) = ([0; 4], [0; 4]);
         (req.placed, req.freed) = ([0; 2], [0; 2]);

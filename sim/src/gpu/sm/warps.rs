@@ -284,15 +284,19 @@ impl Sm<'_> {
         now: u64,
     ) -> Result<usize, SimError> {
         self.wake(now);
-        let slot = self
-            .tbs
-            .iter()
-            .position(|t| !t.active)
-            .expect("the dispatcher only issues to SMs with room");
+        // Only a wrong answer of the SM's allocator sends a block to an SM without room.
+        let no_room = |what: &str| {
+            SimError::Protocol(format!(
+                "sm_alloc: SM {} had room for block {id} at cycle {now}, but no free {what}",
+                self.id
+            ))
+        };
+        let slot =
+            (self.tbs.iter().position(|t| !t.active)).ok_or_else(|| no_room("block slot"))?;
         let wpt = kernel.warps_per_tb;
         let first = self
             .free_warp_range(wpt)
-            .expect("the SM's room left a free warp range");
+            .ok_or_else(|| no_room("range of warp slots"))?;
         let n = insts.warps().min(wpt);
         for i in 0..n {
             insts.ensure(i, 1)?;
